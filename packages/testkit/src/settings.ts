@@ -1,0 +1,65 @@
+import { readFileSync } from 'node:fs';
+
+/**
+ * Where the local Kafka broker and MySQL server listen. The defaults are infra/services.env, the file
+ * the infra scripts read too; any key in the environment wins. One module, so no test or tool carries
+ * its own host or port literal (issue #2).
+ */
+export interface InfraSettings {
+  readonly kafka: { readonly brokers: readonly string[] };
+  readonly mysql: {
+    readonly host: string;
+    readonly port: number;
+    readonly user: string;
+    readonly password: string;
+  };
+}
+
+const servicesEnvFile = new URL('../../../infra/services.env', import.meta.url);
+
+export function parseEnvFile(text: string): Record<string, string> {
+  const values: Record<string, string> = {};
+  for (const line of text.split('\n')) {
+    const trimmed = line.trim();
+    if (trimmed === '' || trimmed.startsWith('#')) continue;
+    const eq = trimmed.indexOf('=');
+    if (eq <= 0) throw new Error(`infra/services.env: line "${trimmed}" is not KEY=VALUE`);
+    values[trimmed.slice(0, eq)] = trimmed.slice(eq + 1);
+  }
+  return values;
+}
+
+function port(values: Record<string, string | undefined>, key: string): number {
+  const raw = values[key];
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1 || value > 65535) {
+    throw new Error(`${key} must be a TCP port (1-65535), got "${raw}"`);
+  }
+  return value;
+}
+
+function text(values: Record<string, string | undefined>, key: string): string {
+  const value = values[key];
+  if (value === undefined || value === '')
+    throw new Error(`${key} must be set (infra/services.env or the environment)`);
+  return value;
+}
+
+export function loadInfraSettings(env: NodeJS.ProcessEnv = process.env): InfraSettings {
+  const values: Record<string, string | undefined> = {
+    ...parseEnvFile(readFileSync(servicesEnvFile, 'utf8')),
+    ...env,
+  };
+  const brokers = values.KAFKA_BROKERS
+    ? values.KAFKA_BROKERS.split(',').map((b) => b.trim())
+    : [`${text(values, 'KAFKA_HOST')}:${port(values, 'KAFKA_PORT')}`];
+  return Object.freeze({
+    kafka: Object.freeze({ brokers: Object.freeze(brokers) }),
+    mysql: Object.freeze({
+      host: text(values, 'MYSQL_HOST'),
+      port: port(values, 'MYSQL_PORT'),
+      user: text(values, 'MYSQL_USER'),
+      password: values.MYSQL_PASSWORD ?? '',
+    }),
+  });
+}

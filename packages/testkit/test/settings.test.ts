@@ -1,0 +1,21 @@
+import { describe, expect, it } from 'vitest';
+import { loadInfraSettings, parseEnvFile } from '../src/index.js';
+
+describe('infra settings', () => {
+  it('takes infra/services.env defaults and lets the environment override them', () => {
+    const settings = loadInfraSettings({ KAFKA_PORT: '19092', MYSQL_PORT: '13306', MYSQL_USER: 'someone' });
+    expect(settings.kafka.brokers).toEqual(['127.0.0.1:19092']);
+    expect(settings.mysql).toMatchObject({ host: '127.0.0.1', port: 13306, user: 'someone' });
+    expect(Object.isFrozen(settings.mysql)).toBe(true);
+  });
+
+  it('names the bad key when a port is not a port', () => {
+    expect(() => loadInfraSettings({ MYSQL_PORT: 'three' })).toThrow(
+      'MYSQL_PORT must be a TCP port (1-65535), got "three"',
+    );
+  });
+
+  it('rejects a services.env line that is not KEY=VALUE', () => {
+    expect(() => parseEnvFile('KAFKA_PORT 9092')).toThrow('line "KAFKA_PORT 9092" is not KEY=VALUE');
+  });
+});
