@@ -3,6 +3,8 @@
 
 : "${ROOT:?ROOT must be set before sourcing common.sh}"
 STATE_DIR="${MOJAFAST_STATE_DIR:-$ROOT/.infra}"
+# Debian installs mariadbd and mariadb-install-db in /usr/sbin, which a non-login PATH (CI's) may lack.
+case ":$PATH:" in *:/usr/sbin:*) ;; *) export PATH="$PATH:/usr/sbin:/sbin" ;; esac
 
 # Load infra/services.env without overriding what the caller exported.
 while IFS='=' read -r key value; do

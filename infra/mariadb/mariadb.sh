@@ -78,7 +78,7 @@ mariadb_start() {
 mariadb_wait_ready() {
   local pid=$1 deadline=$(( $(date +%s) + 60 ))
   while (( $(date +%s) < deadline )); do
-    pid_alive "$pid" || die "MariaDB exited while starting: $(grep -m1 -E 'ERROR' "$MARIADB_DIR/logs/error.log" 2>/dev/null | cut -c1-200) (full log in ${MARIADB_DIR#"$ROOT"/}/logs/error.log)"
+    pid_alive "$pid" || die "MariaDB exited while starting: $(grep -h -m1 -E 'ERROR|not found|No such' "$MARIADB_DIR/logs/error.log" "$MARIADB_DIR/logs/stdout.log" 2>/dev/null | head -1 | cut -c1-200) (full log in ${MARIADB_DIR#"$ROOT"/}/logs/error.log)"
     if env -u MYSQL_HOST mariadb-admin --no-defaults --socket="$MARIADB_SOCKET" -uroot ping >/dev/null 2>&1 && port_open "$MYSQL_HOST" "$MYSQL_PORT"; then
       return 0
     fi
