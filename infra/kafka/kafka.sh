@@ -7,7 +7,6 @@ KAFKA_PID_FILE="$KAFKA_DIR/kafka.pid"
 
 kafka_jars() {
   [[ -f "$KAFKA_LIBS/kafka_2.13-$KAFKA_VERSION.jar" ]] && return 0
-  command -v java >/dev/null || die "Java is not installed; Kafka needs Java 17+ (apt-get install openjdk-17-jre-headless) and re-run"
   command -v mvn >/dev/null || die "Maven is not installed; it fetches the Kafka jars (apt-get install maven) and re-run"
   log "fetching Kafka $KAFKA_VERSION jars from Maven Central"
   mkdir -p "$KAFKA_DIR"
@@ -77,6 +76,7 @@ kafka_start() {
   for port in "$KAFKA_PORT" "$KAFKA_CONTROLLER_PORT"; do
     port_open "$KAFKA_HOST" "$port" && die "port $port is in use by $(port_owner "$port"); stop it or set KAFKA_PORT/KAFKA_CONTROLLER_PORT to free ports"
   done
+  command -v java >/dev/null || die "Java is not installed; Kafka needs Java 17+ (apt-get install openjdk-17-jre-headless) and re-run"
   kafka_jars
   kafka_write_config
   if [[ ! -f "$KAFKA_DIR/data/meta.properties" ]]; then

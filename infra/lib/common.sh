@@ -22,7 +22,7 @@ port_open() { (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null; }
 port_owner() {
   local pid
   pid=$(ss -ltnpH "sport = :$1" 2>/dev/null | grep -o 'pid=[0-9]*' | head -1 | cut -d= -f2)
-  if [[ -n "$pid" ]]; then printf '%s (%s)' "$pid" "$(tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | cut -c1-80)"; else printf 'an unknown process'; fi
+  if [[ -n "$pid" ]]; then printf '%s (%s)' "$pid" "$(tr '\0\n' '  ' < "/proc/$pid/cmdline" 2>/dev/null | cut -c1-80)"; else printf 'an unknown process'; fi
 }
 
 pid_alive() { [[ -n "${1:-}" ]] && kill -0 "$1" 2>/dev/null; }
