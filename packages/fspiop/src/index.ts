@@ -1,0 +1,8 @@
+export {
+  type ErrorInformation,
+  errorInformation,
+  FspiopError,
+  type FspiopErrorDefinition,
+  type FspiopErrorName,
+  fspiopErrorByCode,
+} from './error-codes.js';
