@@ -1,10 +1,31 @@
-const pending: Record<string, string> = {
-  als: 'bench:als is not built yet (issue #4)',
-  position: 'bench:position is not built yet (issue #6)',
+#!/usr/bin/env node
+import { httpCommand, httpUsage } from './commands/http.js';
+
+const usage = `mojafast-bench <command> [options]
+  als        ALS discovery end to end (GET /parties through the PUT callback)   (issue #4)
+  position   position topic replay                                              (issue #6)
+  http       plain HTTP load on any endpoint
+
+${httpUsage}`;
+
+const commands: Record<string, (argv: string[]) => Promise<void>> = {
+  http: httpCommand,
+  als: async () => {
+    throw new Error('bench:als is not built yet (issue #4)');
+  },
+  position: async () => {
+    throw new Error('bench:position is not built yet (issue #6)');
+  },
 };
 
-const command = process.argv[2] ?? '';
-const message =
-  pending[command] ?? `unknown benchmark "${command}"; expected one of: ${Object.keys(pending).join(', ')}`;
-process.stderr.write(`${message}\n`);
-process.exitCode = 1;
+const [name = '', ...rest] = process.argv.slice(2);
+const command = commands[name];
+if (!command) {
+  process.stderr.write(`${usage}\n`);
+  process.exitCode = 2;
+} else {
+  command(rest).catch((error: unknown) => {
+    process.stderr.write(`bench ${name}: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = 1;
+  });
+}
