@@ -1,1 +1,12 @@
-export {};
+export { type AdminSim, type AdminSimOptions, endpointList, type ParticipantSpec, startAdminSim } from './admin.js';
+export { type FaultOptions, type Latency, parseLatency } from './faults.js';
+export { hashId, type OracleSim, type OracleSimOptions, type PartyEntry, startOracleSim } from './oracle.js';
+export { type PayeeSim, type PayeeSimOptions, partyBody, startPayeeSim, versionOf } from './payee.js';
+export {
+  CallbackTimeoutError,
+  type PayerSim,
+  type PayerSimOptions,
+  type ReceivedCallback,
+  startPayerSim,
+} from './payer.js';
+export { type SimSet, type SimSetOptions, startSimSet } from './set.js';

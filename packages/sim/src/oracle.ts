@@ -1,0 +1,166 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { applyFaults, type FaultOptions } from './faults.js';
+import { listen, pathSegments, readBody, sendJson } from './http.js';
+
+export interface PartyEntry {
+  readonly fspId: string;
+  readonly currency?: string;
+  readonly partySubIdOrType?: string;
+}
+
+export interface OracleSimOptions {
+  readonly port?: number;
+  /** Generated mode: an unregistered ID resolves to payeefsp{(hash(ID) % fsps) + 1}. 0 turns it off. */
+  readonly fsps?: number;
+  /** IDs starting with this answer an empty partyList (party not found). Default '404'. */
+  readonly notFoundPrefix?: string;
+  /** Explicit map "Type/ID" or "Type/ID/SubId" → parties; POST adds to it, DELETE removes. */
+  readonly parties?: Readonly<Record<string, readonly PartyEntry[]>>;
+  readonly faults?: FaultOptions;
+}
+
+export interface OracleSim {
+  readonly url: string;
+  readonly port: number;
+  /** Requests answered (or faulted), by method; batch POSTs count as 'batch'. */
+  readonly stats: { get: number; post: number; delete: number; batch: number; other: number };
+  /** The parties an ID resolves to now (what a GET would answer). */
+  lookup(type: string, id: string, subId?: string): PartyEntry[];
+  close(): Promise<void>;
+}
+
+/** FNV-1a: cheap, stable across runs, spreads sequential MSISDNs over the FSPs. */
+export function hashId(id: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) {
+    hash ^= id.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return hash >>> 0;
+}
+
+const emptyList = Buffer.from('{"partyList":[]}');
+
+function badRequest(description: string): Buffer {
+  return Buffer.from(JSON.stringify({ errorInformation: { errorCode: '3101', errorDescription: description } }));
+}
+
+export async function startOracleSim(opts: OracleSimOptions = {}): Promise<OracleSim> {
+  const fsps = opts.fsps ?? 10;
+  const notFoundPrefix = opts.notFoundPrefix ?? '404';
+  const registered = new Map<string, PartyEntry[]>();
+  // DELETE of a generated party must make it unresolvable, not fall back to the hash.
+  const deleted = new Set<string>();
+  for (const [key, list] of Object.entries(opts.parties ?? {})) registered.set(key, [...list]);
+  const stats = { get: 0, post: 0, delete: 0, batch: 0, other: 0 };
+
+  const keyOf = (type: string, id: string, subId?: string) => (subId ? `${type}/${id}/${subId}` : `${type}/${id}`);
+
+  const lookup = (type: string, id: string, subId?: string): PartyEntry[] => {
+    const key = keyOf(type, id, subId);
+    const explicit = registered.get(key);
+    if (explicit) return explicit;
+    if (deleted.has(key) || fsps <= 0 || (notFoundPrefix !== '' && id.startsWith(notFoundPrefix))) return [];
+    const fspId = `payeefsp${(hashId(id) % fsps) + 1}`;
+    return [subId ? { fspId, partySubIdOrType: subId } : { fspId }];
+  };
+
+  const register = (type: string, id: string, subId: string | undefined, entry: PartyEntry): void => {
+    const key = keyOf(type, id, subId);
+    deleted.delete(key);
+    const list = (registered.get(key) ?? []).filter(
+      (e) => e.fspId !== entry.fspId || (e.currency ?? '') !== (entry.currency ?? ''),
+    );
+    list.push(entry);
+    registered.set(key, list);
+  };
+
+  const answer = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const { segments, query } = pathSegments(req.url);
+    if (segments[0] !== 'participants') {
+      stats.other++;
+      req.resume();
+      sendJson(res, 404, undefined);
+      return;
+    }
+    if (segments.length === 1 && req.method === 'POST') {
+      stats.batch++;
+      const body = JSON.parse((await readBody(req)).toString('utf8')) as {
+        currency?: string;
+        partyList?: { partyIdType: string; partyIdentifier: string; partySubIdOrType?: string; fspId: string }[];
+      };
+      const results = (body.partyList ?? []).map((p) => {
+        register(p.partyIdType, p.partyIdentifier, p.partySubIdOrType, {
+          fspId: p.fspId,
+          ...(body.currency ? { currency: body.currency } : {}),
+        });
+        return { partyId: p };
+      });
+      sendJson(res, 201, JSON.stringify({ partyList: results }));
+      return;
+    }
+    if (segments.length < 3 || segments.length > 4) {
+      stats.other++;
+      req.resume();
+      sendJson(res, 404, undefined);
+      return;
+    }
+    const [, type, id, subId] = segments as [string, string, string, string | undefined];
+    if (req.method === 'GET') {
+      stats.get++;
+      req.resume();
+      const currency = query.get('currency');
+      const list = lookup(type, id, subId).filter((e) => !currency || !e.currency || e.currency === currency);
+      sendJson(res, 200, list.length === 0 ? emptyList : JSON.stringify({ partyList: list }));
+      return;
+    }
+    if (req.method === 'POST') {
+      stats.post++;
+      let body: { fspId?: string; currency?: string };
+      try {
+        body = JSON.parse((await readBody(req)).toString('utf8'));
+      } catch {
+        sendJson(res, 400, badRequest('Malformed syntax - body is not JSON'));
+        return;
+      }
+      if (typeof body.fspId !== 'string') {
+        sendJson(res, 400, badRequest('Malformed syntax - fspId is required'));
+        return;
+      }
+      register(type, id, subId, { fspId: body.fspId, ...(body.currency ? { currency: body.currency } : {}) });
+      sendJson(res, 201, undefined);
+      return;
+    }
+    if (req.method === 'DELETE') {
+      stats.delete++;
+      req.resume();
+      const key = keyOf(type, id, subId);
+      registered.delete(key);
+      deleted.add(key);
+      sendJson(res, 204, undefined);
+      return;
+    }
+    stats.other++;
+    req.resume();
+    sendJson(res, 405, undefined);
+  };
+
+  const handle = (req: IncomingMessage, res: ServerResponse): void => {
+    answer(req, res).catch(() => {
+      if (!res.headersSent) sendJson(res, 400, badRequest('Malformed syntax'));
+    });
+  };
+
+  const running = await listen((req, res) => {
+    const outcome = applyFaults(opts.faults, req, res);
+    if (outcome === 'pass') handle(req, res);
+    else if (outcome !== 'handled')
+      void outcome.then((o) => {
+        if (o === 'pass') handle(req, res);
+        else req.resume();
+      });
+    else req.resume();
+  }, opts.port ?? 0);
+
+  return { url: running.url, port: running.port, stats, lookup, close: running.close };
+}

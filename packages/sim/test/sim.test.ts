@@ -1,0 +1,278 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import { request } from 'undici';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  CallbackTimeoutError,
+  endpointList,
+  hashId,
+  startAdminSim,
+  startOracleSim,
+  startPayeeSim,
+  startPayerSim,
+} from '../src/index.js';
+
+const closers: { close(): Promise<void> }[] = [];
+function track<T extends { close(): Promise<void> }>(sim: T): T {
+  closers.push(sim);
+  return sim;
+}
+afterEach(async () => {
+  await Promise.all(closers.splice(0).map((c) => c.close()));
+});
+
+async function getJson(url: string): Promise<{ status: number; body: unknown }> {
+  const res = await request(url);
+  const text = await res.body.text();
+  return { status: res.statusCode, body: text ? JSON.parse(text) : undefined };
+}
+
+const traceparent = (traceId: string) => `00-${traceId}-0123456789abcdef-01`;
+
+describe('admin simulator', () => {
+  it('answers a participant in central-ledger shape and its callback endpoints', async () => {
+    const admin = track(await startAdminSim({ fsps: 3, payeeUrl: 'http://payee:1', payerUrl: 'http://payer:2' }));
+    const participant = await getJson(`${admin.url}/participants/payeefsp2`);
+    expect(participant.status).toBe(200);
+    expect(participant.body).toMatchObject({
+      name: 'payeefsp2',
+      id: `${admin.url}/participants/payeefsp2`,
+      isActive: 1,
+      accounts: expect.arrayContaining([expect.objectContaining({ currency: 'USD', ledgerAccountType: 'POSITION' })]),
+    });
+    const endpoints = await getJson(`${admin.url}/participants/payeefsp2/endpoints`);
+    expect(endpoints.body).toEqual(endpointList('http://payee:1'));
+    const payer = await getJson(`${admin.url}/participants/payerfsp/endpoints`);
+    expect(payer.body).toContainEqual({
+      type: 'FSPIOP_CALLBACK_URL_PARTIES_PUT_ERROR',
+      value: 'http://payer:2/parties/{{partyIdType}}/{{partyIdentifier}}/error',
+    });
+    expect((await getJson(`${admin.url}/participants/Hub`)).status).toBe(200);
+    expect(admin.stats).toMatchObject({ participant: 2, endpoints: 2 });
+  });
+
+  it('answers an unknown participant name with 400 and error 3200', async () => {
+    const admin = track(await startAdminSim({ fsps: 1 }));
+    const res = await getJson(`${admin.url}/participants/nosuchfsp`);
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ errorInformation: { errorCode: '3200' } });
+  });
+
+  it('points the endpoints of a dead FSP at a port nobody listens on', async () => {
+    const admin = track(await startAdminSim({ fsps: 2, payeeUrl: 'http://payee:1', deadEndpointFsps: ['payeefsp2'] }));
+    const endpoints = (await getJson(`${admin.url}/participants/payeefsp2/endpoints`)).body as { value: string }[];
+    const url = new URL((endpoints[0] as { value: string }).value.replace(/\{\{\w+\}\}/g, 'x'));
+    await expect(request(url.origin)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+  });
+
+  it('answers 500 for every request when the error rate is 1', async () => {
+    const admin = track(await startAdminSim({ fsps: 1, faults: { errorRate: 1 } }));
+    const res = await getJson(`${admin.url}/participants/payeefsp1`);
+    expect(res.status).toBe(500);
+    expect(res.body).toMatchObject({ errorInformation: { errorCode: '2001' } });
+  });
+});
+
+describe('oracle simulator', () => {
+  it('resolves any new ID to a generated payee FSP, and the not-found prefix to an empty list', async () => {
+    const oracle = track(await startOracleSim({ fsps: 5 }));
+    const id = '46701234567';
+    expect((await getJson(`${oracle.url}/participants/MSISDN/${id}`)).body).toEqual({
+      partyList: [{ fspId: `payeefsp${(hashId(id) % 5) + 1}` }],
+    });
+    expect((await getJson(`${oracle.url}/participants/MSISDN/40412345`)).body).toEqual({ partyList: [] });
+    expect((await getJson(`${oracle.url}/participants/MSISDN/${id}/SUB`)).body).toEqual({
+      partyList: [{ fspId: `payeefsp${(hashId(id) % 5) + 1}`, partySubIdOrType: 'SUB' }],
+    });
+  });
+
+  it('lets POST override, DELETE remove and a batch POST register parties', async () => {
+    const oracle = track(await startOracleSim({ fsps: 5 }));
+    const post = await request(`${oracle.url}/participants/MSISDN/123`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ fspId: 'otherfsp', currency: 'USD' }),
+    });
+    expect(post.statusCode).toBe(201);
+    await post.body.dump();
+    expect((await getJson(`${oracle.url}/participants/MSISDN/123`)).body).toEqual({
+      partyList: [{ fspId: 'otherfsp', currency: 'USD' }],
+    });
+    expect((await getJson(`${oracle.url}/participants/MSISDN/123?currency=EUR`)).body).toEqual({ partyList: [] });
+    const del = await request(`${oracle.url}/participants/MSISDN/123`, { method: 'DELETE' });
+    expect(del.statusCode).toBe(204);
+    await del.body.dump();
+    expect((await getJson(`${oracle.url}/participants/MSISDN/123`)).body).toEqual({ partyList: [] });
+    const batch = await request(`${oracle.url}/participants`, {
+      method: 'POST',
+      body: JSON.stringify({
+        requestId: 'b51ec534-ee48-4575-b6a9-ead2955b8069',
+        partyList: [{ partyIdType: 'MSISDN', partyIdentifier: '777', fspId: 'batchfsp' }],
+      }),
+    });
+    expect(batch.statusCode).toBe(201);
+    await batch.body.dump();
+    expect(oracle.lookup('MSISDN', '777')).toEqual([{ fspId: 'batchfsp' }]);
+  });
+
+  it('answers a POST with a body that is not JSON with 400', async () => {
+    const oracle = track(await startOracleSim());
+    const res = await request(`${oracle.url}/participants/MSISDN/1`, { method: 'POST', body: '{nope' });
+    expect(res.statusCode).toBe(400);
+    await res.body.dump();
+  });
+
+  it('resets the connection when the reset rate is 1', async () => {
+    const oracle = track(await startOracleSim({ faults: { resetRate: 1 } }));
+    await expect(request(`${oracle.url}/participants/MSISDN/1`)).rejects.toThrow();
+  });
+
+  it('waits the configured latency range before answering', async () => {
+    const oracle = track(await startOracleSim({ faults: { latencyMs: [150, 200] } }));
+    const start = performance.now();
+    expect((await getJson(`${oracle.url}/participants/MSISDN/1`)).status).toBe(200);
+    expect(performance.now() - start).toBeGreaterThanOrEqual(145);
+  });
+});
+
+describe('payee and payer simulators', () => {
+  const lookupHeaders = (traceId: string, accept: string) => ({
+    accept,
+    date: new Date().toUTCString(),
+    'fspiop-source': 'payerfsp',
+    'fspiop-destination': 'payeefsp3',
+    traceparent: traceparent(traceId),
+    tracestate: 'tx_end2end_start_ts=1700000000000',
+  });
+
+  it('answers GET /parties with 202 and PUTs the party back with rewritten headers', async () => {
+    // The payer simulator stands in for the ALS here: it records what the payee calls back with.
+    const als = track(await startPayerSim({ recordHistory: true }));
+    const payee = track(await startPayeeSim({ alsUrl: als.url }));
+    const traceId = '0af7651916cd43dd8448eb211c80319c';
+    const res = await request(`${payee.url}/parties/MSISDN/46701234567`, {
+      headers: lookupHeaders(traceId, 'application/vnd.interoperability.parties+json;version=1.1'),
+    });
+    expect(res.statusCode).toBe(202);
+    await res.body.dump();
+    const callback = await als.waitForCallback(traceId, 5_000);
+    expect(callback.kind).toBe('success');
+    expect(callback.path).toBe('/parties/MSISDN/46701234567');
+    expect(callback.headers['fspiop-source']).toBe('payeefsp3');
+    expect(callback.headers['fspiop-destination']).toBe('payerfsp');
+    expect(callback.headers['content-type']).toBe('application/vnd.interoperability.parties+json;version=1.1');
+    expect(callback.headers.traceparent).toBe(traceparent(traceId));
+    expect(callback.headers.tracestate).toMatch(/^tx_end2end_start_ts=1700000000000,tx_callback_start_ts=\d+$/);
+    expect(JSON.parse(callback.body.toString())).toMatchObject({
+      party: { partyIdInfo: { partyIdType: 'MSISDN', partyIdentifier: '46701234567', fspId: 'payeefsp3' } },
+    });
+  });
+
+  it('answers in version 2.0 when asked, and with PUT .../error for the error prefix', async () => {
+    const als = track(await startPayerSim());
+    const payee = track(await startPayeeSim({ alsUrl: als.url, errorPrefix: '999' }));
+    const v2 = 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa';
+    await (
+      await request(`${payee.url}/parties/MSISDN/1/SUB`, {
+        headers: lookupHeaders(v2, 'application/vnd.interoperability.parties+json;version=2'),
+      })
+    ).body.dump();
+    const callback = await als.waitForCallback(v2, 5_000);
+    expect(callback.path).toBe('/parties/MSISDN/1/SUB');
+    expect(callback.headers['content-type']).toContain('version=2.0');
+    expect(JSON.parse(callback.body.toString()).party.supportedCurrencies).toEqual(['USD']);
+    const failing = 'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb';
+    await (
+      await request(`${payee.url}/parties/MSISDN/9991`, {
+        headers: lookupHeaders(failing, 'application/vnd.interoperability.parties+json;version=1'),
+      })
+    ).body.dump();
+    const error = await als.waitForCallback(failing, 5_000);
+    expect(error.kind).toBe('error');
+    expect(error.path).toBe('/parties/MSISDN/9991/error');
+    expect(JSON.parse(error.body.toString())).toMatchObject({ errorInformation: { errorCode: '3204' } });
+  });
+
+  it('never calls back a dropped lookup', async () => {
+    const als = track(await startPayerSim());
+    const payee = track(await startPayeeSim({ alsUrl: als.url, dropRate: 1 }));
+    const traceId = 'cccccccccccccccccccccccccccccccc';
+    const res = await request(`${payee.url}/parties/MSISDN/1`, { headers: lookupHeaders(traceId, 'application/json') });
+    expect(res.statusCode).toBe(202);
+    await res.body.dump();
+    await expect(als.waitForCallback(traceId, 300)).rejects.toBeInstanceOf(CallbackTimeoutError);
+    expect(payee.stats.dropped).toBe(1);
+  });
+
+  it('delivers a callback to a long-poll client, also one that arrived before the poll', async () => {
+    const payer = track(await startPayerSim());
+    const traceId = 'dddddddddddddddddddddddddddddddd';
+    const poll = getJson(`${payer.url}/callbacks/${traceId}?timeoutMs=5000`);
+    const put = await request(`${payer.url}/parties/MSISDN/1/error`, {
+      method: 'PUT',
+      headers: { traceparent: traceparent(traceId), 'content-type': 'application/json' },
+      body: '{"errorInformation":{"errorCode":"3204","errorDescription":"Party not found"}}',
+    });
+    expect(put.statusCode).toBe(200);
+    await put.body.dump();
+    const answer = (await poll).body as { kind: string; body: string };
+    expect(answer.kind).toBe('error');
+    expect(JSON.parse(answer.body).errorInformation.errorCode).toBe('3204');
+
+    const early = 'eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee';
+    await (
+      await request(`${payer.url}/parties/MSISDN/2`, {
+        method: 'PUT',
+        headers: { traceparent: traceparent(early) },
+        body: '{}',
+      })
+    ).body.dump();
+    expect(((await getJson(`${payer.url}/callbacks/${early}?timeoutMs=1000`)).body as { kind: string }).kind).toBe(
+      'success',
+    );
+    expect((await getJson(`${payer.url}/callbacks/ffffffffffffffffffffffffffffffff?timeoutMs=100`)).status).toBe(504);
+  });
+
+  it('applies faults per FSP: only the slow FSP waits', async () => {
+    const als = track(await startPayerSim());
+    const payee = track(await startPayeeSim({ alsUrl: als.url, fspFaults: { slowfsp: { latencyMs: 2_000 } } }));
+    const start = performance.now();
+    const res = await request(`${payee.url}/parties/MSISDN/1`, {
+      headers: { ...lookupHeaders('1'.repeat(32), 'application/json'), 'fspiop-destination': 'fastfsp' },
+    });
+    await res.body.dump();
+    expect(res.statusCode).toBe(202);
+    expect(performance.now() - start).toBeLessThan(1_000);
+  });
+});
+
+describe('sim CLI', () => {
+  it('prints one ready line with the URLs, and stops on SIGTERM', async () => {
+    // The shipped artefact is dist/sim.js; build it (incremental) rather than trust a stale one.
+    const packageDir = fileURLToPath(new URL('..', import.meta.url));
+    const tsc = fileURLToPath(new URL('../../../node_modules/typescript/bin/tsc', import.meta.url));
+    execFileSync(process.execPath, [tsc, '-b', packageDir], { stdio: 'inherit' });
+    const script = fileURLToPath(new URL('../dist/sim.js', import.meta.url));
+    const child = spawn(process.execPath, [script, '--fsps', '3'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, SIM_ALS_URL: 'http://127.0.0.1:9' },
+    });
+    let out = '';
+    child.stdout.setEncoding('utf8');
+    const line = await new Promise<string>((resolve, reject) => {
+      child.stdout.on('data', (chunk: string) => {
+        out += chunk;
+        if (out.includes('\n')) resolve(out.split('\n')[0] as string);
+      });
+      child.once('exit', (code) => reject(new Error(`sim exited with ${code}`)));
+    });
+    const ready = JSON.parse(line) as Record<string, unknown>;
+    expect(ready).toMatchObject({ ready: true });
+    expect((await getJson(`${ready.admin}/participants/payeefsp3`)).status).toBe(200);
+    expect((await getJson(`${ready.admin}/participants/payeefsp4`)).status).toBe(400);
+    child.kill('SIGTERM');
+    const [code] = await once(child, 'exit');
+    expect(code).toBe(0);
+  });
+});
