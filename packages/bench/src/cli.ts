@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { alsCommand, alsUsage } from './commands/als.js';
 import { httpCommand, httpUsage } from './commands/http.js';
 
 const usage = `mojafast-bench <command> [options]
@@ -6,13 +7,13 @@ const usage = `mojafast-bench <command> [options]
   position   position topic replay                                              (issue #6)
   http       plain HTTP load on any endpoint
 
+${alsUsage}
+
 ${httpUsage}`;
 
 const commands: Record<string, (argv: string[]) => Promise<void>> = {
   http: httpCommand,
-  als: async () => {
-    throw new Error('bench:als is not built yet (issue #4)');
-  },
+  als: alsCommand,
   position: async () => {
     throw new Error('bench:position is not built yet (issue #6)');
   },

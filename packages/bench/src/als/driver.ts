@@ -33,6 +33,8 @@ export interface DriverOptions {
   readonly destination?: string | undefined;
   readonly nextPartyId: () => string;
   readonly onProgress?: (snapshot: { elapsedSeconds: number; lookups: number; failed: number }) => void;
+  /** Called when the warm-up ends and the measured window begins. */
+  readonly onMeasureStart?: () => void;
 }
 
 export interface DriverResult {
@@ -158,6 +160,7 @@ export async function runLookups(options: DriverOptions): Promise<DriverResult> 
   await sleep(options.warmupSeconds * 1000);
   measuring = true;
   measureStart = performance.now();
+  options.onMeasureStart?.();
   if (options.iterations === undefined) {
     await sleep(options.durationSeconds * 1000);
     stopping = true;

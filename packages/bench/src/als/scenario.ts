@@ -1,0 +1,57 @@
+import { CpuMeter } from '../system/cpu.js';
+import { type DriverResult, type LoadModel, runLookups } from './driver.js';
+import { type PartyIdMode, partyIdSource } from './party-ids.js';
+import type { FspiopVersion } from './request.js';
+import { type AlsStackOptions, startAlsStack } from './stack.js';
+
+export interface Scenario {
+  readonly name: string;
+  readonly stack: AlsStackOptions;
+  readonly model: LoadModel;
+  readonly ids: PartyIdMode;
+  readonly version: FspiopVersion;
+  readonly warmupSeconds: number;
+  readonly durationSeconds: number;
+  readonly iterations?: number | undefined;
+  readonly timeoutMs: number;
+}
+
+export interface ScenarioResult {
+  readonly scenario: Scenario;
+  readonly driver: DriverResult;
+  /** Cores used per process during the measured window (generator = this process). */
+  readonly cpu: Record<string, number>;
+}
+
+export async function runScenario(scenario: Scenario, onProgress?: (line: string) => void): Promise<ScenarioResult> {
+  const stack = await startAlsStack(scenario.stack);
+  try {
+    const cpu = new CpuMeter(new Map([...stack.pids, ['generator', process.pid]]));
+    let cpuStarted: Promise<void> | undefined;
+    const driver = await runLookups({
+      alsUrl: stack.entryUrl,
+      payer: stack.payer,
+      model: scenario.model,
+      warmupSeconds: scenario.warmupSeconds,
+      durationSeconds: scenario.durationSeconds,
+      iterations: scenario.iterations,
+      timeoutMs: scenario.timeoutMs,
+      version: scenario.version,
+      payerFsp: 'payerfsp',
+      destination: stack.destination,
+      nextPartyId: partyIdSource(scenario.ids),
+      onProgress: ({ elapsedSeconds, lookups, failed }) => {
+        onProgress?.(
+          `  ${elapsedSeconds.toFixed(0)}s  ${lookups} lookups  ${(lookups / elapsedSeconds).toFixed(0)}/s  ${failed} failed`,
+        );
+      },
+      onMeasureStart: () => {
+        cpuStarted = cpu.start();
+      },
+    });
+    await cpuStarted;
+    return { scenario, driver, cpu: await cpu.stop() };
+  } finally {
+    await stack.close();
+  }
+}

@@ -1,0 +1,106 @@
+import { type PayerSim, startPayerSim } from '@mojafast/sim';
+import { entryPoints } from '../load/paths.js';
+import { freePort } from '../load/ports.js';
+import { type Service, spawnUntilHealthy, spawnUntilReadyLine } from '../load/processes.js';
+
+export interface AlsStackOptions {
+  readonly fsps: number;
+  /** ALS processes behind one port (node:cluster in the ALS); ignored with `target` or `simsOnly`. */
+  readonly processes: number;
+  readonly cache: boolean;
+  readonly keepAlive: boolean;
+  /** An ALS already running elsewhere: only the simulators are started, pointed at it. */
+  readonly target?: string | undefined;
+  /** No ALS at all: the generator talks to the payee simulator, which calls the payer back directly. */
+  readonly simsOnly: boolean;
+  /** Fixed simulator ports (admin P, oracle P+1, payee P+2) so a `target` ALS can be configured for them. */
+  readonly simPortBase?: number | undefined;
+  readonly simArgs?: readonly string[];
+}
+
+export interface AlsStack {
+  /** Where the generator sends GET /parties. */
+  readonly entryUrl: string;
+  /** Set when lookups must name the payee (sims only: there is no oracle on the way). */
+  readonly destination: string | undefined;
+  readonly payer: PayerSim;
+  readonly sims: { admin: string; oracle: string; payee: string };
+  readonly pids: ReadonlyMap<string, number>;
+  close(): Promise<void>;
+}
+
+interface SimsReady {
+  admin: string;
+  oracle: string;
+  payee: string;
+}
+
+/**
+ * The processes of one scenario: the payer FSP inside the generator (so a callback is noticed without
+ * another hop), the other simulators in one process, the ALS in its own: three processes on two cores,
+ * so the summary says what the ALS costs, not what the generator costs.
+ */
+export async function startAlsStack(options: AlsStackOptions): Promise<AlsStack> {
+  const payer = await startPayerSim({ port: 0 });
+  const services: Service[] = [];
+  const close = async () => {
+    for (const service of services.reverse()) await service.stop();
+    await payer.close();
+  };
+  try {
+    const alsPort = options.simsOnly || options.target ? undefined : await freePort();
+    const alsUrl = options.target ?? (alsPort ? `http://127.0.0.1:${alsPort}` : payer.url);
+    const sims = await spawnUntilReadyLine<SimsReady>({
+      name: 'simulators',
+      command: process.execPath,
+      args: [
+        entryPoints.sim,
+        '--fsps',
+        String(options.fsps),
+        '--als-url',
+        options.simsOnly ? payer.url : alsUrl,
+        '--payer-url',
+        payer.url,
+        '--port-base',
+        String(options.simPortBase ?? 0),
+        ...(options.simArgs ?? []),
+      ],
+    });
+    services.push(sims);
+    const pids = new Map<string, number>([['simulators', sims.child.pid ?? 0]]);
+    if (options.simsOnly) {
+      return { entryUrl: sims.ready.payee, destination: 'payeefsp1', payer, sims: sims.ready, pids, close };
+    }
+    if (!alsPort) {
+      return { entryUrl: alsUrl, destination: undefined, payer, sims: sims.ready, pids, close };
+    }
+    const als = await spawnUntilHealthy(
+      {
+        name: 'als',
+        command: process.execPath,
+        args: [entryPoints.als],
+        env: alsEnvironment(alsPort, sims.ready, options),
+      },
+      `${alsUrl}/health`,
+    );
+    services.push(als);
+    pids.set('als', als.child.pid ?? 0);
+    return { entryUrl: alsUrl, destination: undefined, payer, sims: sims.ready, pids, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+function alsEnvironment(port: number, sims: SimsReady, options: AlsStackOptions): Record<string, string> {
+  return {
+    ALS_PORT: String(port),
+    ALS_HOST: '127.0.0.1',
+    ALS_CENTRAL_LEDGER_URL: sims.admin,
+    ALS_DEFAULT_ORACLE_URL: sims.oracle,
+    ALS_PROCESSES: String(options.processes),
+    ALS_CACHE_ENABLED: String(options.cache),
+    ALS_UPSTREAM_KEEP_ALIVE: String(options.keepAlive),
+    LOG_LEVEL: 'warn',
+  };
+}

@@ -1,0 +1,208 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { type ParseArgsOptionDescriptor, parseArgs } from 'node:util';
+import type { LoadModel } from '../als/driver.js';
+import { matrixMarkdown, matrixRow, matrixSvg } from '../als/matrix.js';
+import { parsePartyIdMode } from '../als/party-ids.js';
+import { alsResultJson, generatorWarning } from '../als/results.js';
+import { runScenario, type Scenario } from '../als/scenario.js';
+import { assertLoopback } from '../load/loopback.js';
+import { writeJson } from '../report/json.js';
+import { positiveInteger } from './http.js';
+import { finish, progress } from './outcome.js';
+
+export const alsUsage = `mojafast-bench als [options]
+  End to end: GET /parties to ALS, done when the PUT /parties callback reaches the payer simulator.
+  Starts the simulators and the ALS as processes of their own; the payer FSP lives in the generator.
+  --vus N              closed model: virtual users (default 16)
+  --think MS           closed model: pause after each lookup (default 0)
+  --rate R             open model: lookups started per second (k6 constant-arrival-rate)
+  --max-vus N          open model: lookups in flight at most; beyond, iterations are dropped (default 200)
+  --duration S         measured seconds (default 30)      --iterations N  stop after N measured lookups
+  --warmup S           seconds before measuring (default 5)
+  --timeout MS         per lookup, GET to callback (default 5000)
+  --ids MODE           new (every lookup misses the oracle cache), hot (default), mix:F (share F hot)
+  --hot-set N          ids in the hot set (default 1000)
+  --fsps N             payee FSPs (default 10)
+  --fspiop 1.1|2.0     API version of the requests (default 1.1)
+  --processes N        ALS processes (default 1)
+  --no-cache           ALS caches off               --no-keep-alive   ALS upstream keep-alive off
+  --sims-only          no ALS: the generator talks to the payee simulator (this machine's ceiling)
+  --target URL         an ALS already running (configure it with the simulator URLs printed)
+  --sim-port-base P    fixed simulator ports: admin P, oracle P+1, payee P+2
+  --sim-arg ARG        passed to the simulators (repeatable), e.g. --sim-arg=--payee-latency=20
+  --matrix             the Mojaloop scenario table: sims only; ALS at 1, 2, 4 processes x VUs 1/4/16/64
+                       x cache on/off x keep-alive on/off; markdown + SVG in --report-dir
+  --matrix-duration S  measured seconds per matrix scenario (default 8)
+  --report-dir DIR     where --matrix writes (default bench-results)
+  --threshold EXPR     k6 syntax, repeatable: 'e2e:p(95)<25', 'checks:rate>0.99', 'lookups:rate>3000'
+  --out FILE           JSON results
+  --allow-remote       allow a --target that is not loopback`;
+
+const options = {
+  vus: { type: 'string', default: '16' },
+  think: { type: 'string', default: '0' },
+  rate: { type: 'string' },
+  'max-vus': { type: 'string', default: '200' },
+  duration: { type: 'string', default: '30' },
+  iterations: { type: 'string' },
+  warmup: { type: 'string', default: '5' },
+  timeout: { type: 'string', default: '5000' },
+  ids: { type: 'string', default: 'hot' },
+  'hot-set': { type: 'string', default: '1000' },
+  fsps: { type: 'string', default: '10' },
+  fspiop: { type: 'string', default: '1.1' },
+  processes: { type: 'string', default: '1' },
+  'no-cache': { type: 'boolean', default: false },
+  'no-keep-alive': { type: 'boolean', default: false },
+  'sims-only': { type: 'boolean', default: false },
+  target: { type: 'string' },
+  'sim-port-base': { type: 'string' },
+  'sim-arg': { type: 'string', multiple: true, default: [] },
+  matrix: { type: 'boolean', default: false },
+  'matrix-duration': { type: 'string', default: '8' },
+  'report-dir': { type: 'string', default: 'bench-results' },
+  threshold: { type: 'string', multiple: true, default: [] },
+  out: { type: 'string' },
+  'allow-remote': { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+} satisfies Record<string, ParseArgsOptionDescriptor>;
+
+type Values = ReturnType<typeof parseArgs<{ options: typeof options }>>['values'];
+
+function nonNegative(flag: string, text: string): number {
+  const value = Number(text);
+  if (!Number.isFinite(value) || value < 0) throw new Error(`${flag} must be a number >= 0, got "${text}"`);
+  return value;
+}
+
+function baseScenario(values: Values): Scenario {
+  const version = values.fspiop;
+  if (version !== '1.1' && version !== '2.0') throw new Error(`--fspiop must be 1.1 or 2.0, got "${version}"`);
+  const model: LoadModel =
+    values.rate === undefined
+      ? { kind: 'closed', vus: positiveInteger('--vus', values.vus), thinkMs: nonNegative('--think', values.think) }
+      : {
+          kind: 'open',
+          rate: positiveInteger('--rate', values.rate),
+          maxVus: positiveInteger('--max-vus', values['max-vus']),
+        };
+  if (values.target) assertLoopback(values.target, values['allow-remote']);
+  const stack = {
+    fsps: positiveInteger('--fsps', values.fsps),
+    processes: positiveInteger('--processes', values.processes),
+    cache: !values['no-cache'],
+    keepAlive: !values['no-keep-alive'],
+    target: values.target,
+    simsOnly: values['sims-only'],
+    simPortBase:
+      values['sim-port-base'] === undefined ? undefined : positiveInteger('--sim-port-base', values['sim-port-base']),
+    simArgs: values['sim-arg'],
+  };
+  return {
+    name: scenarioName(stack, model),
+    stack,
+    model,
+    ids: parsePartyIdMode(values.ids, positiveInteger('--hot-set', values['hot-set'])),
+    version,
+    warmupSeconds: nonNegative('--warmup', values.warmup),
+    durationSeconds: positiveInteger('--duration', values.duration),
+    iterations: values.iterations === undefined ? undefined : positiveInteger('--iterations', values.iterations),
+    timeoutMs: positiveInteger('--timeout', values.timeout),
+  };
+}
+
+function scenarioName(stack: Scenario['stack'], model: LoadModel): string {
+  const load = model.kind === 'closed' ? `${model.vus} VUs` : `${model.rate}/s open`;
+  if (stack.simsOnly) return `sims only, ${load}`;
+  const where = stack.target ? `target ${stack.target}` : `ALS x${stack.processes}`;
+  return `${where}, ${load}, cache ${stack.cache ? 'on' : 'off'}, keep-alive ${stack.keepAlive ? 'on' : 'off'}`;
+}
+
+export async function alsCommand(argv: string[]): Promise<void> {
+  const { values } = parseArgs({ args: argv, options });
+  if (values.help) {
+    process.stdout.write(`${alsUsage}\n`);
+    return;
+  }
+  const base = baseScenario(values);
+  if (values.matrix) {
+    await runMatrix(base, positiveInteger('--matrix-duration', values['matrix-duration']), values['report-dir']);
+    return;
+  }
+  progress(
+    `bench:als ${base.name}, ids ${values.ids}, FSPIOP ${base.version}: warm-up ${base.warmupSeconds}s, then ${base.iterations === undefined ? `${base.durationSeconds}s` : `${base.iterations} lookups`}`,
+  );
+  const result = await runScenario(base, progress);
+  const warning = generatorWarning(result);
+  const metrics = new Map(result.driver.metrics);
+  for (const [name, cores] of Object.entries(result.cpu)) metrics.set(`cpu_${name}`, { type: 'gauge', value: cores });
+  await finish({
+    title: `bench:als — ${base.name}, ids ${values.ids}`,
+    metrics,
+    thresholds: values.threshold,
+    defaultMetric: 'e2e',
+    out: values.out,
+    json: alsResultJson(result),
+  });
+  process.stdout.write(
+    `    cpu (cores)......................: ${Object.entries(result.cpu)
+      .map(([k, v]) => `${k}=${v.toFixed(2)}`)
+      .join(' ')}\n`,
+  );
+  if (warning) process.stdout.write(`${warning}\n`);
+}
+
+async function runMatrix(base: Scenario, durationSeconds: number, reportDir: string): Promise<void> {
+  const scenarios: Scenario[] = [];
+  const withStack = (stack: Partial<Scenario['stack']>, vus: number): Scenario => {
+    const s = { ...base.stack, ...stack };
+    const model: LoadModel = { kind: 'closed', vus, thinkMs: 0 };
+    return {
+      ...base,
+      stack: s,
+      model,
+      name: scenarioName(s, model),
+      durationSeconds,
+      warmupSeconds: Math.min(base.warmupSeconds, 2),
+      iterations: undefined,
+    };
+  };
+  for (const vus of [1, 4, 16, 64]) scenarios.push(withStack({ simsOnly: true }, vus));
+  for (const processes of [1, 2, 4])
+    for (const vus of [1, 4, 16, 64])
+      for (const cache of [true, false])
+        for (const keepAlive of [true, false])
+          scenarios.push(withStack({ simsOnly: false, processes, cache, keepAlive }, vus));
+  progress(`bench:als --matrix: ${scenarios.length} scenarios of ${durationSeconds}s each`);
+  const results = [];
+  for (const [i, scenario] of scenarios.entries()) {
+    progress(`[${i + 1}/${scenarios.length}] ${scenario.name}`);
+    const result = await runScenario(scenario);
+    progress(`  ${result.driver.lookupsPerSecond.toFixed(0)} lookups/s, p99 ${result.driver.e2e.p99.toFixed(2)} ms`);
+    results.push(result);
+  }
+  const rows = results.map(matrixRow);
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  await mkdir(reportDir, { recursive: true });
+  const header = `# bench:als --matrix (${stamp})\n\nids ${base.ids.kind}, FSPIOP ${base.version}, ${durationSeconds}s per scenario; ratio against the sims-only row at the same VUs is the share of this machine's ceiling the ALS keeps.`;
+  const baselineByVus = (vus: number) => `sims only, ${vus} VUs`;
+  const markdown = [1, 4, 16, 64]
+    .map((vus) =>
+      matrixMarkdown(
+        rows.filter((r) => r.name.includes(`, ${vus} VUs`)),
+        baselineByVus(vus),
+        `## ${vus} VUs`,
+      ),
+    )
+    .join('\n');
+  const files = {
+    md: join(reportDir, `als-matrix-${stamp}.md`),
+    svg: join(reportDir, `als-matrix-${stamp}.svg`),
+    json: join(reportDir, `als-matrix-${stamp}.json`),
+  };
+  await writeFile(files.md, `${header}\n\n${markdown}`);
+  await writeFile(files.svg, matrixSvg(rows, `bench:als --matrix ${stamp}`));
+  await writeJson(files.json, results.map(alsResultJson));
+  process.stdout.write(`${header}\n\n${markdown}\nreport: ${files.md}\nplot: ${files.svg}\njson: ${files.json}\n`);
+}
