@@ -145,11 +145,6 @@ export async function alsCommand(argv: string[]): Promise<void> {
     out: values.out,
     json: alsResultJson(result),
   });
-  process.stdout.write(
-    `    cpu (cores)......................: ${Object.entries(result.cpu)
-      .map(([k, v]) => `${k}=${v.toFixed(2)}`)
-      .join(' ')}\n`,
-  );
   if (warning) process.stdout.write(`${warning}\n`);
 }
 
