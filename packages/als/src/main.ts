@@ -124,7 +124,14 @@ export async function startAls(config: Config): Promise<RunningAls> {
   };
 
   const logger = { level: config.logLevel };
-  const app = Fastify({ logger, bodyLimit: config.bodyLimitBytes, keepAliveTimeout: 65_000, return503OnClosing: true });
+  const app = Fastify({
+    logger,
+    bodyLimit: config.bodyLimitBytes,
+    keepAliveTimeout: 65_000,
+    return503OnClosing: true,
+    // A HEAD must not start a lookup.
+    exposeHeadRoutes: false,
+  });
   registerFspiopBasics(app, serialisers, config.bodyLimitBytes);
   registerFspiopRoutes(app, { ports, schemas, serialisers, metrics, track });
   registerObserveRoutes(app, registry, startedAt);
