@@ -71,6 +71,7 @@ export async function startAls(config: Config): Promise<RunningAls> {
     headersTimeoutMs: config.headersTimeoutMs,
     bodyTimeoutMs: config.bodyTimeoutMs,
     keepAliveTimeoutMs: config.keepAliveTimeoutMs,
+    keepAlive: config.upstreamKeepAlive === 'on',
     onRetry: () => metrics.retry(),
   });
   const record = metrics.cache;

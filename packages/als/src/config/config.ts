@@ -44,6 +44,8 @@ export interface ConfigValues {
   headersTimeoutMs: number;
   bodyTimeoutMs: number;
   keepAliveTimeoutMs: number;
+  /** 'off' closes every upstream connection after one request: the Mojaloop matrix's keep-alive-off row. */
+  upstreamKeepAlive: 'on' | 'off';
   bodyLimitBytes: number;
   processes: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -79,6 +81,7 @@ export const defaults: Config = Object.freeze({
   headersTimeoutMs: 10_000,
   bodyTimeoutMs: 10_000,
   keepAliveTimeoutMs: 30_000,
+  upstreamKeepAlive: 'on',
   bodyLimitBytes: 65_536,
   processes: 1,
   logLevel: 'warn',
@@ -196,6 +199,12 @@ export const settings: readonly Setting<keyof ConfigValues>[] = [
     env: 'ALS_KEEP_ALIVE_TIMEOUT_MS',
     type: { kind: 'int', min: 1 },
     doc: 'how long an idle upstream socket is kept',
+  },
+  {
+    key: 'upstreamKeepAlive',
+    env: 'ALS_UPSTREAM_KEEP_ALIVE',
+    type: { kind: 'enum', values: ['on', 'off'] },
+    doc: "'off' closes each upstream connection after one request (to measure what keep-alive saves)",
   },
   {
     key: 'bodyLimitBytes',

@@ -7,6 +7,8 @@ export interface HttpClientOptions {
   readonly headersTimeoutMs: number;
   readonly bodyTimeoutMs: number;
   readonly keepAliveTimeoutMs: number;
+  /** false: `connection: close` on every request (undici's `reset`), no socket is reused. */
+  readonly keepAlive: boolean;
   /** Called once per retried request (a metric). */
   readonly onRetry?: () => void;
 }
@@ -61,6 +63,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       method: request.method,
       headers: request.headers,
       body: request.body,
+      reset: !options.keepAlive,
     };
     for (let attempt = 0; ; attempt++) {
       try {
