@@ -9,21 +9,12 @@ import { runPositionBench } from '../src/position/run.js';
 // The replay against the real handler process, the real broker and the real database: small, so it
 // proves the plumbing and the outcome checks, not the speed.
 
-const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
+// The handler runs from its built dist/ (built by the vitest global setup), as bench:position runs it.
 let dir: string;
 
 beforeAll(async () => {
-  // The handler runs from its built dist/, as bench:position runs it.
-  execFileSync(
-    process.execPath,
-    [join(repoRoot, 'node_modules/typescript/bin/tsc'), '-b', 'packages/position-handler'],
-    {
-      cwd: repoRoot,
-      stdio: 'inherit',
-    },
-  );
   dir = await mkdtemp(join(tmpdir(), 'bench-position-'));
-}, 120_000);
+});
 
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
