@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Resource } from '../discovery/endpoints.js';
 import { sendErrorCallback } from '../discovery/failures.js';
-import { handleBatch, handleParticipant } from '../discovery/participants.js';
+import { handleBatch, handleParticipant, sendBatchError } from '../discovery/participants.js';
 import { forwardCallback, lookUpParty } from '../discovery/parties.js';
 import { type DiscoveryPorts, type PartyRef, UpstreamError } from '../discovery/types.js';
 import { AlsError } from '../fspiop/errors.js';
@@ -197,9 +197,13 @@ export function registerFspiopRoutes(app: FastifyInstance, deps: FspiopRouteDeps
     metrics.ingress('participants_batch', 202);
     reply.code(202).send();
     if (deferred) {
-      // Nothing to call back per party yet: the batch's own error endpoint is the place, which is the
-      // requester's PUT /participants/{requestId}/error; without central-ledger it cannot be found either.
-      ports.count('error_callback_failed');
+      track(
+        sendBatchError(
+          ports,
+          { requestId: body.requestId, source: facts.source, version: facts.version, headers: request.headers },
+          deferred,
+        ),
+      );
       return;
     }
     track(
