@@ -31,6 +31,9 @@ WORKDIR /app
 COPY --from=build /out/package.json ./package.json
 COPY --from=build /out/node_modules ./node_modules
 COPY --from=build /out/dist ./dist
+# On-demand CPU profiles (SIGUSR2) need a writable place; the code directory is not.
+RUN mkdir /profiles && chown node:node /profiles
+ENV ALS_PROFILE_DIR=/profiles
 USER node
 EXPOSE 4002 4001
 # The slim image has no curl or wget; Node's fetch asks the admin port the service really listens on.
