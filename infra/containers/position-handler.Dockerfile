@@ -16,7 +16,9 @@ COPY tsconfig.base.json tsconfig.json ./
 COPY packages ./packages
 RUN --mount=type=cache,id=pnpm-store,target=/root/.local/share/pnpm/store \
     pnpm install --offline --frozen-lockfile
-RUN pnpm exec tsc -b packages/position-handler
+# The package and the workspace packages it depends on, each with its own build script, in dependency
+# order (independent of tsconfig project references).
+RUN pnpm --filter "@mojafast/position-handler..." run build
 # --legacy: the workspace links its packages instead of injecting them (pnpm 10 deploys injected ones only);
 # workspace dependencies are copied with their built dist/.
 RUN pnpm --filter @mojafast/position-handler deploy --legacy --prod /out

@@ -13,6 +13,7 @@ import {
 } from '@mojafast/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  buildOrder,
   composeEnv,
   dashboardExprs,
   exportedSampleNames,
@@ -90,7 +91,10 @@ let database: TestDatabase | undefined;
 let topics: TestTopic[] = [];
 
 beforeAll(() => {
-  const packages = services.filter(landed).map((s) => s.packageDir);
+  const packages = buildOrder(
+    root,
+    services.filter(landed).map((s) => s.packageDir),
+  );
   // A fresh clone has no dist/: build what the containers would run. Another checkout (MOJAFAST_SERVICES_ROOT)
   // is only read, so its dist/ must already be there.
   if (root === repoRoot) {

@@ -80,7 +80,7 @@ describe.each(services)('$id', (spec: ServiceSpec) => {
       ).name;
       expect(packageName).toBe(spec.packageName);
       const runs = instructions.filter((i) => i.keyword === 'RUN').map((i) => i.args);
-      expect(runs).toContainEqual(expect.stringContaining(`tsc -b ${spec.packageDir}`));
+      expect(runs).toContainEqual(expect.stringContaining(`--filter "${spec.packageName}..." run build`));
       expect(runs).toContainEqual(expect.stringContaining(`--filter ${spec.packageName} deploy --legacy --prod`));
 
       const last = stages.at(-1) ?? [];
