@@ -1,1 +1,3 @@
-export {};
+export { type Config, ConfigError, type ConfigValues, defaults, loadConfig, settings } from './config/config.js';
+export { AlsError, type AlsErrorEntry, type AlsErrorName, AlsErrors } from './fspiop/errors.js';
+export { type RunningAls, startAls } from './main.js';

@@ -62,12 +62,19 @@ describe('system meters', () => {
     expect(delta.Questions).toBeGreaterThanOrEqual(16);
   });
 
-  it('measures the CPU a busy process used', async () => {
+  it('measures the CPU a busy process used, as the process itself accounts it', async () => {
     const meter = new CpuMeter(new Map([['self', process.pid]]));
     await meter.start();
-    const until = performance.now() + 300;
-    while (performance.now() < until) Math.sqrt(Math.random());
+    const startedAt = performance.now();
+    const before = process.cpuUsage();
+    while (performance.now() < startedAt + 500) Math.sqrt(Math.random());
+    const own = process.cpuUsage(before);
+    const wallSeconds = (performance.now() - startedAt) / 1000;
     const used = await meter.stop();
-    expect(used.self).toBeGreaterThan(0.3);
+    const expected = (own.user + own.system) / 1e6 / wallSeconds;
+    expect(expected).toBeGreaterThan(0.05);
+    // /proc counts in 10 ms ticks: over half a second that is within a few hundredths of a core.
+    expect(used.self).toBeGreaterThan(expected - 0.1);
+    expect(used.self).toBeLessThan(expected + 0.1);
   });
 });

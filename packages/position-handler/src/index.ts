@@ -1,1 +1,24 @@
-export {};
+export { ConfigError, configDefaults, configSchema, loadConfig, type PositionConfig } from './config/index.js';
+export { type Amount, formatAmount, parseAmount } from './ledger/amount.js';
+export { handlerErrors } from './ledger/errors.js';
+export { planBatch } from './ledger/plan.js';
+export * from './ledger/types.js';
+export { type PositionService, startPositionService } from './main.js';
+export { decodeMessage, MalformedMessageError, type PositionMessage } from './messages/decode.js';
+export {
+  type GeneratedTransfer,
+  generatePositionMessages,
+  generateTransfers,
+  type KeyedMessage,
+} from './messages/generate.js';
+export { notificationFor } from './messages/notify.js';
+export { createKnex, type DbSettings } from './store/db.js';
+export { migrateLatest, positionMigrationSource } from './store/migrations.js';
+export { PositionStore } from './store/position-store.js';
+export {
+  insertTransfers,
+  type LedgerSpec,
+  type ProvisionedLedger,
+  provisionLedger,
+  type TransferSpec,
+} from './store/provision.js';

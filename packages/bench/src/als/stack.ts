@@ -1,7 +1,7 @@
 import { type PayerSim, startPayerSim } from '@mojafast/sim';
 import { entryPoints } from '../load/paths.js';
 import { freePort } from '../load/ports.js';
-import { type Service, spawnUntilHealthy, spawnUntilReadyLine } from '../load/processes.js';
+import { type Service, spawnUntilReadyLine } from '../load/processes.js';
 
 export interface AlsStackOptions {
   readonly fsps: number;
@@ -74,15 +74,12 @@ export async function startAlsStack(options: AlsStackOptions): Promise<AlsStack>
     if (!alsPort) {
       return { entryUrl: alsUrl, destination: undefined, payer, sims: sims.ready, pids, close };
     }
-    const als = await spawnUntilHealthy(
-      {
-        name: 'als',
-        command: process.execPath,
-        args: [entryPoints.als],
-        env: alsEnvironment(alsPort, sims.ready, options),
-      },
-      `${alsUrl}/health`,
-    );
+    const als = await spawnUntilReadyLine({
+      name: 'als',
+      command: process.execPath,
+      args: [entryPoints.als],
+      env: alsEnvironment(alsPort, await freePort(), sims.ready, options),
+    });
     services.push(als);
     pids.set('als', als.child.pid ?? 0);
     return { entryUrl: alsUrl, destination: undefined, payer, sims: sims.ready, pids, close };
@@ -92,15 +89,32 @@ export async function startAlsStack(options: AlsStackOptions): Promise<AlsStack>
   }
 }
 
-function alsEnvironment(port: number, sims: SimsReady, options: AlsStackOptions): Record<string, string> {
+/** The ALS's own variables (packages/als/README.md); "cache off" sets every cache TTL to 0. */
+function alsEnvironment(
+  port: number,
+  adminPort: number,
+  sims: SimsReady,
+  options: AlsStackOptions,
+): Record<string, string> {
+  const noCache: Record<string, string> = options.cache
+    ? {}
+    : {
+        ALS_PARTICIPANT_CACHE_TTL_MS: '0',
+        ALS_ENDPOINT_CACHE_TTL_MS: '0',
+        ALS_ORACLE_REGISTRY_CACHE_TTL_MS: '0',
+        ALS_ORACLE_ANSWER_CACHE_TTL_MS: '0',
+        ALS_CACHE_MAX_STALE_MS: '0',
+      };
   return {
-    ALS_PORT: String(port),
     ALS_HOST: '127.0.0.1',
-    ALS_CENTRAL_LEDGER_URL: sims.admin,
-    ALS_DEFAULT_ORACLE_URL: sims.oracle,
+    ALS_PORT: String(port),
+    ALS_ADMIN_PORT: String(adminPort),
+    ALS_SWITCH_ENDPOINT: sims.admin,
+    ALS_ORACLE_URL: sims.oracle,
+    ALS_DB_NAME: '',
     ALS_PROCESSES: String(options.processes),
-    ALS_CACHE_ENABLED: String(options.cache),
-    ALS_UPSTREAM_KEEP_ALIVE: String(options.keepAlive),
-    LOG_LEVEL: 'warn',
+    ALS_UPSTREAM_KEEP_ALIVE: options.keepAlive ? 'on' : 'off',
+    ALS_LOG_LEVEL: 'warn',
+    ...noCache,
   };
 }

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 
 const clockTicksPerSecond = 100; // USER_HZ on Linux, the unit of utime/stime in /proc/<pid>/stat
 
@@ -13,8 +13,34 @@ async function cpuSeconds(pid: number): Promise<number | undefined> {
   }
 }
 
+async function parentOf(pid: string): Promise<number | undefined> {
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A process and every process below it: an ALS started with ALS_PROCESSES=4 is one primary and 4 workers. */
+async function processTree(root: number): Promise<number[]> {
+  const pids = (await readdir('/proc')).filter((name) => /^\d+$/.test(name));
+  const parents = await Promise.all(pids.map(async (pid) => [Number(pid), await parentOf(pid)] as const));
+  const tree = [root];
+  for (let i = 0; i < tree.length; i++) {
+    for (const [pid, parent] of parents) if (parent === tree[i]) tree.push(pid);
+  }
+  return tree;
+}
+
+async function treeCpuSeconds(root: number): Promise<number | undefined> {
+  const seconds = await Promise.all((await processTree(root)).map(cpuSeconds));
+  if (seconds[0] === undefined) return undefined;
+  return seconds.reduce<number>((sum, s) => sum + (s ?? 0), 0);
+}
+
 /**
- * CPU time used by named processes over an interval, read from /proc: how much of the 2 cores the
+ * CPU time used by named processes (each with its child processes) over an interval, read from /proc: how much of the 2 cores the
  * handler, the broker and the database each took while the benchmark ran.
  */
 export class CpuMeter {
@@ -26,7 +52,7 @@ export class CpuMeter {
   async start(): Promise<void> {
     this.#startedAt = performance.now();
     for (const [name, pid] of this.pids) {
-      const seconds = await cpuSeconds(pid);
+      const seconds = await treeCpuSeconds(pid);
       if (seconds !== undefined) this.#start.set(name, seconds);
     }
   }
@@ -37,7 +63,7 @@ export class CpuMeter {
     const result: Record<string, number> = {};
     for (const [name, pid] of this.pids) {
       const before = this.#start.get(name);
-      const after = await cpuSeconds(pid);
+      const after = await treeCpuSeconds(pid);
       if (before !== undefined && after !== undefined && wall > 0) result[name] = (after - before) / wall;
     }
     return result;

@@ -1,0 +1,299 @@
+/**
+ * The ALS configuration: one schema (`settings`) and one defaults object, read from the environment once
+ * at start-up, validated and frozen. A bad value names the exact variable (the habit of fastify's
+ * lib/initial-config-validation.js).
+ */
+
+type Kind =
+  | { kind: 'port' }
+  | { kind: 'int'; min: number; max?: number }
+  | { kind: 'url' }
+  | { kind: 'string'; allowEmpty?: boolean }
+  | { kind: 'enum'; values: readonly string[] };
+
+interface Setting<K extends keyof ConfigValues> {
+  readonly key: K;
+  readonly env: string;
+  readonly type: Kind;
+  readonly doc: string;
+}
+
+export interface ConfigValues {
+  host: string;
+  port: number;
+  adminPort: number;
+  hubName: string;
+  switchEndpoint: string;
+  /** The version the Hub speaks when it is the source (Content-Type/Accept of hub-originated messages). */
+  hubFspiopVersion: '1.1' | '2.0';
+  oraclesFile: string;
+  oracleUrl: string;
+  dbHost: string;
+  dbPort: number;
+  dbUser: string;
+  dbPassword: string;
+  dbName: string;
+  participantCacheTtlMs: number;
+  endpointCacheTtlMs: number;
+  oracleRegistryCacheTtlMs: number;
+  oracleAnswerCacheTtlMs: number;
+  cacheMaxStaleMs: number;
+  cacheMaxEntries: number;
+  upstreamConnections: number;
+  connectTimeoutMs: number;
+  headersTimeoutMs: number;
+  bodyTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+  /** 'off' closes every upstream connection after one request: the Mojaloop matrix's keep-alive-off row. */
+  upstreamKeepAlive: 'on' | 'off';
+  bodyLimitBytes: number;
+  processes: number;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  profileDir: string;
+  profileSeconds: number;
+  shutdownTimeoutMs: number;
+}
+
+export type Config = Readonly<ConfigValues>;
+
+export const defaults: Config = Object.freeze({
+  host: '0.0.0.0',
+  port: 4002,
+  adminPort: 4001,
+  hubName: 'Hub',
+  switchEndpoint: 'http://127.0.0.1:3001',
+  hubFspiopVersion: '1.1',
+  oraclesFile: '',
+  oracleUrl: '',
+  dbHost: '127.0.0.1',
+  dbPort: 3306,
+  dbUser: 'account_lookup',
+  dbPassword: '',
+  dbName: '',
+  participantCacheTtlMs: 10_000,
+  endpointCacheTtlMs: 180_000,
+  oracleRegistryCacheTtlMs: 10_000,
+  oracleAnswerCacheTtlMs: 10_000,
+  cacheMaxStaleMs: 30_000,
+  cacheMaxEntries: 100_000,
+  upstreamConnections: 64,
+  connectTimeoutMs: 3_000,
+  headersTimeoutMs: 10_000,
+  bodyTimeoutMs: 10_000,
+  keepAliveTimeoutMs: 30_000,
+  upstreamKeepAlive: 'on',
+  bodyLimitBytes: 65_536,
+  processes: 1,
+  logLevel: 'warn',
+  profileDir: '.',
+  profileSeconds: 10,
+  shutdownTimeoutMs: 10_000,
+} satisfies ConfigValues);
+
+export const settings: readonly Setting<keyof ConfigValues>[] = [
+  { key: 'host', env: 'ALS_HOST', type: { kind: 'string' }, doc: 'address both servers bind to' },
+  { key: 'port', env: 'ALS_PORT', type: { kind: 'port' }, doc: 'FSPIOP API port (0 = any free port)' },
+  {
+    key: 'adminPort',
+    env: 'ALS_ADMIN_PORT',
+    type: { kind: 'port' },
+    doc: 'admin API port: /oracles, /health, /metrics, /profile',
+  },
+  { key: 'hubName', env: 'ALS_HUB_NAME', type: { kind: 'string' }, doc: 'FSPIOP-Source of switch-generated messages' },
+  {
+    key: 'switchEndpoint',
+    env: 'ALS_SWITCH_ENDPOINT',
+    type: { kind: 'url' },
+    doc: 'central-ledger admin API base URL',
+  },
+  {
+    key: 'hubFspiopVersion',
+    env: 'ALS_HUB_FSPIOP_VERSION',
+    type: { kind: 'enum', values: ['1.1', '2.0'] },
+    doc: 'Content-Type/Accept version of messages the Hub originates',
+  },
+  {
+    key: 'oraclesFile',
+    env: 'ALS_ORACLES_FILE',
+    type: { kind: 'string', allowEmpty: true },
+    doc: 'JSON file with the oracle registry (used when ALS_DB_NAME is empty)',
+  },
+  {
+    key: 'oracleUrl',
+    env: 'ALS_ORACLE_URL',
+    type: { kind: 'string', allowEmpty: true },
+    doc: 'one oracle for every party ID type (used when neither a file nor a database is set)',
+  },
+  { key: 'dbHost', env: 'ALS_DB_HOST', type: { kind: 'string' }, doc: 'MySQL host of the oracleEndpoint table' },
+  { key: 'dbPort', env: 'ALS_DB_PORT', type: { kind: 'port' }, doc: 'MySQL port' },
+  { key: 'dbUser', env: 'ALS_DB_USER', type: { kind: 'string' }, doc: 'MySQL user' },
+  { key: 'dbPassword', env: 'ALS_DB_PASSWORD', type: { kind: 'string', allowEmpty: true }, doc: 'MySQL password' },
+  {
+    key: 'dbName',
+    env: 'ALS_DB_NAME',
+    type: { kind: 'string', allowEmpty: true },
+    doc: 'MySQL database; set it to read the oracle registry from the database',
+  },
+  {
+    key: 'participantCacheTtlMs',
+    env: 'ALS_PARTICIPANT_CACHE_TTL_MS',
+    type: { kind: 'int', min: 0 },
+    doc: 'freshness of a participant (active, currencies); 0 disables',
+  },
+  {
+    key: 'endpointCacheTtlMs',
+    env: 'ALS_ENDPOINT_CACHE_TTL_MS',
+    type: { kind: 'int', min: 0 },
+    doc: "freshness of a participant's callback endpoints",
+  },
+  {
+    key: 'oracleRegistryCacheTtlMs',
+    env: 'ALS_ORACLE_REGISTRY_CACHE_TTL_MS',
+    type: { kind: 'int', min: 0 },
+    doc: 'freshness of the oracle registry read from MySQL',
+  },
+  {
+    key: 'oracleAnswerCacheTtlMs',
+    env: 'ALS_ORACLE_ANSWER_CACHE_TTL_MS',
+    type: { kind: 'int', min: 0 },
+    doc: 'freshness of an oracle answer (party → FSPs)',
+  },
+  {
+    key: 'cacheMaxStaleMs',
+    env: 'ALS_CACHE_MAX_STALE_MS',
+    type: { kind: 'int', min: 0 },
+    doc: 'how long past its TTL an entry may be served while one refresh runs',
+  },
+  {
+    key: 'cacheMaxEntries',
+    env: 'ALS_CACHE_MAX_ENTRIES',
+    type: { kind: 'int', min: 1 },
+    doc: 'entries per cache (LRU beyond)',
+  },
+  {
+    key: 'upstreamConnections',
+    env: 'ALS_UPSTREAM_CONNECTIONS',
+    type: { kind: 'int', min: 1 },
+    doc: 'keep-alive connections per upstream origin',
+  },
+  {
+    key: 'connectTimeoutMs',
+    env: 'ALS_CONNECT_TIMEOUT_MS',
+    type: { kind: 'int', min: 1 },
+    doc: 'TCP connect timeout to upstreams',
+  },
+  {
+    key: 'headersTimeoutMs',
+    env: 'ALS_HEADERS_TIMEOUT_MS',
+    type: { kind: 'int', min: 1 },
+    doc: 'time to the response headers of an upstream',
+  },
+  {
+    key: 'bodyTimeoutMs',
+    env: 'ALS_BODY_TIMEOUT_MS',
+    type: { kind: 'int', min: 1 },
+    doc: 'idle time within an upstream response body',
+  },
+  {
+    key: 'keepAliveTimeoutMs',
+    env: 'ALS_KEEP_ALIVE_TIMEOUT_MS',
+    type: { kind: 'int', min: 1 },
+    doc: 'how long an idle upstream socket is kept',
+  },
+  {
+    key: 'upstreamKeepAlive',
+    env: 'ALS_UPSTREAM_KEEP_ALIVE',
+    type: { kind: 'enum', values: ['on', 'off'] },
+    doc: "'off' closes each upstream connection after one request (to measure what keep-alive saves)",
+  },
+  {
+    key: 'bodyLimitBytes',
+    env: 'ALS_BODY_LIMIT_BYTES',
+    type: { kind: 'int', min: 1024 },
+    doc: 'largest request body accepted (larger: 400, 3104)',
+  },
+  {
+    key: 'processes',
+    env: 'ALS_PROCESSES',
+    type: { kind: 'int', min: 1, max: 256 },
+    doc: 'worker processes sharing the ports (node:cluster); caches are per process',
+  },
+  {
+    key: 'logLevel',
+    env: 'ALS_LOG_LEVEL',
+    type: { kind: 'enum', values: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] },
+    doc: 'pino level; nothing is logged per request at warn',
+  },
+  {
+    key: 'profileDir',
+    env: 'ALS_PROFILE_DIR',
+    type: { kind: 'string' },
+    doc: 'where on-demand .cpuprofile files are written',
+  },
+  {
+    key: 'profileSeconds',
+    env: 'ALS_PROFILE_SECONDS',
+    type: { kind: 'int', min: 1, max: 600 },
+    doc: 'length of a CPU profile started by SIGUSR2',
+  },
+  {
+    key: 'shutdownTimeoutMs',
+    env: 'ALS_SHUTDOWN_TIMEOUT_MS',
+    type: { kind: 'int', min: 0 },
+    doc: 'how long shutdown waits for in-flight callbacks',
+  },
+];
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
+    super(`${variable}: ${message}`);
+    this.name = 'ConfigError';
+  }
+}
+
+function parse(setting: Setting<keyof ConfigValues>, raw: string): string | number {
+  const fail = (what: string): never => {
+    throw new ConfigError(setting.env, `${what}, got "${raw}"`);
+  };
+  const type = setting.type;
+  switch (type.kind) {
+    case 'port': {
+      const n = Number(raw);
+      if (raw.trim() === '' || !Number.isInteger(n) || n < 0 || n > 65535) fail('must be a TCP port (0-65535)');
+      return n;
+    }
+    case 'int': {
+      const n = Number(raw);
+      if (raw.trim() === '' || !Number.isInteger(n) || n < type.min || (type.max !== undefined && n > type.max))
+        fail(`must be a whole number from ${type.min}${type.max === undefined ? '' : ` to ${type.max}`}`);
+      return n;
+    }
+    case 'url': {
+      if (!URL.canParse(raw) || !/^https?:$/.test(new URL(raw).protocol)) fail('must be an http(s) URL');
+      return raw.replace(/\/+$/, '');
+    }
+    case 'string':
+      if (!type.allowEmpty && raw === '') fail('must not be empty');
+      return raw;
+    case 'enum':
+      if (!type.values.includes(raw)) fail(`must be one of ${type.values.join(', ')}`);
+      return raw;
+  }
+}
+
+/** Defaults, then environment variables, then explicit overrides (tests); validated and frozen. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<ConfigValues> = {}): Config {
+  const values: Record<string, unknown> = { ...defaults };
+  for (const setting of settings) {
+    const raw = env[setting.env];
+    if (raw !== undefined) values[setting.key] = parse(setting, raw);
+    if (setting.key in overrides) {
+      const value = overrides[setting.key];
+      values[setting.key] = parse(setting, String(value));
+    }
+  }
+  return Object.freeze(values) as unknown as Config;
+}

@@ -1,0 +1,52 @@
+/** central-ledger endpoint types the ALS calls (central-services-shared Enum.EndPoints.FspEndpointTypes). */
+export const Endpoint = {
+  PARTIES_GET: 'FSPIOP_CALLBACK_URL_PARTIES_GET',
+  PARTIES_PUT: 'FSPIOP_CALLBACK_URL_PARTIES_PUT',
+  PARTIES_PUT_ERROR: 'FSPIOP_CALLBACK_URL_PARTIES_PUT_ERROR',
+  PARTIES_SUB_ID_GET: 'FSPIOP_CALLBACK_URL_PARTIES_SUB_ID_GET',
+  PARTIES_SUB_ID_PUT: 'FSPIOP_CALLBACK_URL_PARTIES_SUB_ID_PUT',
+  PARTIES_SUB_ID_PUT_ERROR: 'FSPIOP_CALLBACK_URL_PARTIES_SUB_ID_PUT_ERROR',
+  PARTICIPANT_PUT: 'FSPIOP_CALLBACK_URL_PARTICIPANT_PUT',
+  PARTICIPANT_PUT_ERROR: 'FSPIOP_CALLBACK_URL_PARTICIPANT_PUT_ERROR',
+  PARTICIPANT_SUB_ID_PUT: 'FSPIOP_CALLBACK_URL_PARTICIPANT_SUB_ID_PUT',
+  PARTICIPANT_SUB_ID_PUT_ERROR: 'FSPIOP_CALLBACK_URL_PARTICIPANT_SUB_ID_PUT_ERROR',
+  PARTICIPANT_BATCH_PUT: 'FSPIOP_CALLBACK_URL_PARTICIPANT_BATCH_PUT',
+  PARTICIPANT_BATCH_PUT_ERROR: 'FSPIOP_CALLBACK_URL_PARTICIPANT_BATCH_PUT_ERROR',
+} as const;
+
+export type Resource = 'parties' | 'participants';
+
+/** The endpoint type for a callback (PUT) about a party, by resource, sub-id and error. */
+export function callbackEndpoint(resource: Resource, hasSubId: boolean, isError: boolean): string {
+  if (resource === 'parties') {
+    if (hasSubId) return isError ? Endpoint.PARTIES_SUB_ID_PUT_ERROR : Endpoint.PARTIES_SUB_ID_PUT;
+    return isError ? Endpoint.PARTIES_PUT_ERROR : Endpoint.PARTIES_PUT;
+  }
+  if (hasSubId) return isError ? Endpoint.PARTICIPANT_SUB_ID_PUT_ERROR : Endpoint.PARTICIPANT_SUB_ID_PUT;
+  return isError ? Endpoint.PARTICIPANT_PUT_ERROR : Endpoint.PARTICIPANT_PUT;
+}
+
+export interface TemplateValues {
+  readonly partyIdType?: string;
+  readonly partyIdentifier?: string;
+  readonly partySubIdOrType?: string | undefined;
+  readonly requestId?: string;
+}
+
+const placeholder = /\{\{(\w+)\}\}/g;
+
+/** Fills central-ledger's `{{name}}` placeholders, each value percent-encoded as one path segment. */
+export function fillTemplate(template: string, values: TemplateValues): string {
+  if (!template.includes('{{')) return template;
+  return template.replace(placeholder, (whole, name: string) => {
+    const value = (values as Record<string, string | undefined>)[name];
+    return value === undefined ? whole : encodeURIComponent(value);
+  });
+}
+
+/** The request path of a party resource, as FSPIOP-URI carries it. */
+export function partyPath(resource: Resource, type: string, id: string, subId: string | undefined, error: boolean) {
+  const base = `/${resource}/${encodeURIComponent(type)}/${encodeURIComponent(id)}`;
+  const withSub = subId === undefined ? base : `${base}/${encodeURIComponent(subId)}`;
+  return error ? `${withSub}/error` : withSub;
+}

@@ -1,0 +1,198 @@
+import { AlsError } from '../fspiop/errors.js';
+import { isValidPartyId, isValidSubId } from '../fspiop/party-id.js';
+import type { FspiopVersion } from '../fspiop/versions.js';
+import { callbackEndpoint, Endpoint, fillTemplate, type Resource } from './endpoints.js';
+import { asAlsError, sendErrorCallback } from './failures.js';
+import { endToEndStart, forwardHeaders } from './headers.js';
+import type { DiscoveryPorts, HeaderMap, PartyEntry, PartyRef } from './types.js';
+
+export interface PartyLookup {
+  readonly party: PartyRef;
+  readonly currency: string | undefined;
+  /** FSPIOP-Source, already known to be an active participant. */
+  readonly source: string;
+  readonly destination: string | undefined;
+  /** The version the requester asked for in Accept; its error callback uses it. */
+  readonly version: FspiopVersion;
+  readonly headers: HeaderMap;
+}
+
+/**
+ * The oracle's answer narrowed to what was asked: entries for a sub-id only when a sub-id was asked
+ * for (and then only that one), one request per FSP.
+ */
+export function selectParties(entries: readonly PartyEntry[], subId: string | undefined): string[] {
+  const fsps: string[] = [];
+  for (const entry of entries) {
+    if (subId === undefined ? entry.partySubIdOrType !== undefined : entry.partySubIdOrType !== subId) continue;
+    if (!fsps.includes(entry.fspId)) fsps.push(entry.fspId);
+  }
+  return fsps;
+}
+
+/**
+ * GET /parties after the 202 (reference: steps 3-6): validate the ID, find the FSPs (FSPIOP-Destination
+ * or the oracle), send each the GET. Exactly one error callback to the requester when the lookup fails.
+ */
+export async function lookUpParty(ports: DiscoveryPorts, request: PartyLookup): Promise<void> {
+  const { party } = request;
+  const fail = (error: AlsError) =>
+    sendErrorCallback(
+      ports,
+      {
+        resource: 'parties',
+        party,
+        requester: request.source,
+        version: request.version,
+        headers: request.headers,
+      },
+      error,
+    );
+
+  if (!isValidPartyId(party.type, party.id) || (party.subId !== undefined && !isValidSubId(party.subId))) {
+    return fail(new AlsError('INVALID_PARTY_ID', { type: party.type, id: party.id }));
+  }
+
+  let fsps: string[];
+  if (request.destination !== undefined && request.destination !== ports.hubName) {
+    fsps = [request.destination];
+  } else {
+    const started = performance.now();
+    try {
+      const oracle = await ports.oracleFor(party.type, request.currency);
+      const headers = forwardHeaders(request.headers, request.source, ports.hubName, 'GET');
+      fsps = selectParties(await ports.oracleLookup(oracle, party, request.currency, headers), party.subId);
+    } catch (error) {
+      return fail(asAlsError(error, 'ORACLE_FAILED'));
+    } finally {
+      ports.observe('oracle', started);
+    }
+    if (fsps.length === 0) return fail(new AlsError('PARTY_NOT_FOUND', { type: party.type, id: party.id }));
+  }
+
+  const outcomes = await Promise.all(fsps.map((fsp) => forwardLookup(ports, request, fsp)));
+  const reached = outcomes.filter((o) => o === undefined).length;
+  if (reached > 0) return;
+  // Every FSP failed: the payer hears about the first reason, once.
+  const first = outcomes.find((o) => o !== undefined) as AlsError;
+  return fail(first);
+}
+
+async function forwardLookup(ports: DiscoveryPorts, request: PartyLookup, fsp: string): Promise<AlsError | undefined> {
+  const { party } = request;
+  let url: string;
+  const started = performance.now();
+  try {
+    const participant = await ports.participant(fsp);
+    if (!participant?.isActive) {
+      return request.destination === fsp
+        ? new AlsError('DESTINATION_NOT_FOUND', { destination: fsp })
+        : new AlsError('PARTY_NOT_FOUND', { type: party.type, id: party.id });
+    }
+    const endpointType = party.subId === undefined ? Endpoint.PARTIES_GET : Endpoint.PARTIES_SUB_ID_GET;
+    const template = (await ports.endpoints(fsp)).get(endpointType);
+    if (!template) return new AlsError('NO_ENDPOINT', { destination: fsp, endpoint: endpointType });
+    url = fillTemplate(template, { partyIdType: party.type, partyIdentifier: party.id, partySubIdOrType: party.subId });
+  } catch (error) {
+    return asAlsError(error, 'SWITCH_FAILED');
+  } finally {
+    ports.observe('endpoint', started);
+  }
+  const sendStarted = performance.now();
+  try {
+    await ports.send({ url, method: 'GET', headers: forwardHeaders(request.headers, request.source, fsp, 'GET') });
+    return undefined;
+  } catch (error) {
+    ports.count('forward_failed');
+    return new AlsError('DESTINATION_UNREACHABLE', {
+      destination: fsp,
+      reason: error instanceof Error ? error.message : String(error),
+    });
+  } finally {
+    ports.observe('forward', sendStarted);
+  }
+}
+
+export interface PartyCallback {
+  readonly resource: Resource;
+  readonly party: PartyRef;
+  readonly isError: boolean;
+  readonly source: string;
+  readonly destination: string | undefined;
+  /** The version of the callback's Content-Type: an error back to its source uses it. */
+  readonly version: FspiopVersion;
+  readonly headers: HeaderMap;
+  /** The body exactly as received: forwarded as these bytes, never re-serialised (issue #3). */
+  readonly body: Buffer;
+}
+
+/**
+ * PUT /parties|/participants/{Type}/{ID}[/{SubId}][/error] after the 200: forward the callback to the
+ * destination's endpoint. Unknown source: nobody to tell, counted. Unknown destination or a failed
+ * forward: one error callback to the source.
+ */
+export async function forwardCallback(ports: DiscoveryPorts, callback: PartyCallback): Promise<void> {
+  const { party } = callback;
+  const e2eStart = endToEndStart(callback.headers.tracestate);
+  if (e2eStart !== undefined) ports.endToEnd(e2eStart);
+  if (callback.resource === 'participants') ports.forgetParty(party);
+
+  const fail = (error: AlsError) =>
+    sendErrorCallback(
+      ports,
+      {
+        resource: callback.resource,
+        party,
+        requester: callback.source,
+        version: callback.version,
+        headers: callback.headers,
+      },
+      error,
+    );
+
+  const destinationName = callback.destination;
+  let url: string;
+  const started = performance.now();
+  try {
+    const [source, destination] = await Promise.all([
+      ports.participant(callback.source),
+      callback.destination === undefined ? undefined : ports.participant(callback.destination),
+    ]);
+    if (!source?.isActive) {
+      ports.count('unknown_source');
+      return;
+    }
+    if (destinationName === undefined || !destination?.isActive) {
+      return fail(new AlsError('CALLBACK_DESTINATION_UNKNOWN', { destination: destinationName ?? '(none)' }));
+    }
+    const endpointType = callbackEndpoint(callback.resource, party.subId !== undefined, callback.isError);
+    const template = (await ports.endpoints(destinationName)).get(endpointType);
+    if (!template) return fail(new AlsError('NO_ENDPOINT', { destination: destinationName, endpoint: endpointType }));
+    url = fillTemplate(template, { partyIdType: party.type, partyIdentifier: party.id, partySubIdOrType: party.subId });
+  } catch (error) {
+    return fail(asAlsError(error, 'SWITCH_FAILED'));
+  } finally {
+    ports.observe('endpoint', started);
+  }
+
+  const sendStarted = performance.now();
+  try {
+    await ports.send({
+      url,
+      method: 'PUT',
+      headers: forwardHeaders(callback.headers, callback.source, destinationName, 'PUT'),
+      body: callback.body,
+    });
+    ports.count('callback_forwarded');
+  } catch (error) {
+    ports.count('forward_failed');
+    await fail(
+      new AlsError('DESTINATION_UNREACHABLE', {
+        destination: destinationName,
+        reason: error instanceof Error ? error.message : String(error),
+      }),
+    );
+  } finally {
+    ports.observe('callback', sendStarted);
+  }
+}

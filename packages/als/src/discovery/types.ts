@@ -1,0 +1,89 @@
+import type { ErrorInformation } from '@mojafast/fspiop';
+import type { FspiopVersion } from '../fspiop/versions.js';
+
+/** Request headers as Node gives them: lower-case names. */
+export type HeaderMap = Readonly<Record<string, string | string[] | undefined>>;
+export type OutboundHeaders = Record<string, string>;
+
+export interface Participant {
+  readonly name: string;
+  readonly isActive: boolean;
+  readonly currencies: readonly string[];
+}
+
+/** One entry of an oracle's partyList. */
+export interface PartyEntry {
+  readonly fspId: string;
+  readonly currency?: string;
+  readonly partySubIdOrType?: string;
+}
+
+export interface PartyRef {
+  readonly type: string;
+  readonly id: string;
+  readonly subId?: string | undefined;
+}
+
+/** A failed call to another service (central-ledger, an oracle, an FSP); `reason` is for the error text. */
+export class UpstreamError extends Error {
+  constructor(
+    readonly upstream: string,
+    readonly reason: string,
+    readonly status?: number,
+  ) {
+    super(`${upstream}: ${reason}`);
+    this.name = 'UpstreamError';
+  }
+}
+
+export interface OutboundRequest {
+  readonly url: string;
+  readonly method: 'GET' | 'PUT' | 'POST' | 'DELETE';
+  readonly headers: OutboundHeaders;
+  readonly body?: Buffer | string;
+}
+
+export type Stage = 'validation' | 'oracle' | 'endpoint' | 'forward' | 'callback';
+
+export type DiscoveryEvent =
+  | 'unknown_source'
+  | 'error_callback_failed'
+  | 'error_callback_sent'
+  | 'forward_failed'
+  | 'callback_forwarded';
+
+/** Everything a flow needs from the outside, passed in: the flows import no HTTP client, cache or database. */
+export interface DiscoveryPorts {
+  readonly hubName: string;
+  readonly hubVersion: FspiopVersion;
+  /** Undefined when central-ledger does not know the name; throws UpstreamError when it cannot be asked. */
+  participant(name: string): Promise<Participant | undefined>;
+  /** Endpoint type → URL template of a participant; throws UpstreamError. */
+  endpoints(name: string): Promise<ReadonlyMap<string, string>>;
+  /** The oracle URL for a party ID type (and currency); throws AlsError NO_ORACLE / NO_DEFAULT_ORACLE. */
+  oracleFor(type: string, currency: string | undefined): Promise<string>;
+  oracleLookup(
+    oracleUrl: string,
+    party: PartyRef,
+    currency: string | undefined,
+    headers: OutboundHeaders,
+  ): Promise<readonly PartyEntry[]>;
+  /** POST or DELETE one party at the oracle; drops its cached answer. */
+  oracleWrite(
+    oracleUrl: string,
+    method: 'POST' | 'DELETE',
+    party: PartyRef,
+    body: string | undefined,
+    headers: OutboundHeaders,
+  ): Promise<void>;
+  /** POST /participants (batch) at the oracle; answers the oracle's body. */
+  oracleBatch(oracleUrl: string, body: string, headers: OutboundHeaders): Promise<Buffer>;
+  /** Drops the cached oracle answer for a party (issue #3, Mojaloop issue #4227). */
+  forgetParty(party: PartyRef): void;
+  send(request: OutboundRequest): Promise<void>;
+  serialiseError(information: ErrorInformation): string;
+  serialiseFspId(fspId: string): string;
+  observe(stage: Stage, startedAt: number): void;
+  endToEnd(startedAtMs: number): void;
+  count(event: DiscoveryEvent): void;
+}

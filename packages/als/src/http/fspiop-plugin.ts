@@ -1,0 +1,37 @@
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import { AlsError } from '../fspiop/errors.js';
+import type { Serialisers } from '../fspiop/serialisers.js';
+
+export function sendAlsError(reply: FastifyReply, serialisers: Serialisers, error: AlsError): FastifyReply {
+  return reply
+    .code(error.status)
+    .header('content-type', 'application/json; charset=utf-8')
+    .send(serialisers.error(error.information()));
+}
+
+/**
+ * What every FSPIOP server of ours shares: bodies kept as the bytes received (PUT callbacks are
+ * forwarded as they came, issue #3), FSPIOP error bodies for everything that fails before a handler
+ * answers (an oversized body is 3104, an unknown route 3002), and never a 5xx for bad input.
+ */
+export function registerFspiopBasics(app: FastifyInstance, serialisers: Serialisers, bodyLimit: number): void {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit }, (_request, body, done) => done(null, body));
+
+  app.setNotFoundHandler((request, reply) =>
+    sendAlsError(reply, serialisers, new AlsError('UNKNOWN_URI', { method: request.method, path: request.url })),
+  );
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error instanceof AlsError) return sendAlsError(reply, serialisers, error);
+    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
+      return sendAlsError(reply, serialisers, new AlsError('BODY_TOO_LARGE', { limit: bodyLimit }));
+    if (error.statusCode !== undefined && error.statusCode < 500)
+      return sendAlsError(reply, serialisers, new AlsError('MALFORMED_BODY'));
+    request.log.error({ err: error }, 'unexpected failure while answering');
+    return reply
+      .code(500)
+      .header('content-type', 'application/json; charset=utf-8')
+      .send(serialisers.error({ errorCode: '2001', errorDescription: 'Internal server error' }));
+  });
+}

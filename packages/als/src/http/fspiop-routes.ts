@@ -1,0 +1,232 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Resource } from '../discovery/endpoints.js';
+import { sendErrorCallback } from '../discovery/failures.js';
+import { handleBatch, handleParticipant } from '../discovery/participants.js';
+import { forwardCallback, lookUpParty } from '../discovery/parties.js';
+import { type DiscoveryPorts, type PartyRef, UpstreamError } from '../discovery/types.js';
+import { AlsError } from '../fspiop/errors.js';
+import { checkHeaders, type IngressFacts } from '../fspiop/ingress.js';
+import type { BodySchemaName, FspiopSchemas } from '../fspiop/schemas.js';
+import type { Serialisers } from '../fspiop/serialisers.js';
+import type { FspiopVersion } from '../fspiop/versions.js';
+import type { Metrics } from '../observe/metrics.js';
+
+export interface FspiopRouteDeps {
+  readonly ports: DiscoveryPorts;
+  readonly schemas: FspiopSchemas;
+  readonly serialisers: Serialisers;
+  readonly metrics: Metrics;
+  /** Keeps background work visible to shutdown, which drains it. */
+  readonly track: (work: Promise<void>) => void;
+}
+
+interface PartyParams {
+  type: string;
+  id: string;
+  subId?: string;
+}
+
+type PartyRequest = FastifyRequest<{ Params: PartyParams; Querystring: { currency?: string } }>;
+
+function partyOf(params: PartyParams): PartyRef {
+  return { type: params.type, id: params.id, subId: params.subId };
+}
+
+/** The FSPIOP routes of the reference: /parties and /participants; 202 first, the work after it. */
+export function registerFspiopRoutes(app: FastifyInstance, deps: FspiopRouteDeps): void {
+  const { ports, schemas, metrics, track } = deps;
+
+  const checkType = (type: string, version: FspiopVersion) => {
+    if (!schemas.partyIdTypes[version].has(type)) throw new AlsError('INVALID_PARTY_ID_TYPE', { type });
+  };
+
+  const parseBody = (request: FastifyRequest, version: FspiopVersion, schema: BodySchemaName): unknown => {
+    const raw = request.body;
+    if (!Buffer.isBuffer(raw) || raw.length === 0) throw new AlsError('BODY_MISSING_ELEMENT', { path: '/body' });
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(raw.toString('utf8'));
+    } catch {
+      throw new AlsError('MALFORMED_BODY');
+    }
+    schemas.validate(version, schema, parsed);
+    return parsed;
+  };
+
+  /**
+   * The source must be an active participant before the 202 (reference: 400 3101). When central-ledger
+   * cannot be asked, the request is accepted and answered with one error callback instead of the
+   * original's synchronous 500.
+   */
+  const checkSource = async (facts: IngressFacts): Promise<AlsError | undefined> => {
+    try {
+      const participant = await ports.participant(facts.source);
+      if (!participant?.isActive) throw new AlsError('UNKNOWN_SOURCE', { source: facts.source });
+      return undefined;
+    } catch (error) {
+      if (error instanceof UpstreamError) return new AlsError('SWITCH_FAILED', { reason: error.reason });
+      throw error;
+    }
+  };
+
+  const accept = (
+    reply: FastifyReply,
+    route: string,
+    status: number,
+    started: number,
+    deferred: AlsError | undefined,
+    target: { resource: Resource; party: PartyRef; facts: IngressFacts; request: FastifyRequest },
+    work: () => Promise<void>,
+  ) => {
+    metrics.observeStage('validation', started);
+    metrics.ingress(route, status);
+    reply.code(status).send();
+    if (deferred) {
+      track(
+        sendErrorCallback(
+          ports,
+          {
+            resource: target.resource,
+            party: target.party,
+            requester: target.facts.source,
+            version: target.facts.version,
+            headers: target.request.headers,
+          },
+          deferred,
+        ),
+      );
+    } else {
+      track(work());
+    }
+  };
+
+  const getParties = async (request: PartyRequest, reply: FastifyReply) => {
+    const started = performance.now();
+    const facts = checkHeaders('GET', 'parties', request.headers, ports.hubVersion);
+    checkType(request.params.type, facts.version);
+    const deferred = await checkSource(facts);
+    const party = partyOf(request.params);
+    accept(reply, 'parties_get', 202, started, deferred, { resource: 'parties', party, facts, request }, () =>
+      lookUpParty(ports, {
+        party,
+        currency: request.query.currency,
+        source: facts.source,
+        destination: facts.destination,
+        version: facts.version,
+        headers: request.headers,
+      }),
+    );
+  };
+
+  const putCallback = (resource: Resource, isError: boolean) => async (request: PartyRequest, reply: FastifyReply) => {
+    const started = performance.now();
+    const facts = checkHeaders('PUT', resource, request.headers, ports.hubVersion);
+    checkType(request.params.type, facts.bodyVersion);
+    const schema: BodySchemaName = isError
+      ? 'ErrorInformationObject'
+      : resource === 'parties'
+        ? 'PartiesTypeIDPutResponse'
+        : 'ParticipantsTypeIDPutResponse';
+    parseBody(request, facts.bodyVersion, schema);
+    const route = `${resource}_put${isError ? '_error' : ''}`;
+    metrics.observeStage('validation', started);
+    metrics.ingress(route, 200);
+    reply.code(200).send();
+    track(
+      forwardCallback(ports, {
+        resource,
+        party: partyOf(request.params),
+        isError,
+        source: facts.source,
+        destination: facts.destination,
+        version: facts.version,
+        headers: request.headers,
+        body: request.body as Buffer,
+      }),
+    );
+  };
+
+  const participantRequest =
+    (method: 'GET' | 'POST' | 'DELETE') => async (request: PartyRequest, reply: FastifyReply) => {
+      const started = performance.now();
+      const facts = checkHeaders(method, 'participants', request.headers, ports.hubVersion);
+      checkType(request.params.type, facts.version);
+      let fspId: string | undefined;
+      let currency = request.query.currency;
+      if (method === 'POST') {
+        const body = parseBody(request, facts.bodyVersion, 'ParticipantsTypeIDSubIDPostRequest') as {
+          fspId: string;
+          currency?: string;
+        };
+        fspId = body.fspId;
+        currency = body.currency ?? currency;
+      }
+      const deferred = await checkSource(facts);
+      const party = partyOf(request.params);
+      accept(
+        reply,
+        `participants_${method.toLowerCase()}`,
+        202,
+        started,
+        deferred,
+        { resource: 'participants', party, facts, request },
+        () =>
+          handleParticipant(ports, {
+            method,
+            party,
+            currency,
+            source: facts.source,
+            version: facts.version,
+            headers: request.headers,
+            ...(method === 'POST' ? { body: request.body as Buffer, fspId } : {}),
+          }),
+      );
+    };
+
+  const postBatch = async (request: FastifyRequest, reply: FastifyReply) => {
+    const started = performance.now();
+    const facts = checkHeaders('POST', 'participants', request.headers, ports.hubVersion);
+    const body = parseBody(request, facts.bodyVersion, 'ParticipantsPostRequest') as {
+      requestId: string;
+      partyList: { partyIdType: string; partyIdentifier: string; partySubIdOrType?: string; fspId?: string }[];
+      currency?: string;
+    };
+    for (const entry of body.partyList) checkType(entry.partyIdType, facts.bodyVersion);
+    const deferred = await checkSource(facts);
+    metrics.observeStage('validation', started);
+    metrics.ingress('participants_batch', 202);
+    reply.code(202).send();
+    if (deferred) {
+      // Nothing to call back per party yet: the batch's own error endpoint is the place, which is the
+      // requester's PUT /participants/{requestId}/error; without central-ledger it cannot be found either.
+      ports.count('error_callback_failed');
+      return;
+    }
+    track(
+      handleBatch(
+        ports,
+        { request: deps.serialisers.batchRequest, result: deps.serialisers.batchResult },
+        {
+          requestId: body.requestId,
+          partyList: body.partyList,
+          currency: body.currency,
+          source: facts.source,
+          version: facts.version,
+          headers: request.headers,
+        },
+      ),
+    );
+  };
+
+  for (const suffix of ['', '/:subId']) {
+    app.get(`/parties/:type/:id${suffix}`, getParties);
+    app.put(`/parties/:type/:id${suffix}`, putCallback('parties', false));
+    app.put(`/parties/:type/:id${suffix}/error`, putCallback('parties', true));
+    app.get(`/participants/:type/:id${suffix}`, participantRequest('GET'));
+    app.post(`/participants/:type/:id${suffix}`, participantRequest('POST'));
+    app.delete(`/participants/:type/:id${suffix}`, participantRequest('DELETE'));
+    app.put(`/participants/:type/:id${suffix}`, putCallback('participants', false));
+    app.put(`/participants/:type/:id${suffix}/error`, putCallback('participants', true));
+  }
+  app.post('/participants', postBatch);
+}

@@ -1,0 +1,188 @@
+import { fileURLToPath } from 'node:url';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { Registry } from 'prom-client';
+import type { Config } from './config/config.js';
+import type { DiscoveryPorts } from './discovery/types.js';
+import { loadFspiopSchemas } from './fspiop/schemas.js';
+import { createSerialisers } from './fspiop/serialisers.js';
+import { registerAdminRoutes } from './http/admin-routes.js';
+import { registerFspiopBasics } from './http/fspiop-plugin.js';
+import { registerFspiopRoutes } from './http/fspiop-routes.js';
+import { registerObserveRoutes } from './http/observe-routes.js';
+import { createMetrics } from './observe/metrics.js';
+import { type CpuProfiler, createCpuProfiler } from './observe/profiler.js';
+import { createCentralLedger } from './upstream/central-ledger.js';
+import { createHttpClient } from './upstream/http-client.js';
+import { createOracleClient } from './upstream/oracle-client.js';
+import {
+  createMemoryOracleStore,
+  createOracleRegistry,
+  type OracleInput,
+  type OracleStore,
+  readOraclesFile,
+} from './upstream/oracle-registry.js';
+import { createMysqlOracleStore } from './upstream/oracle-store-mysql.js';
+
+export interface RunningAls {
+  readonly url: string;
+  readonly adminUrl: string;
+  readonly app: FastifyInstance;
+  readonly admin: FastifyInstance;
+  readonly registry: Registry;
+  readonly profiler: CpuProfiler;
+  /** Stops accepting, drains in-flight callbacks (bounded by shutdownTimeoutMs), releases sockets and db. */
+  close(): Promise<void>;
+}
+
+const embeddedOracles = fileURLToPath(new URL('../config/oracles.json', import.meta.url));
+
+async function openOracleStore(config: Config): Promise<OracleStore> {
+  if (config.dbName !== '') {
+    return createMysqlOracleStore({
+      host: config.dbHost,
+      port: config.dbPort,
+      user: config.dbUser,
+      password: config.dbPassword,
+      database: config.dbName,
+    });
+  }
+  if (config.oraclesFile !== '') return createMemoryOracleStore(readOraclesFile(config.oraclesFile));
+  if (config.oracleUrl !== '') {
+    const types = ['MSISDN', 'EMAIL', 'PERSONAL_ID', 'BUSINESS', 'DEVICE', 'ACCOUNT_ID', 'IBAN', 'ALIAS'];
+    return createMemoryOracleStore(
+      types.map(
+        (oracleIdType): OracleInput => ({ oracleIdType, endpoint: { value: config.oracleUrl }, isDefault: true }),
+      ),
+    );
+  }
+  return createMemoryOracleStore(readOraclesFile(embeddedOracles));
+}
+
+/** Wires config → upstreams → flows → HTTP; the only module that knows every layer. */
+export async function startAls(config: Config): Promise<RunningAls> {
+  const startedAt = new Date();
+  const registry = new Registry();
+  const metrics = createMetrics(registry);
+  const schemas = loadFspiopSchemas();
+  const serialisers = createSerialisers();
+  const http = createHttpClient({
+    connections: config.upstreamConnections,
+    connectTimeoutMs: config.connectTimeoutMs,
+    headersTimeoutMs: config.headersTimeoutMs,
+    bodyTimeoutMs: config.bodyTimeoutMs,
+    keepAliveTimeoutMs: config.keepAliveTimeoutMs,
+    keepAlive: config.upstreamKeepAlive === 'on',
+    onRetry: () => metrics.retry(),
+  });
+  const record = metrics.cache;
+  const centralLedger = createCentralLedger(http, {
+    switchEndpoint: config.switchEndpoint,
+    participantTtlMs: config.participantCacheTtlMs,
+    endpointTtlMs: config.endpointCacheTtlMs,
+    maxStaleMs: config.cacheMaxStaleMs,
+    maxEntries: config.cacheMaxEntries,
+    record,
+  });
+  const oracles = createOracleClient(http, {
+    answerTtlMs: config.oracleAnswerCacheTtlMs,
+    maxStaleMs: config.cacheMaxStaleMs,
+    maxEntries: config.cacheMaxEntries,
+    record,
+  });
+  const store = await openOracleStore(config);
+  const oracleRegistry = createOracleRegistry(store, {
+    // An in-memory registry is read directly; only a database is worth caching.
+    ttlMs: config.dbName === '' ? 0 : config.oracleRegistryCacheTtlMs,
+    maxStaleMs: config.cacheMaxStaleMs,
+    record,
+  });
+
+  const ports: DiscoveryPorts = {
+    hubName: config.hubName,
+    hubVersion: config.hubFspiopVersion,
+    participant: (name) => centralLedger.participant(name),
+    endpoints: (name) => centralLedger.endpoints(name),
+    oracleFor: (type, currency) => oracleRegistry.oracleFor(type, currency),
+    oracleLookup: (url, party, currency, headers) => oracles.lookup(url, party, currency, headers),
+    oracleWrite: (url, method, party, body, headers) => oracles.write(url, method, party, body, headers),
+    oracleBatch: (url, body, headers) => oracles.batch(url, body, headers),
+    forgetParty: (party) => oracles.forget(party),
+    send: (request) => http.send(request, 'fsp'),
+    serialiseError: serialisers.error,
+    serialiseFspId: serialisers.fspId,
+    observe: metrics.observeStage,
+    endToEnd: metrics.endToEnd,
+    count: metrics.event,
+  };
+
+  const inflight = new Set<Promise<void>>();
+  const track = (work: Promise<void>) => {
+    inflight.add(work);
+    work.then(
+      () => inflight.delete(work),
+      () => inflight.delete(work),
+    );
+  };
+
+  const logger = { level: config.logLevel };
+  const app = Fastify({
+    logger,
+    bodyLimit: config.bodyLimitBytes,
+    keepAliveTimeout: 65_000,
+    return503OnClosing: true,
+    // A HEAD must not start a lookup.
+    exposeHeadRoutes: false,
+  });
+  registerFspiopBasics(app, serialisers, config.bodyLimitBytes);
+  registerFspiopRoutes(app, { ports, schemas, serialisers, metrics, track });
+  registerObserveRoutes(app, registry, startedAt);
+
+  const profiler = createCpuProfiler(config.profileDir);
+  const admin = Fastify({ logger, bodyLimit: config.bodyLimitBytes });
+  admin.removeAllContentTypeParsers();
+  admin.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+  registerObserveRoutes(admin, registry, startedAt);
+  registerAdminRoutes(admin, {
+    registry: oracleRegistry,
+    partyIdTypes: schemas.partyIdTypes['1.1'],
+    clearEndpointCache: () => centralLedger.clear(),
+    profiler,
+    defaultProfileSeconds: config.profileSeconds,
+  });
+
+  // Shared resources are released when the servers close, after the in-flight work drained.
+  app.addHook('onClose', async () => {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.allSettled([...inflight]),
+      new Promise((resolve) => {
+        timer = setTimeout(resolve, config.shutdownTimeoutMs);
+      }),
+    ]);
+    clearTimeout(timer);
+  });
+
+  const url = await app.listen({ port: config.port, host: config.host });
+  const adminUrl = await admin.listen({ port: config.adminPort, host: config.host });
+  const local = (address: string) => address.replace('0.0.0.0', '127.0.0.1').replace('[::]', '127.0.0.1');
+
+  let closing: Promise<void> | undefined;
+  return {
+    url: local(url),
+    adminUrl: local(adminUrl),
+    app,
+    admin,
+    registry,
+    profiler,
+    close() {
+      closing ??= (async () => {
+        await Promise.all([app.close(), admin.close()]);
+        await profiler.stop();
+        await http.close();
+        await store.close();
+        metrics.stop();
+      })();
+      return closing;
+    },
+  };
+}

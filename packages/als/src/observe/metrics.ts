@@ -1,0 +1,120 @@
+import { performance } from 'node:perf_hooks';
+import { collectDefaultMetrics, Gauge, type Registry } from 'prom-client';
+import type { DiscoveryEvent, Stage } from '../discovery/types.js';
+import type { CacheResult } from '../upstream/cache.js';
+import { FastCounter, FastHistogram, type HistogramChild } from './fast-metrics.js';
+
+const stageBuckets = [0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+const endToEndBuckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+export interface Metrics {
+  observeStage(stage: Stage, startedAt: number): void;
+  endToEnd(startedAtMs: number): void;
+  cache(cache: string, result: CacheResult): void;
+  event(event: DiscoveryEvent): void;
+  ingress(route: string, status: number): void;
+  retry(): void;
+  /** Drops every metric from the registry (at shutdown). */
+  stop(): void;
+}
+
+/**
+ * Every metric on the Registry passed in. Names: README.md "Metrics". Stage histograms take a
+ * performance.now() start; the end-to-end one takes the epoch milliseconds the harness put in tracestate.
+ */
+export function createMetrics(registry: Registry): Metrics {
+  collectDefaultMetrics({ register: registry, prefix: 'als_', eventLoopMonitoringPrecision: 10 });
+  const stage = new FastHistogram(
+    'als_stage_duration_seconds',
+    'time spent per stage of a request: validation, oracle, endpoint, forward, callback',
+    stageBuckets,
+    registry,
+  );
+  const stages: Record<Stage, HistogramChild> = {
+    validation: stage.child({ stage: 'validation' }),
+    oracle: stage.child({ stage: 'oracle' }),
+    endpoint: stage.child({ stage: 'endpoint' }),
+    forward: stage.child({ stage: 'forward' }),
+    callback: stage.child({ stage: 'callback' }),
+  };
+  const e2e = new FastHistogram(
+    'als_end_to_end_seconds',
+    'from tx_end2end_start_ts in tracestate to the PUT callback reaching the ALS (Mojaloop issue #3431)',
+    endToEndBuckets,
+    registry,
+  ).child();
+  const cacheCounter = new FastCounter(
+    'als_cache_requests_total',
+    'cache look-ups by cache (participant, endpoints, oracle_answer, oracle_registry) and result',
+    registry,
+  );
+  const events = new FastCounter(
+    'als_events_total',
+    'flow outcomes: callback_forwarded, forward_failed, error_callback_sent, error_callback_failed, unknown_source',
+    registry,
+  );
+  const requests = new FastCounter('als_requests_total', 'FSPIOP requests accepted, by route and status', registry);
+  const retries = new FastCounter(
+    'als_upstream_retries_total',
+    'upstream requests retried after a reset idle keep-alive socket',
+    registry,
+  ).child();
+  let last = performance.eventLoopUtilization();
+  new Gauge({
+    name: 'als_event_loop_utilization',
+    help: 'share of time the event loop was busy since the previous scrape (0..1)',
+    registers: [registry],
+    collect() {
+      const now = performance.eventLoopUtilization();
+      this.set(performance.eventLoopUtilization(now, last).utilization);
+      last = now;
+    },
+  });
+
+  // Children are bound once per label set; the hot path is a Map lookup and an addition.
+  const memo = <T>(make: (key: string) => T) => {
+    const children = new Map<string, T>();
+    return (key: string) => {
+      let child = children.get(key);
+      if (!child) {
+        child = make(key);
+        children.set(key, child);
+      }
+      return child;
+    };
+  };
+  const cacheChild = memo((key) => {
+    const [cache, result] = key.split(' ') as [string, string];
+    return cacheCounter.child({ cache, result });
+  });
+  const eventChild = memo((event) => events.child({ event }));
+  const requestChild = memo((key) => {
+    const [route, status] = key.split(' ') as [string, string];
+    return requests.child({ route, status });
+  });
+
+  return {
+    observeStage(name, startedAt) {
+      stages[name].observe((performance.now() - startedAt) / 1000);
+    },
+    endToEnd(startedAtMs) {
+      const seconds = (Date.now() - startedAtMs) / 1000;
+      if (seconds >= 0 && seconds < 3600) e2e.observe(seconds);
+    },
+    cache(cache, result) {
+      cacheChild(`${cache} ${result}`).inc();
+    },
+    event(event) {
+      eventChild(event).inc();
+    },
+    ingress(route, status) {
+      requestChild(`${route} ${status}`).inc();
+    },
+    retry() {
+      retries.inc();
+    },
+    stop() {
+      registry.clear();
+    },
+  };
+}

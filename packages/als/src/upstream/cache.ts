@@ -1,0 +1,89 @@
+import { LRUCache } from 'lru-cache';
+
+export type CacheResult = 'hit' | 'miss' | 'stale';
+
+export interface CacheOptions<V> {
+  readonly name: string;
+  /** Fresh for this long; 0 turns caching off (every get loads, concurrent ones still share a load). */
+  readonly ttlMs: number;
+  /** Past its TTL an entry is still served for this long while one refresh runs. */
+  readonly maxStaleMs: number;
+  readonly max: number;
+  readonly load: (key: string) => Promise<V>;
+  readonly record?: (cache: string, result: CacheResult) => void;
+  readonly now?: () => number;
+}
+
+interface Entry<V> {
+  readonly value: V;
+  readonly loadedAt: number;
+}
+
+export interface Cache<V> {
+  get(key: string): Promise<V>;
+  delete(key: string): void;
+  clear(): void;
+}
+
+/**
+ * A read-through cache around one upstream call: concurrent misses for a key share one load; an entry
+ * past its TTL is served (stale) while one background refresh runs, within maxStaleMs; a failed load is
+ * never stored, so an outage is not remembered as an answer (issue #3). A delete also detaches a load in
+ * flight, so an invalidation is not undone by an answer read before it.
+ */
+export function createCache<V extends {}>(options: CacheOptions<V>): Cache<V> {
+  const now = options.now ?? Date.now;
+  const lru = new LRUCache<string, Entry<V>>({
+    max: options.max,
+    ttl: options.ttlMs + options.maxStaleMs,
+    ttlAutopurge: false,
+  });
+  const loading = new Map<string, Promise<V>>();
+  const record = (result: CacheResult) => options.record?.(options.name, result);
+
+  const load = (key: string): Promise<V> => {
+    const running = loading.get(key);
+    if (running) return running;
+    const promise = options.load(key).then(
+      (value) => {
+        if (loading.get(key) === promise) {
+          loading.delete(key);
+          if (options.ttlMs > 0) lru.set(key, { value, loadedAt: now() });
+        }
+        return value;
+      },
+      (error: unknown) => {
+        if (loading.get(key) === promise) loading.delete(key);
+        throw error;
+      },
+    );
+    loading.set(key, promise);
+    return promise;
+  };
+
+  return {
+    get(key) {
+      const entry = lru.get(key);
+      if (entry) {
+        if (now() - entry.loadedAt <= options.ttlMs) {
+          record('hit');
+          return Promise.resolve(entry.value);
+        }
+        record('stale');
+        // The refresh's failure leaves the stale entry in place until it expires.
+        load(key).catch(() => {});
+        return Promise.resolve(entry.value);
+      }
+      record('miss');
+      return load(key);
+    },
+    delete(key) {
+      lru.delete(key);
+      loading.delete(key);
+    },
+    clear() {
+      lru.clear();
+      loading.clear();
+    },
+  };
+}

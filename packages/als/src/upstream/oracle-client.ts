@@ -1,0 +1,124 @@
+import { LRUCache } from 'lru-cache';
+import { type OutboundHeaders, type PartyEntry, type PartyRef, UpstreamError } from '../discovery/types.js';
+import { type Cache, type CacheResult, createCache } from './cache.js';
+import type { HttpClient } from './http-client.js';
+
+export interface OracleClientOptions {
+  readonly answerTtlMs: number;
+  readonly maxStaleMs: number;
+  readonly maxEntries: number;
+  readonly record?: (cache: string, result: CacheResult) => void;
+}
+
+export interface OracleClient {
+  lookup(
+    oracleUrl: string,
+    party: PartyRef,
+    currency: string | undefined,
+    headers: OutboundHeaders,
+  ): Promise<readonly PartyEntry[]>;
+  write(
+    oracleUrl: string,
+    method: 'POST' | 'DELETE',
+    party: PartyRef,
+    body: string | undefined,
+    headers: OutboundHeaders,
+  ): Promise<void>;
+  batch(oracleUrl: string, body: string, headers: OutboundHeaders): Promise<Buffer>;
+  forget(party: PartyRef): void;
+}
+
+function partyPath(party: PartyRef): string {
+  const base = `/participants/${encodeURIComponent(party.type)}/${encodeURIComponent(party.id)}`;
+  return party.subId === undefined ? base : `${base}/${encodeURIComponent(party.subId)}`;
+}
+
+const partyKey = (party: PartyRef) => `${party.type}\u0000${party.id}\u0000${party.subId ?? ''}`;
+
+/**
+ * The oracle API (GET|POST|DELETE /participants/{Type}/{ID}[/{SubId}], POST /participants), with the
+ * answers of GET cached per oracle, party and currency. The headers of the first caller of a coalesced
+ * load are the ones the oracle sees; an oracle ignores them beyond tracing.
+ */
+export function createOracleClient(http: HttpClient, options: OracleClientOptions): OracleClient {
+  // The load of a cache entry needs the request's URL and headers; they ride along keyed by cache key.
+  const pending = new Map<string, { url: string; headers: OutboundHeaders }>();
+  // party key → cache keys (one per oracle and currency), so a write can drop all of them.
+  // Bounded like the answers: lookups of ever-new IDs must not grow it.
+  const keysOfParty = new LRUCache<string, Set<string>>({ max: options.maxEntries });
+
+  const answers: Cache<readonly PartyEntry[]> = createCache({
+    name: 'oracle_answer',
+    ttlMs: options.answerTtlMs,
+    maxStaleMs: options.maxStaleMs,
+    max: options.maxEntries,
+    record: options.record,
+    async load(key) {
+      const call = pending.get(key);
+      if (!call) throw new UpstreamError('oracle', 'internal: no request for a cache load');
+      const { status, body } = await http.request({ url: call.url, method: 'GET', headers: call.headers }, 'oracle');
+      if (status === 404) return [];
+      if (status !== 200) throw new UpstreamError('oracle', `answered ${status}`, status);
+      let parsed: { partyList?: unknown };
+      try {
+        parsed = JSON.parse(body.toString('utf8'));
+      } catch {
+        throw new UpstreamError('oracle', 'answered a body that is not JSON');
+      }
+      if (!Array.isArray(parsed?.partyList)) throw new UpstreamError('oracle', 'answered without a partyList');
+      return (parsed.partyList as PartyEntry[]).filter((e) => typeof e?.fspId === 'string');
+    },
+  });
+
+  return {
+    async lookup(oracleUrl, party, currency, headers) {
+      const path = partyPath(party);
+      const url = currency ? `${oracleUrl}${path}?currency=${encodeURIComponent(currency)}` : `${oracleUrl}${path}`;
+      const key = url;
+      if (options.answerTtlMs > 0) {
+        const pKey = partyKey(party);
+        let keys = keysOfParty.get(pKey);
+        if (!keys) {
+          keys = new Set();
+          keysOfParty.set(pKey, keys);
+        }
+        keys.add(key);
+      }
+      if (!pending.has(key)) pending.set(key, { url, headers });
+      try {
+        return await answers.get(key);
+      } finally {
+        pending.delete(key);
+      }
+    },
+    async write(oracleUrl, method, party, body, headers) {
+      const outbound = body === undefined ? headers : { 'content-type': 'application/json', ...headers };
+      const { status } = await http.request(
+        { url: `${oracleUrl}${partyPath(party)}`, method, headers: outbound, body },
+        'oracle',
+      );
+      this.forget(party);
+      if (status >= 300) throw new UpstreamError('oracle', `${method} answered ${status}`, status);
+    },
+    async batch(oracleUrl, body, headers) {
+      const { status, body: answer } = await http.request(
+        {
+          url: `${oracleUrl}/participants`,
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...headers },
+          body,
+        },
+        'oracle',
+      );
+      if (status >= 300) throw new UpstreamError('oracle', `batch POST answered ${status}`, status);
+      return answer;
+    },
+    forget(party) {
+      const pKey = partyKey(party);
+      const keys = keysOfParty.get(pKey);
+      if (!keys) return;
+      keysOfParty.delete(pKey);
+      for (const key of keys) answers.delete(key);
+    },
+  };
+}

@@ -1,0 +1,175 @@
+import { describe, expect, it } from 'vitest';
+import { fillTemplate, partyPath } from '../src/discovery/endpoints.js';
+import { endToEndStart, forwardHeaders, hubHeaders } from '../src/discovery/headers.js';
+import { chooseOracle, type OracleRecord } from '../src/discovery/oracles.js';
+import { selectParties } from '../src/discovery/parties.js';
+import { AlsError } from '../src/fspiop/errors.js';
+import { createCache } from '../src/upstream/cache.js';
+
+const oracle = (id: number, extra: Partial<OracleRecord> = {}): OracleRecord => ({
+  id,
+  type: 'MSISDN',
+  currency: null,
+  url: `http://oracle${id}`,
+  endpointType: 'URL',
+  isDefault: false,
+  isActive: true,
+  ...extra,
+});
+
+describe('discovery, plain values', () => {
+  it('keeps sub-id entries only when a sub-id was asked for, one entry per FSP', () => {
+    const list = [{ fspId: 'a' }, { fspId: 'b', partySubIdOrType: 'W' }, { fspId: 'a', currency: 'EUR' }];
+    expect(selectParties(list, undefined)).toEqual(['a']);
+    expect(selectParties(list, 'W')).toEqual(['b']);
+    expect(selectParties(list, 'X')).toEqual([]);
+  });
+
+  it('chooses the one oracle, the default among several, the currency one first', () => {
+    expect(chooseOracle([oracle(1)], 'MSISDN', undefined)).toBe('http://oracle1');
+    expect(chooseOracle([oracle(1), oracle(2, { isDefault: true })], 'MSISDN', undefined)).toBe('http://oracle2');
+    expect(chooseOracle([oracle(1), oracle(2, { currency: 'USD' })], 'MSISDN', 'USD')).toBe('http://oracle2');
+    expect(chooseOracle([oracle(1), oracle(2, { currency: 'USD' })], 'MSISDN', 'EUR')).toBe('http://oracle1');
+  });
+
+  it('names the failure when no oracle or no default one exists (3003, 2001)', () => {
+    expect(() => chooseOracle([oracle(1, { isActive: false })], 'MSISDN', undefined)).toThrow(AlsError);
+    try {
+      chooseOracle([oracle(1), oracle(2)], 'MSISDN', undefined);
+    } catch (error) {
+      expect((error as AlsError).information().errorCode).toBe('2001');
+    }
+    try {
+      chooseOracle([], 'EMAIL', undefined);
+    } catch (error) {
+      expect((error as AlsError).information().errorCode).toBe('3003');
+    }
+  });
+
+  it('fills endpoint templates with percent-encoded values', () => {
+    expect(
+      fillTemplate('http://fsp/parties/{{partyIdType}}/{{partyIdentifier}}/{{partySubIdOrType}}', {
+        partyIdType: 'EMAIL',
+        partyIdentifier: 'a b/c@x',
+        partySubIdOrType: 'W',
+      }),
+    ).toBe('http://fsp/parties/EMAIL/a%20b%2Fc%40x/W');
+    expect(partyPath('parties', 'MSISDN', '1', undefined, true)).toBe('/parties/MSISDN/1/error');
+  });
+
+  it('rewrites forwarded headers: explicit source/destination, no Host/Content-Length, no Accept on PUT', () => {
+    const incoming = {
+      host: 'als',
+      'content-length': '10',
+      accept: 'x',
+      'content-type': 'y',
+      'fspiop-signature': 's',
+      'fspiop-source': 'payee',
+      date: 'd',
+    };
+    expect(forwardHeaders(incoming, 'payee', 'payer', 'PUT')).toEqual({
+      'content-type': 'y',
+      'fspiop-signature': 's',
+      'fspiop-source': 'payee',
+      'fspiop-destination': 'payer',
+      'fspiop-http-method': 'PUT',
+      date: 'd',
+    });
+    const hub = hubHeaders(
+      { ...incoming, 'fspiop-proxy': 'p' },
+      'Hub',
+      'payer',
+      '/parties/MSISDN/1/error',
+      'parties',
+      '2.0',
+    );
+    expect(hub).toMatchObject({
+      'content-type': 'application/vnd.interoperability.parties+json;version=2.0',
+      'fspiop-source': 'Hub',
+      'fspiop-destination': 'payer',
+      'fspiop-uri': '/parties/MSISDN/1/error',
+    });
+    expect(hub).not.toHaveProperty('fspiop-signature');
+    expect(hub).not.toHaveProperty('fspiop-proxy');
+    expect(hub).not.toHaveProperty('accept');
+  });
+
+  it('reads tx_end2end_start_ts from tracestate', () => {
+    expect(endToEndStart('a=b,tx_end2end_start_ts=1700000000123,c=d')).toBe(1700000000123);
+    expect(endToEndStart('tx_end2end_start_ts=x')).toBeUndefined();
+    expect(endToEndStart(undefined)).toBeUndefined();
+  });
+});
+
+describe('read-through cache', () => {
+  it('shares one load among concurrent misses and serves hits without loading', async () => {
+    let loads = 0;
+    const cache = createCache({
+      name: 't',
+      ttlMs: 1_000,
+      maxStaleMs: 0,
+      max: 10,
+      load: async (key) => {
+        loads++;
+        await new Promise((r) => setTimeout(r, 20));
+        return { key };
+      },
+    });
+    const values = await Promise.all(Array.from({ length: 50 }, () => cache.get('k')));
+    expect(new Set(values).size).toBe(1);
+    await cache.get('k');
+    expect(loads).toBe(1);
+  });
+
+  it('serves a stale entry while one refresh runs, and never stores a failed load', async () => {
+    let now = 0;
+    let fail = false;
+    let version = 0;
+    const results: string[] = [];
+    const cache = createCache({
+      name: 't',
+      ttlMs: 100,
+      maxStaleMs: 1_000,
+      max: 10,
+      now: () => now,
+      record: (_c, r) => results.push(r),
+      load: async () => {
+        if (fail) throw new Error('down');
+        return { version: ++version };
+      },
+    });
+    expect(await cache.get('k')).toEqual({ version: 1 });
+    now = 500;
+    expect(await cache.get('k')).toEqual({ version: 1 });
+    await new Promise((r) => setImmediate(r));
+    expect(await cache.get('k')).toEqual({ version: 2 });
+    expect(results).toEqual(['miss', 'stale', 'hit']);
+
+    fail = true;
+    await expect(cache.get('other')).rejects.toThrow('down');
+    fail = false;
+    expect(await cache.get('other')).toEqual({ version: 3 });
+  });
+
+  it('a delete during a load keeps that load out of the cache', async () => {
+    let release!: () => void;
+    let loads = 0;
+    const cache = createCache({
+      name: 't',
+      ttlMs: 1_000,
+      maxStaleMs: 0,
+      max: 10,
+      load: async () => {
+        loads++;
+        if (loads === 1) await new Promise<void>((r) => (release = r));
+        return { loads };
+      },
+    });
+    const first = cache.get('k');
+    await new Promise((r) => setImmediate(r));
+    cache.delete('k');
+    release();
+    await first;
+    expect(await cache.get('k')).toEqual({ loads: 2 });
+  });
+});

@@ -1,0 +1,95 @@
+import { randomBytes } from 'node:crypto';
+import { type SimSet, type SimSetOptions, startSimSet } from '@mojafast/sim';
+import { request } from 'undici';
+import { type ConfigValues, loadConfig } from '../src/config/config.js';
+import { type RunningAls, startAls } from '../src/main.js';
+
+export interface Stack {
+  readonly sims: SimSet;
+  readonly als: RunningAls;
+  close(): Promise<void>;
+}
+
+/** Simulators and an ALS on free loopback ports, wired to each other. */
+export async function startStack(
+  options: { sims?: SimSetOptions; config?: Partial<ConfigValues> } = {},
+): Promise<Stack> {
+  const sims = await startSimSet({ fsps: 5, recordHistory: true, ...options.sims });
+  try {
+    const config = loadConfig(
+      {},
+      {
+        host: '127.0.0.1',
+        port: 0,
+        adminPort: 0,
+        logLevel: 'silent',
+        switchEndpoint: sims.admin.url,
+        oracleUrl: sims.oracle.url,
+        headersTimeoutMs: 3_000,
+        ...options.config,
+      },
+    );
+    const als = await startAls(config);
+    sims.payee.setAlsUrl(als.url);
+    return {
+      sims,
+      als,
+      async close() {
+        await als.close();
+        await sims.close();
+      },
+    };
+  } catch (error) {
+    await sims.close();
+    throw error;
+  }
+}
+
+export const newTraceId = () => randomBytes(16).toString('hex');
+export const traceparent = (traceId: string) => `00-${traceId}-0123456789abcdef-01`;
+
+export function lookupHeaders(
+  traceId: string,
+  extra: Record<string, string> = {},
+  resource: 'parties' | 'participants' = 'parties',
+): Record<string, string> {
+  return {
+    accept: `application/vnd.interoperability.${resource}+json;version=1.1`,
+    date: new Date().toUTCString(),
+    'fspiop-source': 'payerfsp',
+    traceparent: traceparent(traceId),
+    ...extra,
+  };
+}
+
+export function callbackHeaders(
+  traceId: string,
+  extra: Record<string, string> = {},
+  resource: 'parties' | 'participants' = 'parties',
+): Record<string, string> {
+  return {
+    'content-type': `application/vnd.interoperability.${resource}+json;version=1.1`,
+    date: new Date().toUTCString(),
+    'fspiop-source': 'payeefsp1',
+    'fspiop-destination': 'payerfsp',
+    traceparent: traceparent(traceId),
+    ...extra,
+  };
+}
+
+export async function call(
+  url: string,
+  method: 'GET' | 'PUT' | 'POST' | 'DELETE',
+  headers: Record<string, string>,
+  body?: string | Buffer,
+): Promise<{ status: number; body: string }> {
+  const res = await request(url, { method, headers, body });
+  return { status: res.statusCode, body: await res.body.text() };
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The error code of an FSPIOP error body. */
+export function errorCodeOf(body: Buffer | string): string | undefined {
+  return (JSON.parse(body.toString()) as { errorInformation?: { errorCode?: string } }).errorInformation?.errorCode;
+}

@@ -1,0 +1,186 @@
+import { hashId } from '@mojafast/sim';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  call,
+  callbackHeaders,
+  errorCodeOf,
+  lookupHeaders,
+  newTraceId,
+  type Stack,
+  sleep,
+  startStack,
+} from './helpers.js';
+
+let stack: Stack;
+beforeAll(async () => {
+  stack = await startStack({
+    sims: { fsps: 5, payeeErrorPrefix: '999', deadEndpointFsps: ['deadfsp'] },
+  });
+});
+afterAll(() => stack?.close());
+
+/** Waits for the callback of a trace and, a little later, checks it was the only one. */
+async function onlyCallback(traceId: string) {
+  const callback = await stack.sims.payer?.waitForCallback(traceId, 5_000);
+  await sleep(150);
+  expect(stack.sims.payer?.callbacksFor(traceId)).toHaveLength(1);
+  if (!callback) throw new Error('no payer simulator');
+  return callback;
+}
+
+const expectedFsp = (id: string) => `payeefsp${(hashId(id) % 5) + 1}`;
+
+describe('GET /parties happy path', () => {
+  it('answers 202 and delivers the payee party to the payer, asking the oracle', async () => {
+    const traceId = newTraceId();
+    const id = '46700000001';
+    const res = await call(`${stack.als.url}/parties/MSISDN/${id}`, 'GET', {
+      ...lookupHeaders(traceId),
+      tracestate: `tx_end2end_start_ts=${Date.now()}`,
+    });
+    expect(res.status).toBe(202);
+    const callback = await onlyCallback(traceId);
+    expect(callback.kind).toBe('success');
+    expect(callback.path).toBe(`/parties/MSISDN/${id}`);
+    expect(callback.headers['fspiop-source']).toBe(expectedFsp(id));
+    expect(callback.headers['fspiop-destination']).toBe('payerfsp');
+    expect(callback.headers.tracestate).toMatch(/tx_end2end_start_ts=\d+,tx_callback_start_ts=\d+/);
+    expect(JSON.parse(callback.body.toString()).party.partyIdInfo).toMatchObject({ partyIdentifier: id });
+    const metrics = await (await fetch(`${stack.als.adminUrl}/metrics`)).text();
+    expect(metrics).toMatch(/als_end_to_end_seconds_count [1-9]/);
+  });
+
+  it('goes straight to FSPIOP-Destination without asking the oracle', async () => {
+    const traceId = newTraceId();
+    const before = stack.sims.oracle.stats.get;
+    // 40412345 is "not found" at the oracle: only a direct forward can find it.
+    const res = await call(
+      `${stack.als.url}/parties/MSISDN/40412345`,
+      'GET',
+      lookupHeaders(traceId, { 'fspiop-destination': 'payeefsp2' }),
+    );
+    expect(res.status).toBe(202);
+    const callback = await onlyCallback(traceId);
+    expect(callback.kind).toBe('success');
+    expect(callback.headers['fspiop-source']).toBe('payeefsp2');
+    expect(stack.sims.oracle.stats.get).toBe(before);
+  });
+
+  it('looks up a party with a SubId and with ?currency=', async () => {
+    const withSub = newTraceId();
+    await call(`${stack.als.url}/parties/MSISDN/46700000002/WALLET`, 'GET', lookupHeaders(withSub));
+    const sub = await onlyCallback(withSub);
+    expect(sub.path).toBe('/parties/MSISDN/46700000002/WALLET');
+    expect(JSON.parse(sub.body.toString()).party.partyIdInfo.partySubIdOrType).toBe('WALLET');
+
+    const withCurrency = newTraceId();
+    await call(`${stack.als.url}/parties/MSISDN/46700000003?currency=USD`, 'GET', lookupHeaders(withCurrency));
+    expect((await onlyCallback(withCurrency)).kind).toBe('success');
+  });
+
+  it('answers a version 2.0 request with a 2.0 callback', async () => {
+    const traceId = newTraceId();
+    await call(
+      `${stack.als.url}/parties/MSISDN/46700000004`,
+      'GET',
+      lookupHeaders(traceId, { accept: 'application/vnd.interoperability.parties+json;version=2.0' }),
+    );
+    const callback = await onlyCallback(traceId);
+    expect(callback.headers['content-type']).toContain('version=2.0');
+  });
+});
+
+describe('PUT /parties forwarding', () => {
+  it('forwards a PUT body byte for byte with the payee headers', async () => {
+    const traceId = newTraceId();
+    // Odd spacing and key order: a re-serialised body would differ.
+    const body =
+      '{ "party" :{"partyIdInfo":{"partyIdType":"MSISDN","partyIdentifier":"46711111111","fspId":"payeefsp1"},  "name":"Ann"}}';
+    const res = await call(
+      `${stack.als.url}/parties/MSISDN/46711111111`,
+      'PUT',
+      callbackHeaders(traceId, { 'fspiop-signature': 'sig-123' }),
+      body,
+    );
+    expect(res.status).toBe(200);
+    const callback = await onlyCallback(traceId);
+    expect(callback.body.equals(Buffer.from(body))).toBe(true);
+    expect(callback.headers['fspiop-signature']).toBe('sig-123');
+    expect(callback.headers['fspiop-source']).toBe('payeefsp1');
+    expect(callback.headers.accept).toBeUndefined();
+  });
+
+  it('forwards a PUT .../error body byte for byte to the error endpoint', async () => {
+    const traceId = newTraceId();
+    const body = '{"errorInformation":{"errorCode":"5100","errorDescription":"Payee rejected"}}';
+    const res = await call(`${stack.als.url}/parties/MSISDN/46711111112/error`, 'PUT', callbackHeaders(traceId), body);
+    expect(res.status).toBe(200);
+    const callback = await onlyCallback(traceId);
+    expect(callback.kind).toBe('error');
+    expect(callback.path).toBe('/parties/MSISDN/46711111112/error');
+    expect(callback.body.equals(Buffer.from(body))).toBe(true);
+  });
+
+  it('sends one 3201 error callback to the source of a PUT whose destination is unknown', async () => {
+    const traceId = newTraceId();
+    // The "source" is the payer FSP here so the error callback lands on the payer simulator.
+    const res = await call(
+      `${stack.als.url}/parties/MSISDN/46711111113`,
+      'PUT',
+      callbackHeaders(traceId, { 'fspiop-source': 'payerfsp', 'fspiop-destination': 'nosuchfsp' }),
+      '{"party":{"partyIdInfo":{"partyIdType":"MSISDN","partyIdentifier":"46711111113"}}}',
+    );
+    expect(res.status).toBe(200);
+    const callback = await onlyCallback(traceId);
+    expect(callback.kind).toBe('error');
+    expect(errorCodeOf(callback.body)).toBe('3201');
+    expect(callback.headers['fspiop-source']).toBe('Hub');
+  });
+
+  it('drops and counts a PUT from an unknown source: nobody to call back', async () => {
+    const traceId = newTraceId();
+    const res = await call(
+      `${stack.als.url}/parties/MSISDN/46711111114`,
+      'PUT',
+      callbackHeaders(traceId, { 'fspiop-source': 'ghostfsp' }),
+      '{"party":{"partyIdInfo":{"partyIdType":"MSISDN","partyIdentifier":"46711111114"}}}',
+    );
+    expect(res.status).toBe(200);
+    await sleep(300);
+    expect(stack.sims.payer?.callbacksFor(traceId)).toHaveLength(0);
+    const metrics = await (await fetch(`${stack.als.adminUrl}/metrics`)).text();
+    expect(metrics).toMatch(/als_events_total\{event="unknown_source"\} [1-9]/);
+  });
+});
+
+describe('GET /parties asynchronous errors: exactly one error callback each', () => {
+  const cases: [string, string, Record<string, string>, string][] = [
+    ['party not found at the oracle', '40400001', {}, '3204'],
+    ['an MSISDN with letters (bad ID)', '46abc', {}, '3101'],
+    ['an unknown FSPIOP-Destination', '46700000010', { 'fspiop-destination': 'nosuchfsp' }, '3204'],
+    ['a payee that answers with an error', '99900001', { 'fspiop-destination': 'payeefsp1' }, '3204'],
+    ['a payee endpoint on a closed port', '46700000011', { 'fspiop-destination': 'deadfsp' }, '1001'],
+  ];
+  for (const [name, id, extra, code] of cases) {
+    it(`calls back ${code} for ${name}`, async () => {
+      const traceId = newTraceId();
+      const res = await call(`${stack.als.url}/parties/MSISDN/${id}`, 'GET', lookupHeaders(traceId, extra));
+      expect(res.status).toBe(202);
+      const callback = await onlyCallback(traceId);
+      expect(callback.kind).toBe('error');
+      expect(callback.path).toBe(`/parties/MSISDN/${id}/error`);
+      expect(errorCodeOf(callback.body)).toBe(code);
+    });
+  }
+
+  it('sends the error callback from the Hub in the requester version (1.1)', async () => {
+    const traceId = newTraceId();
+    await call(`${stack.als.url}/parties/MSISDN/40400002`, 'GET', lookupHeaders(traceId));
+    const callback = await onlyCallback(traceId);
+    expect(callback.headers['fspiop-source']).toBe('Hub');
+    expect(callback.headers['fspiop-destination']).toBe('payerfsp');
+    expect(callback.headers['fspiop-http-method']).toBe('PUT');
+    expect(callback.headers['fspiop-uri']).toBe('/parties/MSISDN/40400002/error');
+    expect(callback.headers['content-type']).toBe('application/vnd.interoperability.parties+json;version=1.1');
+  });
+});

@@ -1,0 +1,116 @@
+import { type Consumer, Kafka, logLevel, Partitioners, type Producer } from 'kafkajs';
+import type { Logger } from '../observe/logger.js';
+import type { OutboundMessage, PartitionBatch, PositionBus } from './types.js';
+
+export interface KafkajsBusOptions {
+  readonly brokers: readonly string[];
+  readonly clientId: string;
+  readonly groupId: string;
+  readonly topics: readonly string[];
+  readonly notificationTopic: string;
+  readonly fromBeginning: boolean;
+  readonly partitionsConsumedConcurrently: number;
+  readonly maxBytesPerPartition: number;
+  readonly sessionTimeoutMs: number;
+  readonly logger: Logger;
+}
+
+/** Largest produce request: kafkajs builds one request per call, and the broker caps a request's size. */
+const PRODUCE_CHUNK = 2000;
+
+export function createKafkajsBus(options: KafkajsBusOptions): PositionBus {
+  const kafka = new Kafka({
+    clientId: options.clientId,
+    brokers: [...options.brokers],
+    logLevel: logLevel.WARN,
+    logCreator:
+      () =>
+      ({ level, log }) => {
+        const { message, ...extra } = log;
+        if (level <= logLevel.ERROR) options.logger.error(`kafkajs: ${message}`, extra);
+        else options.logger.warn(`kafkajs: ${message}`, extra);
+      },
+    retry: { retries: 10, initialRetryTime: 100, maxRetryTime: 5_000 },
+  });
+  const consumer: Consumer = kafka.consumer({
+    groupId: options.groupId,
+    maxBytesPerPartition: options.maxBytesPerPartition,
+    maxBytes: options.maxBytesPerPartition * Math.max(1, options.partitionsConsumedConcurrently),
+    maxWaitTimeInMs: 100,
+    sessionTimeout: options.sessionTimeoutMs,
+    heartbeatInterval: Math.max(500, Math.floor(options.sessionTimeoutMs / 10)),
+    allowAutoTopicCreation: false,
+  });
+  const producer: Producer = kafka.producer({
+    createPartitioner: Partitioners.DefaultPartitioner,
+    allowAutoTopicCreation: true,
+  });
+  let inGroup = false;
+  let producerUp = false;
+  consumer.on(consumer.events.GROUP_JOIN, () => {
+    inGroup = true;
+  });
+  consumer.on(consumer.events.CRASH, (event) => {
+    inGroup = false;
+    options.logger.error('consumer crashed; kafkajs restarts it', { error: String(event.payload.error) });
+  });
+  consumer.on(consumer.events.STOP, () => {
+    inGroup = false;
+  });
+  producer.on(producer.events.CONNECT, () => {
+    producerUp = true;
+  });
+  producer.on(producer.events.DISCONNECT, () => {
+    producerUp = false;
+  });
+
+  return {
+    async start(handle) {
+      await producer.connect();
+      await consumer.connect();
+      await consumer.subscribe({ topics: [...options.topics], fromBeginning: options.fromBeginning });
+      await consumer.run({
+        // Offsets are committed by the runner, only after the DB commit and the notifications (issue #5).
+        autoCommit: false,
+        eachBatchAutoResolve: false,
+        partitionsConsumedConcurrently: options.partitionsConsumedConcurrently,
+        eachBatch: async ({ batch, heartbeat, isRunning, isStale, resolveOffset }) => {
+          const partitionBatch: PartitionBatch = {
+            topic: batch.topic,
+            partition: batch.partition,
+            messages: batch.messages.map((m) => ({ key: m.key, value: m.value, offset: m.offset })),
+            highWatermark: batch.highWatermark,
+            heartbeat,
+            resolve: resolveOffset,
+            isActive: () => isRunning() && !isStale(),
+          };
+          await handle(partitionBatch);
+        },
+      });
+    },
+    async produce(messages: readonly OutboundMessage[]) {
+      const sends: Promise<unknown>[] = [];
+      for (let i = 0; i < messages.length; i += PRODUCE_CHUNK) {
+        sends.push(
+          producer.send({
+            topic: options.notificationTopic,
+            acks: -1,
+            messages: messages.slice(i, i + PRODUCE_CHUNK).map((m) => ({ key: m.key, value: m.value })),
+          }),
+        );
+      }
+      await Promise.all(sends);
+    },
+    async commit(topic, partition, nextOffset) {
+      await consumer.commitOffsets([{ topic, partition, offset: nextOffset }]);
+    },
+    isReady() {
+      return inGroup && producerUp;
+    },
+    async stop() {
+      // kafkajs' disconnect stops fetching and waits for the eachBatch in progress before leaving the group.
+      await consumer.disconnect();
+      await producer.disconnect();
+    },
+  };
+}

@@ -1,0 +1,40 @@
+/**
+ * The narrow Kafka interface the runner needs. kafkajs implements it (kafkajs-bus.ts); another client can
+ * replace it if a measurement shows kafkajs is the limit (reference: kafkajs has had no release since 2023).
+ */
+export interface InboundMessage {
+  readonly key: Buffer | null;
+  readonly value: Buffer | null;
+  readonly offset: string;
+}
+
+export interface PartitionBatch {
+  readonly topic: string;
+  readonly partition: number;
+  readonly messages: readonly InboundMessage[];
+  readonly highWatermark: string;
+  /** Keeps the group membership alive during long work (a DB retry). */
+  heartbeat(): Promise<void>;
+  /** Tells the client the messages up to `offset` are done, so its next fetch starts after them. */
+  resolve(offset: string): void;
+  /** false once the consumer is stopping or the partition was revoked: stop taking new work from this batch. */
+  isActive(): boolean;
+}
+
+export interface OutboundMessage {
+  readonly key: string | null;
+  readonly value: string;
+}
+
+export interface PositionBus {
+  /** Joins the group and hands every fetched batch of one partition to `handle`; partitions run in parallel. */
+  start(handle: (batch: PartitionBatch) => Promise<void>): Promise<void>;
+  /** Produces to the notification topic and resolves once the broker acknowledged all of them (acks=all). */
+  produce(messages: readonly OutboundMessage[]): Promise<void>;
+  /** Commits `nextOffset` (the offset of the next message to read) for the group. */
+  commit(topic: string, partition: number, nextOffset: string): Promise<void>;
+  /** Broker readiness: the consumer is in its group and the producer is connected. */
+  isReady(): boolean;
+  /** Leaves the group after the batch in hand is finished, then disconnects. */
+  stop(): Promise<void>;
+}

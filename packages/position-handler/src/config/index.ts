@@ -1,0 +1,193 @@
+/**
+ * The handler's settings: one schema, one defaults object, read from the environment once at start-up,
+ * validated and frozen. A bad value names its env variable, the way fastify's initial-config-validation
+ * names the bad key.
+ */
+export interface PositionConfig {
+  readonly kafkaBrokers: readonly string[];
+  readonly kafkaClientId: string;
+  readonly consumerGroup: string;
+  readonly positionTopics: readonly string[];
+  readonly notificationTopic: string;
+  readonly fromBeginning: boolean;
+  readonly batchSize: number;
+  readonly partitionsConsumedConcurrently: number;
+  readonly maxBytesPerPartition: number;
+  readonly sessionTimeoutMs: number;
+  readonly dbHost: string;
+  readonly dbPort: number;
+  readonly dbUser: string;
+  readonly dbPassword: string;
+  readonly dbName: string;
+  readonly dbPoolMax: number;
+  readonly hubName: string;
+  readonly retryInitialMs: number;
+  readonly retryMaxMs: number;
+  readonly httpHost: string;
+  readonly httpPort: number;
+  readonly profileDir: string;
+  readonly profileSeconds: number;
+  readonly logLevel: 'error' | 'warn' | 'info' | 'debug';
+}
+
+type Kind = 'string' | 'list' | 'int' | 'bool' | 'enum';
+
+interface Field {
+  readonly env: string;
+  readonly kind: Kind;
+  readonly min?: number;
+  readonly max?: number;
+  readonly values?: readonly string[];
+  readonly doc: string;
+}
+
+/** Every setting, its env variable and what it means. The README table is checked against this. */
+export const configSchema: { readonly [K in keyof PositionConfig]: Field } = Object.freeze({
+  kafkaBrokers: { env: 'KAFKA_BROKERS', kind: 'list', doc: 'Kafka bootstrap brokers, comma separated' },
+  kafkaClientId: { env: 'KAFKA_CLIENT_ID', kind: 'string', doc: 'Kafka client id' },
+  consumerGroup: { env: 'POSITION_CONSUMER_GROUP', kind: 'string', doc: 'consumer group of the position topics' },
+  positionTopics: { env: 'POSITION_TOPICS', kind: 'list', doc: 'position topics to consume, comma separated' },
+  notificationTopic: { env: 'NOTIFICATION_TOPIC', kind: 'string', doc: 'topic the notifications go to' },
+  fromBeginning: { env: 'POSITION_FROM_BEGINNING', kind: 'bool', doc: 'a new group starts at the earliest offset' },
+  batchSize: {
+    env: 'POSITION_BATCH_SIZE',
+    kind: 'int',
+    min: 1,
+    max: 10_000,
+    doc: 'messages applied in one DB transaction',
+  },
+  partitionsConsumedConcurrently: {
+    env: 'POSITION_PARTITIONS_CONCURRENTLY',
+    kind: 'int',
+    min: 1,
+    max: 64,
+    doc: 'partitions processed in parallel by one process',
+  },
+  maxBytesPerPartition: {
+    env: 'KAFKA_MAX_BYTES_PER_PARTITION',
+    kind: 'int',
+    min: 1024,
+    max: 1 << 30,
+    doc: 'fetch size per partition (bytes); bounds how many messages one fetch hands over',
+  },
+  sessionTimeoutMs: {
+    env: 'KAFKA_SESSION_TIMEOUT_MS',
+    kind: 'int',
+    min: 6000,
+    max: 300_000,
+    doc: 'consumer group session timeout: how soon a dead process loses its partitions',
+  },
+  dbHost: { env: 'DB_HOST', kind: 'string', doc: 'MySQL/MariaDB host' },
+  dbPort: { env: 'DB_PORT', kind: 'int', min: 1, max: 65535, doc: 'MySQL/MariaDB port' },
+  dbUser: { env: 'DB_USER', kind: 'string', doc: 'database user' },
+  dbPassword: { env: 'DB_PASSWORD', kind: 'string', doc: 'database password' },
+  dbName: { env: 'DB_NAME', kind: 'string', doc: "central-ledger's database" },
+  dbPoolMax: { env: 'DB_POOL_MAX', kind: 'int', min: 1, max: 100, doc: 'database connections' },
+  hubName: { env: 'HUB_NAME', kind: 'string', doc: 'the switch name in error notifications (FSPIOP-Source)' },
+  retryInitialMs: {
+    env: 'POSITION_RETRY_INITIAL_MS',
+    kind: 'int',
+    min: 1,
+    max: 60_000,
+    doc: 'first back-off after a DB failure',
+  },
+  retryMaxMs: { env: 'POSITION_RETRY_MAX_MS', kind: 'int', min: 1, max: 600_000, doc: 'longest back-off' },
+  httpHost: { env: 'POSITION_HTTP_HOST', kind: 'string', doc: 'address of /health and /metrics' },
+  httpPort: { env: 'POSITION_HTTP_PORT', kind: 'int', min: 0, max: 65535, doc: 'port of /health, /metrics (0 = any)' },
+  profileDir: { env: 'POSITION_PROFILE_DIR', kind: 'string', doc: 'where on-demand .cpuprofile files go' },
+  profileSeconds: {
+    env: 'POSITION_PROFILE_SECONDS',
+    kind: 'int',
+    min: 1,
+    max: 600,
+    doc: 'length of an on-demand CPU profile',
+  },
+  logLevel: { env: 'LOG_LEVEL', kind: 'enum', values: ['error', 'warn', 'info', 'debug'], doc: 'log level' },
+});
+
+export const configDefaults: PositionConfig = Object.freeze({
+  kafkaBrokers: Object.freeze(['127.0.0.1:9092']),
+  kafkaClientId: 'mojafast-position',
+  consumerGroup: 'cl-group-transfer-position-batch',
+  positionTopics: Object.freeze(['topic-transfer-position-batch']),
+  notificationTopic: 'topic-notification-event',
+  fromBeginning: true,
+  batchSize: 1000,
+  partitionsConsumedConcurrently: 4,
+  maxBytesPerPartition: 4 * 1024 * 1024,
+  sessionTimeoutMs: 30_000,
+  dbHost: '127.0.0.1',
+  dbPort: 3306,
+  dbUser: 'central_ledger',
+  dbPassword: 'password',
+  dbName: 'central_ledger',
+  dbPoolMax: 8,
+  hubName: 'Hub',
+  retryInitialMs: 100,
+  retryMaxMs: 5_000,
+  httpHost: '127.0.0.1',
+  httpPort: 3081,
+  profileDir: '.',
+  profileSeconds: 10,
+  logLevel: 'info',
+});
+
+export class ConfigError extends Error {
+  constructor(
+    readonly key: string,
+    detail: string,
+  ) {
+    super(`${key} ${detail}`);
+    this.name = 'ConfigError';
+  }
+}
+
+function parseField(field: Field, raw: string): unknown {
+  switch (field.kind) {
+    case 'string':
+      if (raw === '') throw new ConfigError(field.env, 'must not be empty');
+      return raw;
+    case 'list': {
+      const items = raw
+        .split(',')
+        .map((s) => s.trim())
+        .filter((s) => s !== '');
+      if (items.length === 0) throw new ConfigError(field.env, 'must list at least one value');
+      return Object.freeze(items);
+    }
+    case 'int': {
+      const value = Number(raw);
+      if (!/^-?\d+$/.test(raw.trim()) || !Number.isSafeInteger(value)) {
+        throw new ConfigError(field.env, `must be an integer, got "${raw}"`);
+      }
+      if ((field.min !== undefined && value < field.min) || (field.max !== undefined && value > field.max)) {
+        throw new ConfigError(field.env, `must be between ${field.min} and ${field.max}, got ${value}`);
+      }
+      return value;
+    }
+    case 'bool':
+      if (raw === 'true' || raw === '1') return true;
+      if (raw === 'false' || raw === '0') return false;
+      throw new ConfigError(field.env, `must be true or false, got "${raw}"`);
+    case 'enum':
+      if (!field.values?.includes(raw)) {
+        throw new ConfigError(field.env, `must be one of ${field.values?.join(', ')}, got "${raw}"`);
+      }
+      return raw;
+  }
+}
+
+/** Reads the settings from `env` over the defaults; throws ConfigError naming the bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<PositionConfig> = {}) {
+  const values: Record<string, unknown> = { ...configDefaults };
+  for (const [key, field] of Object.entries(configSchema) as [keyof PositionConfig, Field][]) {
+    const raw = env[field.env];
+    if (raw !== undefined) values[key] = parseField(field, raw);
+  }
+  Object.assign(values, overrides);
+  const config = values as unknown as PositionConfig;
+  if (config.retryMaxMs < config.retryInitialMs) {
+    throw new ConfigError(configSchema.retryMaxMs.env, 'must not be below POSITION_RETRY_INITIAL_MS');
+  }
+  return Object.freeze(config);
+}

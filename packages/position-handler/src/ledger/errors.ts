@@ -1,0 +1,69 @@
+import { FspiopError, type FspiopErrorDefinition } from '@mojafast/fspiop';
+import type { ErrorName } from './types.js';
+
+export interface HandlerErrorEntry {
+  readonly fspiop: FspiopErrorDefinition;
+  /** When it happens; the README's error table is checked against these. */
+  readonly when: string;
+}
+
+/**
+ * The package's one error catalogue: every error a notification can carry. Codes and texts follow
+ * central-ledger's domain/position/*.js (prepare: 2001 with no detail, 4001, 4200; commit: 2001 "Invalid State";
+ * abort: 5100, abort-validation: 3100; timeout-reserved: 3303) plus the cases the original crashes on.
+ */
+export const handlerErrors: { readonly [K in ErrorName]: HandlerErrorEntry } = Object.freeze({
+  INCORRECT_STATE: {
+    fspiop: FspiopError.INTERNAL_SERVER_ERROR,
+    when: 'the transfer is not in the state the action needs',
+  },
+  LIQUIDITY: {
+    fspiop: FspiopError.PAYER_FSP_INSUFFICIENT_LIQUIDITY,
+    when: 'prepare: amount > liquidity cover - (value + reservedValue)',
+  },
+  LIMIT: {
+    fspiop: FspiopError.PAYER_LIMIT_ERROR,
+    when: 'prepare: amount > net debit cap - (value + reservedValue)',
+  },
+  TRANSFER_NOT_FOUND: {
+    fspiop: FspiopError.TRANSFER_ID_NOT_FOUND,
+    when: 'no transferStateChange (or no payee transferParticipant) for the transfer',
+  },
+  ACCOUNT_NOT_FOUND: {
+    fspiop: FspiopError.INTERNAL_SERVER_ERROR,
+    when: 'the message key is not a participantCurrencyId with a participantPosition',
+  },
+  ACCOUNT_MISCONFIGURED: {
+    fspiop: FspiopError.INTERNAL_SERVER_ERROR,
+    when: 'prepare: no settlement model, settlement account or NET_DEBIT_CAP for the account',
+  },
+  ABORT_REJECTED: { fspiop: FspiopError.PAYEE_REJECTED, when: 'abort applied (always an error notification)' },
+  ABORT_VALIDATION: {
+    fspiop: FspiopError.VALIDATION_ERROR,
+    when: 'abort-validation applied (always an error notification)',
+  },
+  EXPIRED: { fspiop: FspiopError.TRANSFER_EXPIRED, when: 'timeout-reserved applied (always an error notification)' },
+  MALFORMED: {
+    fspiop: FspiopError.MALFORMED_SYNTAX,
+    when: 'the payload is not a base64 data URI of JSON, or a required field or amount is bad',
+  },
+  UNSUPPORTED_ACTION: {
+    fspiop: FspiopError.NOT_IMPLEMENTED,
+    when: 'an FX or unknown action: never applied, never silently dropped',
+  },
+});
+
+/** transferStateChange.reason of a rejected prepare, as central-ledger writes it. */
+export const rejectionReason = Object.freeze({
+  EXPIRED: FspiopError.TRANSFER_EXPIRED.description,
+  INCORRECT_STATE: 'Transfer in incorrect state',
+  LIQUIDITY: FspiopError.PAYER_FSP_INSUFFICIENT_LIQUIDITY.description,
+  LIMIT: FspiopError.PAYER_LIMIT_ERROR.description,
+});
+
+/** Reads a rejection back from its stored reason, so a replayed prepare re-sends the same error. */
+export function rejectionFromReason(reason: string | null): 'INCORRECT_STATE' | 'LIQUIDITY' | 'LIMIT' {
+  if (reason === rejectionReason.LIQUIDITY) return 'LIQUIDITY';
+  if (reason === rejectionReason.LIMIT) return 'LIMIT';
+  return 'INCORRECT_STATE';
+}

@@ -1,0 +1,104 @@
+import { Registry } from 'prom-client';
+import { createKafkajsBus } from './bus/kafkajs-bus.js';
+import type { PositionBus } from './bus/types.js';
+import type { PositionConfig } from './config/index.js';
+import { createLogger, type Logger } from './observe/logger.js';
+import { createMetrics } from './observe/metrics.js';
+import { CpuProfiler } from './observe/profiler.js';
+import { type ObserveServer, startObserveServer } from './observe/server.js';
+import { PositionRunner } from './runner/runner.js';
+import { createKnex } from './store/db.js';
+import { PositionStore } from './store/position-store.js';
+
+export interface PositionService {
+  readonly store: PositionStore;
+  readonly registry: Registry;
+  readonly http: ObserveServer;
+  readonly profiler: CpuProfiler;
+  /** Finishes the batch in hand, commits its offsets, leaves the group, closes the DB pool and HTTP server. */
+  stop(): Promise<void>;
+}
+
+export interface ServiceOverrides {
+  readonly logger?: Logger;
+  readonly registry?: Registry;
+  readonly bus?: PositionBus;
+  /** Lets a test wrap one store call to inject a fault. */
+  readonly decorateStore?: (store: PositionStore) => PositionStore;
+}
+
+/** The only place that knows every layer: config in, a running handler out. */
+export async function startPositionService(
+  config: PositionConfig,
+  overrides: ServiceOverrides = {},
+): Promise<PositionService> {
+  const logger = overrides.logger ?? createLogger(config.logLevel);
+  const registry = overrides.registry ?? new Registry();
+  const metrics = createMetrics(registry);
+  const knex = createKnex({
+    host: config.dbHost,
+    port: config.dbPort,
+    user: config.dbUser,
+    password: config.dbPassword,
+    database: config.dbName,
+    poolMax: config.dbPoolMax,
+  });
+  const opened = await PositionStore.open(knex);
+  const store = overrides.decorateStore ? overrides.decorateStore(opened) : opened;
+  const bus =
+    overrides.bus ??
+    createKafkajsBus({
+      brokers: config.kafkaBrokers,
+      clientId: config.kafkaClientId,
+      groupId: config.consumerGroup,
+      topics: config.positionTopics,
+      notificationTopic: config.notificationTopic,
+      fromBeginning: config.fromBeginning,
+      partitionsConsumedConcurrently: config.partitionsConsumedConcurrently,
+      maxBytesPerPartition: config.maxBytesPerPartition,
+      sessionTimeoutMs: config.sessionTimeoutMs,
+      logger,
+    });
+  const runner = new PositionRunner(bus, store, metrics, logger, {
+    batchSize: config.batchSize,
+    hubName: config.hubName,
+    retryInitialMs: config.retryInitialMs,
+    retryMaxMs: config.retryMaxMs,
+  });
+  const profiler = new CpuProfiler(config.profileDir);
+  const http = await startObserveServer(
+    config.httpHost,
+    config.httpPort,
+    registry,
+    {
+      broker: () => bus.isReady(),
+      database: () => store.ping().then(() => true),
+    },
+    profiler,
+    config.profileSeconds,
+  );
+  await runner.start();
+  logger.info('position handler started', {
+    topics: config.positionTopics,
+    group: config.consumerGroup,
+    batchSize: config.batchSize,
+    http: `${http.address.address}:${http.address.port}`,
+  });
+  let stopped: Promise<void> | undefined;
+  return {
+    store,
+    registry,
+    http,
+    profiler,
+    stop() {
+      stopped ??= (async () => {
+        await runner.stop();
+        await profiler.settle();
+        await http.close();
+        await knex.destroy();
+        logger.info('position handler stopped');
+      })();
+      return stopped;
+    },
+  };
+}

@@ -1,0 +1,80 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Registry } from 'prom-client';
+import type { CpuProfiler } from './profiler.js';
+
+export interface Readiness {
+  broker(): boolean;
+  database(): Promise<boolean>;
+}
+
+export interface ObserveServer {
+  readonly address: AddressInfo;
+  close(): Promise<void>;
+}
+
+/**
+ * GET /health (200 when broker and database are ready, 503 otherwise, both reported), GET /metrics, and
+ * POST /admin/profile?seconds=N which answers with the path of the written .cpuprofile.
+ */
+export async function startObserveServer(
+  host: string,
+  port: number,
+  registry: Registry,
+  readiness: Readiness,
+  profiler: CpuProfiler,
+  defaultSeconds: number,
+): Promise<ObserveServer> {
+  const server: Server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const send = (status: number, type: string, body: string) => {
+      res.writeHead(status, { 'content-type': type });
+      res.end(body);
+    };
+    const json = (status: number, body: unknown) => send(status, 'application/json', JSON.stringify(body));
+    const route = `${req.method} ${url.pathname}`;
+    if (route === 'GET /health') {
+      readiness
+        .database()
+        .catch(() => false)
+        .then((database) => {
+          const broker = readiness.broker();
+          const ok = broker && database;
+          json(ok ? 200 : 503, {
+            status: ok ? 'OK' : 'DOWN',
+            broker: broker ? 'OK' : 'DOWN',
+            database: database ? 'OK' : 'DOWN',
+          });
+        });
+    } else if (route === 'GET /metrics') {
+      registry.metrics().then(
+        (text) => send(200, registry.contentType, text),
+        (error: unknown) => send(500, 'text/plain', String(error)),
+      );
+    } else if (route === 'POST /admin/profile') {
+      const seconds = Number(url.searchParams.get('seconds') ?? defaultSeconds);
+      if (!Number.isInteger(seconds) || seconds < 1 || seconds > 600) {
+        json(400, { error: 'seconds must be an integer from 1 to 600' });
+        return;
+      }
+      profiler.profile(seconds).then(
+        (file) => json(200, { file }),
+        (error: unknown) => json(500, { error: String(error) }),
+      );
+    } else {
+      json(404, { error: 'not found' });
+    }
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  return {
+    address: server.address() as AddressInfo,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

@@ -1,0 +1,42 @@
+import { ConfigError, loadConfig } from './config/index.js';
+import { startPositionService } from './main.js';
+
+/**
+ * `node dist/position` (also under `clinic flame -- node dist/position`): starts the handler, stops it on
+ * SIGINT/SIGTERM after the batch in hand, and lets Node exit by itself, so a profiler attached to the
+ * process can write its data first (reference/profiling.md). SIGUSR2 writes an on-demand .cpuprofile.
+ */
+async function main(): Promise<void> {
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`invalid configuration: ${error.message}\n`);
+      process.exitCode = 2;
+      return;
+    }
+    throw error;
+  }
+  const service = await startPositionService(config);
+  process.on('SIGUSR2', () => {
+    service.profiler.profile(config.profileSeconds).then(
+      (file) => process.stderr.write(`${JSON.stringify({ level: 'info', msg: 'cpu profile written', file })}\n`),
+      (error: unknown) => process.stderr.write(`${JSON.stringify({ level: 'error', msg: String(error) })}\n`),
+    );
+  });
+  const shutdown = (signal: string) => {
+    process.stderr.write(`${JSON.stringify({ level: 'info', msg: 'stopping', signal })}\n`);
+    service.stop().catch((error: unknown) => {
+      process.stderr.write(`${JSON.stringify({ level: 'error', msg: 'stop failed', error: String(error) })}\n`);
+      process.exitCode = 1;
+    });
+  };
+  process.once('SIGINT', () => shutdown('SIGINT'));
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${JSON.stringify({ level: 'error', msg: 'start failed', error: String(error) })}\n`);
+  process.exitCode = 1;
+});

@@ -1,0 +1,211 @@
+import type { OutboundMessage, PartitionBatch, PositionBus } from '../bus/types.js';
+import { planBatch } from '../ledger/plan.js';
+import type { LedgerCommand, Outcome, PlanInput, PlanResult } from '../ledger/types.js';
+import { decodeMessage, MalformedMessageError, type PositionMessage } from '../messages/decode.js';
+import { hubErrorNotification, type NotifyContext, notificationFor } from '../messages/notify.js';
+import type { Logger } from '../observe/logger.js';
+import type { PositionMetrics } from '../observe/metrics.js';
+import type { StageTimings } from '../store/position-store.js';
+
+/** What the runner needs from the store: one batch, one transaction. */
+export interface BatchStore {
+  applyBatch(
+    commands: readonly LedgerCommand[],
+    plan: (input: PlanInput) => PlanResult,
+    timings?: StageTimings,
+  ): Promise<PlanResult>;
+}
+
+export interface RunnerOptions {
+  readonly batchSize: number;
+  readonly hubName: string;
+  readonly retryInitialMs: number;
+  readonly retryMaxMs: number;
+}
+
+export class StoppedError extends Error {
+  constructor() {
+    super('stopping: batch abandoned before its DB commit; its offsets stay uncommitted');
+    this.name = 'StoppedError';
+  }
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The loop for one partition batch: decode → plan and write (one DB transaction per chunk of `batchSize`) →
+ * produce the notifications (awaited) → commit the offsets. Never in another order: a crash anywhere leaves
+ * the offsets at or before the first message whose notification is not acknowledged, and the redelivery is
+ * recognised by the ledger (planBatch) and only re-notified.
+ *
+ * The produce of chunk N overlaps the DB work of chunk N+1; chunk N's offsets are committed only after its
+ * produce resolved, and chunk N+1's after chunk N's.
+ */
+export class PositionRunner {
+  private stopping = false;
+  private readonly inFlight = new Set<Promise<void>>();
+
+  constructor(
+    private readonly bus: PositionBus,
+    private readonly store: BatchStore,
+    private readonly metrics: PositionMetrics,
+    private readonly logger: Logger,
+    private readonly options: RunnerOptions,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  async start(): Promise<void> {
+    await this.bus.start((batch) => this.track(this.handle(batch)));
+  }
+
+  /** Finishes the chunk in hand (its DB transaction, notifications and offset commit), then leaves the group. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    await this.bus.stop();
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  private track(work: Promise<void>): Promise<void> {
+    this.inFlight.add(work);
+    return work.finally(() => this.inFlight.delete(work));
+  }
+
+  async handle(batch: PartitionBatch): Promise<void> {
+    const { messages } = batch;
+    let pending: { produced: Promise<void>; lastOffset: string } | undefined;
+    const settle = async () => {
+      if (!pending) return;
+      const { produced, lastOffset } = pending;
+      pending = undefined;
+      let started = performance.now();
+      await produced;
+      this.metrics.stageSeconds.observe({ stage: 'produce' }, (performance.now() - started) / 1000);
+      started = performance.now();
+      await this.bus.commit(batch.topic, batch.partition, (BigInt(lastOffset) + 1n).toString());
+      batch.resolve(lastOffset);
+      this.metrics.stageSeconds.observe({ stage: 'commit' }, (performance.now() - started) / 1000);
+    };
+    try {
+      for (let start = 0; start < messages.length; start += this.options.batchSize) {
+        if (this.stopping || !batch.isActive()) break;
+        const chunk = messages.slice(start, start + this.options.batchSize);
+        const notifications = await this.applyChunk(batch, chunk);
+        const last = chunk[chunk.length - 1];
+        if (!last) continue;
+        await settle();
+        pending = {
+          produced: notifications.length > 0 ? this.bus.produce(notifications) : Promise.resolve(),
+          lastOffset: last.offset,
+        };
+        // An unobserved rejection before settle() awaits it would crash the process.
+        pending.produced.catch(() => {});
+        this.metrics.lag.set(
+          { topic: batch.topic, partition: String(batch.partition) },
+          Number(BigInt(batch.highWatermark) - BigInt(last.offset) - 1n),
+        );
+      }
+    } finally {
+      await settle();
+    }
+  }
+
+  private async applyChunk(batch: PartitionBatch, chunk: PartitionBatch['messages']): Promise<OutboundMessage[]> {
+    let started = performance.now();
+    const ctx: NotifyContext = { hubName: this.options.hubName, now: this.now() };
+    const decoded: PositionMessage[] = [];
+    const commands: LedgerCommand[] = [];
+    const early: OutboundMessage[] = [];
+    for (const message of chunk) {
+      try {
+        const position = decodeMessage(message.key, message.value);
+        commands.push({
+          seq: decoded.length,
+          action: position.action,
+          transferId: position.transferId,
+          accountId: position.key,
+          ...(position.amount === undefined ? {} : { amount: position.amount }),
+        });
+        decoded.push(position);
+      } catch (error) {
+        early.push(...this.malformed(batch, message.offset, error, ctx));
+      }
+    }
+    this.metrics.stageSeconds.observe({ stage: 'consume' }, (performance.now() - started) / 1000);
+    if (commands.length === 0) return early;
+
+    const timings: StageTimings = { lock: 0, compute: 0, write: 0 };
+    const plan = await this.withRetry(batch, () => this.store.applyBatch(commands, planBatch, timings));
+    for (const stage of ['lock', 'compute', 'write'] as const) {
+      this.metrics.stageSeconds.observe({ stage }, timings[stage] / 1000);
+    }
+    this.metrics.batchSize.observe(commands.length);
+    started = performance.now();
+    const out = early;
+    for (const outcome of plan.outcomes) {
+      const message = decoded[outcome.seq] as PositionMessage;
+      this.count(message, outcome);
+      out.push({ key: null, value: notificationFor(message, outcome, ctx) });
+    }
+    this.metrics.stageSeconds.observe({ stage: 'compute' }, (performance.now() - started) / 1000);
+    return out;
+  }
+
+  private count(message: PositionMessage, outcome: Outcome): void {
+    this.metrics.messages.inc({ action: message.action, result: outcome.result });
+    if (outcome.result === 'failed') {
+      this.logger.warn('message not applied', {
+        action: message.action,
+        transferId: message.transferId,
+        error: outcome.error?.name,
+        detail: outcome.error?.detail,
+      });
+    }
+  }
+
+  /**
+   * A message that cannot be applied: an error notification when it names a transfer and a sender,
+   * otherwise a logged, counted skip. Either way the batch goes on.
+   */
+  private malformed(batch: PartitionBatch, offset: string, error: unknown, ctx: NotifyContext): OutboundMessage[] {
+    if (!(error instanceof MalformedMessageError)) throw error;
+    const where = { topic: batch.topic, partition: batch.partition, offset, kind: error.kind, detail: error.message };
+    const action = String(error.envelope?.metadata.event.action ?? 'unknown');
+    if (error.envelope === undefined || error.transferId === undefined) {
+      this.metrics.messages.inc({ action, result: 'skipped' });
+      this.logger.error('malformed message skipped', where);
+      return [];
+    }
+    this.metrics.messages.inc({ action, result: 'failed' });
+    this.logger.warn('malformed message answered with an error notification', where);
+    const name = error.kind === 'UNSUPPORTED_ACTION' ? 'UNSUPPORTED_ACTION' : 'MALFORMED';
+    const detail = error.kind === 'UNSUPPORTED_ACTION' ? error.message : undefined;
+    return [
+      {
+        key: null,
+        value: hubErrorNotification(error.envelope, error.transferId, error.envelope.from, action, name, detail, ctx),
+      },
+    ];
+  }
+
+  /**
+   * Retries a failed transaction (rolled back by knex) with exponential back-off, for as long as it takes:
+   * offsets are not committed meanwhile, so nothing is lost, and the heartbeat keeps the partition. Every
+   * error is retried: a database that is down, restarting, deadlocked or timing out a lock wait all heal,
+   * and giving up would mean skipping messages.
+   */
+  private async withRetry<T>(batch: PartitionBatch, work: () => Promise<T>): Promise<T> {
+    let delay = this.options.retryInitialMs;
+    for (;;) {
+      try {
+        return await work();
+      } catch (error) {
+        if (this.stopping || !batch.isActive()) throw new StoppedError();
+        this.metrics.dbRetries.inc();
+        this.logger.error('batch rolled back; retrying', { error: String(error), retryInMs: delay });
+        await sleep(delay);
+        await batch.heartbeat().catch(() => {});
+        delay = Math.min(delay * 2, this.options.retryMaxMs);
+      }
+    }
+  }
+}

@@ -1,0 +1,41 @@
+import knexFactory, { type Knex } from 'knex';
+
+export interface DbSettings {
+  readonly host: string;
+  readonly port: number;
+  readonly user: string;
+  readonly password: string;
+  readonly database: string;
+  readonly poolMax?: number;
+}
+
+/**
+ * A knex instance on mysql2. DECIMAL and BIGINT come back as strings (amounts are parsed into exact BigInt
+ * ten-thousandths; ids stay text). Every pooled connection runs READ COMMITTED: see PositionStore.
+ */
+export function createKnex(settings: DbSettings): Knex {
+  return knexFactory({
+    client: 'mysql2',
+    connection: {
+      host: settings.host,
+      port: settings.port,
+      user: settings.user,
+      password: settings.password,
+      database: settings.database,
+      supportBigNumbers: true,
+      bigNumberStrings: true,
+      decimalNumbers: false,
+      dateStrings: true,
+    },
+    pool: {
+      min: 0,
+      max: settings.poolMax ?? 4,
+      afterCreate(
+        connection: { query: (sql: string, cb: (error: Error | null) => void) => void },
+        done: (error: Error | null, c: unknown) => void,
+      ) {
+        connection.query('SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED', (error) => done(error, connection));
+      },
+    },
+  });
+}

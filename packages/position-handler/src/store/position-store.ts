@@ -1,0 +1,324 @@
+import type { Knex } from 'knex';
+import { type Amount, formatAmount, parseAmount } from '../ledger/amount.js';
+import { NO_POSITION_ACCOUNT } from '../ledger/plan.js';
+import type {
+  AccountFacts,
+  LedgerCommand,
+  PlanInput,
+  PlanResult,
+  PositionChangePlan,
+  PositionUpdatePlan,
+  StateChangePlan,
+  StateRecord,
+  TransferFacts,
+} from '../ledger/types.js';
+import { LedgerEntryType, ParticipantLimitType, TransferParticipantRoleType } from './enums.js';
+
+export interface StageTimings {
+  lock: number;
+  compute: number;
+  write: number;
+}
+
+interface AccountRow {
+  participantCurrencyId: number | string;
+  participantId: number | string;
+  currencyId: string;
+  ledgerAccountTypeId: number | string;
+  netDebitCap: string | null;
+}
+
+interface SettlementModelRow {
+  currencyId: string | null;
+  ledgerAccountTypeId: number | string;
+  settlementAccountTypeId: number | string;
+  requireLiquidityCheck: number | boolean;
+}
+
+interface PositionRow {
+  participantPositionId: number | string;
+  participantCurrencyId: number | string;
+  value: string;
+  reservedValue: string;
+}
+
+type Trx = Knex.Transaction;
+
+function placeholders(rows: number, columns: number): string {
+  const row = `(${new Array(columns).fill('?').join(',')})`;
+  return new Array(rows).fill(row).join(',');
+}
+
+function list(length: number): string {
+  return new Array(length).fill('?').join(',');
+}
+
+function rowsOf<T>(result: unknown): T[] {
+  // mysql2 through knex.raw answers [rows, fields].
+  return (result as [T[], unknown])[0];
+}
+
+/**
+ * central-ledger's tables through knex: one transaction per batch with a constant number of statements,
+ * whatever the batch size: read the accounts (1), the settlement models (1, only with prepares), lock the
+ * positions (1), read the transfers' state histories (1) and payee amounts (1, only with non-prepares), then
+ * insert state changes (1), insert position changes (1), update positions (1), commit.
+ *
+ * Connections run READ COMMITTED (set once per connection in createKnex): the history read must see what any
+ * other process committed before we got the position locks, or a message applied by the previous owner of a
+ * partition would look new after a rebalance.
+ */
+export class PositionStore {
+  constructor(
+    private readonly knex: Knex,
+    /** true when multi-row INSERT ids are consecutive (innodb_autoinc_lock_mode < 2, increment 1). */
+    private readonly consecutiveIds: boolean,
+  ) {}
+
+  static async open(knex: Knex): Promise<PositionStore> {
+    const rows = rowsOf<{ mode: number | string; increment: number | string }>(
+      await knex.raw('SELECT @@innodb_autoinc_lock_mode AS mode, @@auto_increment_increment AS increment'),
+    );
+    const row = rows[0];
+    return new PositionStore(knex, Number(row?.mode) < 2 && Number(row?.increment) === 1);
+  }
+
+  async ping(): Promise<void> {
+    await this.knex.raw('SELECT 1');
+  }
+
+  /** Reads, locks, plans with `plan` and writes one batch in one transaction; returns the plan it wrote. */
+  async applyBatch(
+    commands: readonly LedgerCommand[],
+    plan: (input: PlanInput) => PlanResult,
+    timings: StageTimings = { lock: 0, compute: 0, write: 0 },
+  ): Promise<PlanResult> {
+    return this.knex.transaction(async (trx) => {
+      let started = performance.now();
+      const accountIds = [...new Set(commands.map((c) => c.accountId).filter((id) => id !== NO_POSITION_ACCOUNT))].sort(
+        (a, b) => Number(a) - Number(b),
+      );
+      const prepareAccounts = new Set(commands.filter((c) => c.action === 'prepare').map((c) => c.accountId));
+      const accountRows = accountIds.length > 0 ? await this.readAccounts(trx, accountIds) : [];
+      const models = prepareAccounts.size > 0 ? await this.readSettlementModels(trx) : [];
+      const settlementOf = resolveSettlementAccounts(accountRows, models, prepareAccounts);
+      const lockIds = [
+        ...new Set([...accountIds, ...[...settlementOf.values()].flatMap((s) => (s.accountId ? [s.accountId] : []))]),
+      ];
+      const positions = lockIds.length > 0 ? await this.lockPositions(trx, lockIds) : new Map<string, PositionRow>();
+      const transferIds = [...new Set(commands.map((c) => c.transferId))];
+      const histories = await this.readHistories(trx, transferIds);
+      const payeeIds = [...new Set(commands.filter((c) => c.action !== 'prepare').map((c) => c.transferId))];
+      const payeeAmounts = payeeIds.length > 0 ? await this.readPayeeAmounts(trx, payeeIds) : new Map<string, Amount>();
+      timings.lock += performance.now() - started;
+
+      started = performance.now();
+      const accounts = new Map<string, AccountFacts>();
+      const accountRowById = new Map(accountRows.map((r) => [String(r.participantCurrencyId), r]));
+      for (const id of accountIds) {
+        const row = accountRowById.get(id);
+        const position = positions.get(id);
+        if (!row || !position) continue;
+        const settlement = settlementOf.get(id);
+        const settlementPosition = settlement?.accountId ? positions.get(settlement.accountId) : undefined;
+        let liquidityCover: Amount | null = null;
+        let prepareProblem: string | undefined;
+        if (prepareAccounts.has(id)) {
+          if (!settlement?.model) prepareProblem = `no settlement model for currency ${row.currencyId}`;
+          else if (settlement.model.requireLiquidityCheck) {
+            if (!settlementPosition) prepareProblem = `no settlement account position for account ${id}`;
+            else liquidityCover = -parseAmount(settlementPosition.value);
+          }
+        }
+        accounts.set(id, {
+          participantCurrencyId: id,
+          participantPositionId: String(position.participantPositionId),
+          value: parseAmount(position.value),
+          reservedValue: parseAmount(position.reservedValue),
+          netDebitCap: row.netDebitCap === null ? undefined : parseAmount(row.netDebitCap),
+          liquidityCover,
+          ...(prepareProblem === undefined ? {} : { prepareProblem }),
+        });
+      }
+      const transfers = new Map<string, TransferFacts>();
+      for (const id of transferIds) {
+        transfers.set(id, { history: histories.get(id) ?? [], payeeAmount: payeeAmounts.get(id) });
+      }
+      const result = plan({ commands, accounts, transfers });
+      timings.compute += performance.now() - started;
+
+      started = performance.now();
+      if (result.stateChanges.length > 0) {
+        const ids = await this.insertStateChanges(trx, result.stateChanges);
+        if (result.positionChanges.length > 0) await this.insertPositionChanges(trx, result.positionChanges, ids);
+        if (result.positionUpdates.length > 0) await this.updatePositions(trx, result.positionUpdates);
+      }
+      timings.write += performance.now() - started;
+      return result;
+    });
+  }
+
+  async readAccounts(trx: Trx, accountIds: readonly string[]): Promise<AccountRow[]> {
+    // Every account of the participants involved: the position accounts and the settlement accounts beside them.
+    const result = await trx.raw(
+      `SELECT pc.participantCurrencyId, pc.participantId, pc.currencyId, pc.ledgerAccountTypeId, pl.value AS netDebitCap
+         FROM participantCurrency pc
+         LEFT JOIN participantLimit pl ON pl.participantCurrencyId = pc.participantCurrencyId
+              AND pl.participantLimitTypeId = ? AND pl.isActive = 1
+        WHERE pc.participantId IN (SELECT participantId FROM participantCurrency WHERE participantCurrencyId IN (${list(accountIds.length)}))`,
+      [ParticipantLimitType.NET_DEBIT_CAP, ...accountIds],
+    );
+    return rowsOf<AccountRow>(result);
+  }
+
+  async readSettlementModels(trx: Trx): Promise<SettlementModelRow[]> {
+    const result = await trx.raw(
+      'SELECT currencyId, ledgerAccountTypeId, settlementAccountTypeId, requireLiquidityCheck FROM settlementModel WHERE isActive = 1',
+    );
+    return rowsOf<SettlementModelRow>(result);
+  }
+
+  /**
+   * Locks the batch's position rows with one locking read, in participantCurrencyId order (the index the scan
+   * uses), so two batches that share accounts always take their locks in the same order and cannot deadlock.
+   */
+  async lockPositions(trx: Trx, accountIds: readonly string[]): Promise<Map<string, PositionRow>> {
+    const result = await trx.raw(
+      `SELECT participantPositionId, participantCurrencyId, value, reservedValue FROM participantPosition
+        WHERE participantCurrencyId IN (${list(accountIds.length)})
+        ORDER BY participantCurrencyId FOR UPDATE`,
+      [...accountIds].sort((a, b) => Number(a) - Number(b)),
+    );
+    return new Map(rowsOf<PositionRow>(result).map((row) => [String(row.participantCurrencyId), row]));
+  }
+
+  async readHistories(trx: Trx, transferIds: readonly string[]): Promise<Map<string, StateRecord[]>> {
+    const result = await trx.raw(
+      `SELECT transferId, transferStateId, reason FROM transferStateChange
+        WHERE transferId IN (${list(transferIds.length)}) ORDER BY transferStateChangeId`,
+      transferIds,
+    );
+    const histories = new Map<string, StateRecord[]>();
+    for (const row of rowsOf<{ transferId: string; transferStateId: string; reason: string | null }>(result)) {
+      let history = histories.get(row.transferId);
+      if (!history) {
+        history = [];
+        histories.set(row.transferId, history);
+      }
+      history.push({ transferStateId: row.transferStateId, reason: row.reason });
+    }
+    return histories;
+  }
+
+  async readPayeeAmounts(trx: Trx, transferIds: readonly string[]): Promise<Map<string, Amount>> {
+    const result = await trx.raw(
+      `SELECT transferId, amount FROM transferParticipant
+        WHERE transferId IN (${list(transferIds.length)})
+          AND transferParticipantRoleTypeId = ? AND ledgerEntryTypeId = ?`,
+      [...transferIds, TransferParticipantRoleType.PAYEE_DFSP, LedgerEntryType.PRINCIPLE_VALUE],
+    );
+    const amounts = new Map<string, Amount>();
+    for (const row of rowsOf<{ transferId: string; amount: string }>(result)) {
+      if (!amounts.has(row.transferId)) amounts.set(row.transferId, parseAmount(row.amount));
+    }
+    return amounts;
+  }
+
+  /** Inserts the state changes with one statement and returns their ids, in order. */
+  async insertStateChanges(trx: Trx, changes: readonly StateChangePlan[]): Promise<string[]> {
+    const result = await trx.raw(
+      `INSERT INTO transferStateChange (transferId, transferStateId, reason) VALUES ${placeholders(changes.length, 3)}`,
+      changes.flatMap((c) => [c.transferId, c.transferStateId, c.reason]),
+    );
+    const first = BigInt((result as [{ insertId: number | string }])[0].insertId);
+    // InnoDB gives a multi-row INSERT ... VALUES ("simple insert") consecutive ids unless
+    // innodb_autoinc_lock_mode = 2 (MySQL 8's default); then the ids are read back. At most one state change
+    // per transfer per batch (no action's result state is another action's precondition), so the transfer
+    // id identifies the row.
+    if (this.consecutiveIds) return changes.map((_, i) => String(first + BigInt(i)));
+    const rows = rowsOf<{ transferStateChangeId: number | string; transferId: string }>(
+      await trx.raw(
+        `SELECT transferStateChangeId, transferId FROM transferStateChange
+          WHERE transferStateChangeId >= ? AND transferId IN (${list(changes.length)})`,
+        [String(first), ...changes.map((c) => c.transferId)],
+      ),
+    );
+    const byTransfer = new Map(rows.map((r) => [r.transferId, String(r.transferStateChangeId)]));
+    return changes.map((c) => {
+      const id = byTransfer.get(c.transferId);
+      if (id === undefined) throw new Error(`transferStateChange of ${c.transferId} not found after insert`);
+      return id;
+    });
+  }
+
+  async insertPositionChanges(
+    trx: Trx,
+    changes: readonly PositionChangePlan[],
+    stateChangeIds: readonly string[],
+  ): Promise<void> {
+    await trx.raw(
+      `INSERT INTO participantPositionChange
+         (participantPositionId, participantCurrencyId, transferStateChangeId, value, \`change\`, reservedValue)
+       VALUES ${placeholders(changes.length, 6)}`,
+      changes.flatMap((c) => [
+        c.participantPositionId,
+        c.participantCurrencyId,
+        stateChangeIds[c.stateChange] ?? null,
+        formatAmount(c.value),
+        formatAmount(c.change),
+        formatAmount(c.reservedValue),
+      ]),
+    );
+  }
+
+  async updatePositions(trx: Trx, updates: readonly PositionUpdatePlan[]): Promise<void> {
+    const cases = updates.map(() => 'WHEN ? THEN ?').join(' ');
+    await trx.raw(
+      `UPDATE participantPosition SET value = CASE participantPositionId ${cases} END, changedDate = CURRENT_TIMESTAMP
+        WHERE participantPositionId IN (${list(updates.length)})`,
+      [
+        ...updates.flatMap((u) => [u.participantPositionId, formatAmount(u.value)]),
+        ...updates.map((u) => u.participantPositionId),
+      ],
+    );
+  }
+}
+
+interface SettlementChoice {
+  readonly model: { readonly requireLiquidityCheck: boolean } | undefined;
+  readonly accountId: string | undefined;
+}
+
+/**
+ * The settlement account of each prepare account: the settlement model of the account's currency on its
+ * ledger account type, else the model with no currency (central-ledger binProcessor _constructRequiredMaps);
+ * then the participant's account in that currency of the model's settlementAccountTypeId.
+ */
+function resolveSettlementAccounts(
+  rows: readonly AccountRow[],
+  models: readonly SettlementModelRow[],
+  prepareAccounts: ReadonlySet<string>,
+): Map<string, SettlementChoice> {
+  const choices = new Map<string, SettlementChoice>();
+  for (const row of rows) {
+    const id = String(row.participantCurrencyId);
+    if (!prepareAccounts.has(id)) continue;
+    const type = Number(row.ledgerAccountTypeId);
+    const model =
+      models.find((m) => m.currencyId === row.currencyId && Number(m.ledgerAccountTypeId) === type) ??
+      models.find((m) => m.currencyId === null && Number(m.ledgerAccountTypeId) === type);
+    const settlement = model
+      ? rows.find(
+          (r) =>
+            String(r.participantId) === String(row.participantId) &&
+            r.currencyId === row.currencyId &&
+            Number(r.ledgerAccountTypeId) === Number(model.settlementAccountTypeId),
+        )
+      : undefined;
+    choices.set(id, {
+      model: model ? { requireLiquidityCheck: Boolean(Number(model.requireLiquidityCheck)) } : undefined,
+      accountId: settlement ? String(settlement.participantCurrencyId) : undefined,
+    });
+  }
+  return choices;
+}

@@ -1,0 +1,151 @@
+import {
+  createDatabase,
+  createTopic,
+  loadInfraSettings,
+  type TestDatabase,
+  type TestTopic,
+  testKafka,
+} from '@mojafast/testkit';
+import type { Consumer, Producer } from 'kafkajs';
+import type { Knex } from 'knex';
+import { loadConfig, type PositionConfig } from '../src/config/index.js';
+import { createLogger } from '../src/observe/logger.js';
+import { createKnex } from '../src/store/db.js';
+import { migrateLatest } from '../src/store/migrations.js';
+import { type LedgerSpec, type ProvisionedLedger, provisionLedger } from '../src/store/provision.js';
+
+export interface TestLedger {
+  readonly db: TestDatabase;
+  readonly knex: Knex;
+  readonly ledger: ProvisionedLedger;
+  drop(): Promise<void>;
+}
+
+export async function createTestLedger(prefix: string, spec: LedgerSpec, migrate = migrateLatest): Promise<TestLedger> {
+  const db = await createDatabase({ prefix });
+  const knex = createKnex(db.connection);
+  await migrate(knex);
+  const ledger = await provisionLedger(knex, spec);
+  return {
+    db,
+    knex,
+    ledger,
+    async drop() {
+      await knex.destroy();
+      await db.drop();
+    },
+  };
+}
+
+/** Handler settings for a test: its own database, topics and group, HTTP on port 0, errors-only logs. */
+export function testConfig(db: TestDatabase, input: TestTopic, output: TestTopic, over: Partial<PositionConfig> = {}) {
+  const settings = loadInfraSettings();
+  return loadConfig(
+    {},
+    {
+      kafkaBrokers: settings.kafka.brokers,
+      consumerGroup: `${input.name}-group`,
+      positionTopics: [input.name],
+      notificationTopic: output.name,
+      dbHost: db.connection.host,
+      dbPort: db.connection.port,
+      dbUser: db.connection.user,
+      dbPassword: db.connection.password,
+      dbName: db.connection.database,
+      httpPort: 0,
+      retryInitialMs: 20,
+      retryMaxMs: 200,
+      logLevel: 'error',
+      ...over,
+    },
+  );
+}
+
+export const quietLogger = process.env.POSITION_TEST_LOG ? createLogger('debug') : createLogger('error', () => {});
+
+export async function openProducer(): Promise<Producer> {
+  const producer = testKafka().producer();
+  await producer.connect();
+  return producer;
+}
+
+export async function produce(
+  producer: Producer,
+  topic: string,
+  messages: readonly { key: string | null; value: string }[],
+): Promise<void> {
+  for (let i = 0; i < messages.length; i += 2000) {
+    await producer.send({ topic, acks: -1, messages: messages.slice(i, i + 2000).map((m) => ({ ...m })) });
+  }
+}
+
+/** Reads a topic from the start and collects every value, parsed; `until` says when to stop waiting. */
+export class TopicReader {
+  readonly values: Record<string, unknown>[] = [];
+  private constructor(private readonly consumer: Consumer) {}
+
+  static async open(topic: TestTopic): Promise<TopicReader> {
+    const consumer = testKafka().consumer({ groupId: `${topic.name}-reader`, maxWaitTimeInMs: 50 });
+    await consumer.connect();
+    await consumer.subscribe({ topic: topic.name, fromBeginning: true });
+    const reader = new TopicReader(consumer);
+    await consumer.run({
+      eachMessage: async ({ message }) => {
+        reader.values.push(JSON.parse(String(message.value)) as Record<string, unknown>);
+      },
+    });
+    return reader;
+  }
+
+  async waitFor(count: number, timeoutMs = 30_000): Promise<Record<string, unknown>[]> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.values.length < count) {
+      if (Date.now() > deadline) throw new Error(`only ${this.values.length} of ${count} notifications arrived`);
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    return this.values;
+  }
+
+  async close(): Promise<void> {
+    await this.consumer.disconnect();
+  }
+}
+
+export async function newTopics(prefix: string, partitions = 1): Promise<[TestTopic, TestTopic]> {
+  return [await createTopic({ prefix: `${prefix}_in`, partitions }), await createTopic({ prefix: `${prefix}_out` })];
+}
+
+export async function positionOf(knex: Knex, participantCurrencyId: number): Promise<string> {
+  const row = await knex('participantPosition').first('value').where({ participantCurrencyId });
+  return String(row?.value);
+}
+
+export async function statesOf(knex: Knex, transferId: string): Promise<string[]> {
+  const rows = await knex('transferStateChange')
+    .select('transferStateId')
+    .where({ transferId })
+    .orderBy('transferStateChangeId');
+  return rows.map((r: { transferStateId: string }) => r.transferStateId);
+}
+
+/** The committed offset of the group on partition 0 ('-1' when none). */
+export async function committedOffset(group: string, topic: string): Promise<string> {
+  const admin = testKafka().admin();
+  await admin.connect();
+  try {
+    const [entry] = await admin.fetchOffsets({ groupId: group, topics: [topic] });
+    return entry?.partitions[0]?.offset ?? '-1';
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+export type ErrorInfo = { errorCode: string; errorDescription: string };
+export function errorOf(notification: Record<string, unknown>): ErrorInfo | undefined {
+  const content = notification.content as { payload?: { errorInformation?: ErrorInfo } };
+  return content.payload?.errorInformation;
+}
+export function eventOf(notification: Record<string, unknown>) {
+  return (notification.metadata as { event: { type: string; action: string; state: { status: string; code: number } } })
+    .event;
+}
