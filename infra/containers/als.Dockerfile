@@ -1,0 +1,47 @@
+# syntax=docker/dockerfile:1
+# Account-Lookup-Service. Build from the repository root:
+#   docker build -f infra/containers/als.Dockerfile -t mojafast/als .
+# Pin the base by digest for reproducible builds:
+#   --build-arg NODE_IMAGE=node:24.21.0-bookworm-slim@sha256:<digest>
+ARG NODE_IMAGE=node:24.21.0-bookworm-slim
+
+FROM ${NODE_IMAGE} AS build
+WORKDIR /src
+# corepack installs the pnpm version named in package.json's packageManager field, the same one CI uses.
+RUN corepack enable
+COPY package.json pnpm-lock.yaml pnpm-workspace.yaml ./
+# Dependencies come from the lockfile alone, so this layer is reused until the lockfile changes.
+RUN --mount=type=cache,id=pnpm-store,target=/root/.local/share/pnpm/store pnpm fetch
+COPY tsconfig.base.json tsconfig.json ./
+COPY packages ./packages
+RUN --mount=type=cache,id=pnpm-store,target=/root/.local/share/pnpm/store \
+    pnpm install --offline --frozen-lockfile
+# The package and the workspace packages it depends on, each with its own build script, in dependency
+# order (independent of tsconfig project references).
+RUN pnpm --filter "@mojafast/als..." run build
+# --legacy: the workspace links its packages instead of injecting them (pnpm 10 deploys injected ones only);
+# workspace dependencies are copied with their built dist/.
+RUN pnpm --filter @mojafast/als deploy --legacy --prod /out
+
+FROM ${NODE_IMAGE}
+ENV NODE_ENV=production \
+    ALS_HOST=0.0.0.0 \
+    ALS_PORT=4002 \
+    ALS_ADMIN_PORT=4001
+WORKDIR /app
+# Code stays owned by root and read-only to the service user.
+COPY --from=build /out/package.json ./package.json
+COPY --from=build /out/node_modules ./node_modules
+COPY --from=build /out/dist ./dist
+# On-demand CPU profiles (SIGUSR2) need a writable place; the code directory is not.
+RUN mkdir /profiles && chown node:node /profiles
+ENV ALS_PROFILE_DIR=/profiles
+USER node
+EXPOSE 4002 4001
+# The slim image has no curl or wget; Node's fetch asks the admin port the service really listens on.
+HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
+  CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.ALS_ADMIN_PORT}/health`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+# The service drains in-flight callbacks on SIGTERM (ALS_SHUTDOWN_TIMEOUT_MS); exec form keeps Node as the
+# process that receives it.
+STOPSIGNAL SIGTERM
+CMD ["node", "dist/als.js"]

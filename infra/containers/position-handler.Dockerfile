@@ -1,0 +1,48 @@
+# syntax=docker/dockerfile:1
+# central-ledger position handler (batch). Build from the repository root:
+#   docker build -f infra/containers/position-handler.Dockerfile -t mojafast/position-handler .
+# Pin the base by digest for reproducible builds:
+#   --build-arg NODE_IMAGE=node:24.21.0-bookworm-slim@sha256:<digest>
+ARG NODE_IMAGE=node:24.21.0-bookworm-slim
+
+FROM ${NODE_IMAGE} AS build
+WORKDIR /src
+# corepack installs the pnpm version named in package.json's packageManager field, the same one CI uses.
+RUN corepack enable
+COPY package.json pnpm-lock.yaml pnpm-workspace.yaml ./
+# Dependencies come from the lockfile alone, so this layer is reused until the lockfile changes.
+RUN --mount=type=cache,id=pnpm-store,target=/root/.local/share/pnpm/store pnpm fetch
+COPY tsconfig.base.json tsconfig.json ./
+COPY packages ./packages
+RUN --mount=type=cache,id=pnpm-store,target=/root/.local/share/pnpm/store \
+    pnpm install --offline --frozen-lockfile
+# The package and the workspace packages it depends on, each with its own build script, in dependency
+# order (independent of tsconfig project references).
+RUN pnpm --filter "@mojafast/position-handler..." run build
+# --legacy: the workspace links its packages instead of injecting them (pnpm 10 deploys injected ones only);
+# workspace dependencies are copied with their built dist/.
+RUN pnpm --filter @mojafast/position-handler deploy --legacy --prod /out
+
+FROM ${NODE_IMAGE}
+# The handler binds 127.0.0.1 by default (a developer's machine); in a container /health and /metrics must
+# be reachable from the kubelet and Prometheus, on central-ledger's admin port 3001 as the original.
+ENV NODE_ENV=production \
+    POSITION_HTTP_HOST=0.0.0.0 \
+    POSITION_HTTP_PORT=3001
+WORKDIR /app
+# Code stays owned by root and read-only to the service user; on-demand CPU profiles go to a writable dir.
+COPY --from=build /out/package.json ./package.json
+COPY --from=build /out/node_modules ./node_modules
+COPY --from=build /out/dist ./dist
+RUN mkdir /profiles && chown node:node /profiles
+ENV POSITION_PROFILE_DIR=/profiles
+USER node
+EXPOSE 3001
+# The slim image has no curl or wget; Node's fetch asks the port the service really listens on. /health is
+# 200 only while both the broker connection and the database answer.
+HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
+  CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.POSITION_HTTP_PORT}/health`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+# On SIGTERM the handler finishes the batch in hand, commits its offsets and leaves the consumer group, so a
+# rolling update loses nothing; exec form keeps Node as the process that receives the signal.
+STOPSIGNAL SIGTERM
+CMD ["node", "dist/position.js"]

@@ -1,0 +1,42 @@
+# syntax=docker/dockerfile:1
+# Simulators (central-ledger admin API, oracle, payee and payer FSPs). Build from the repository root:
+#   docker build -f infra/containers/sim.Dockerfile -t mojafast/sim .
+# Pin the base by digest for reproducible builds:
+#   --build-arg NODE_IMAGE=node:24.21.0-bookworm-slim@sha256:<digest>
+ARG NODE_IMAGE=node:24.21.0-bookworm-slim
+
+FROM ${NODE_IMAGE} AS build
+WORKDIR /src
+# corepack installs the pnpm version named in package.json's packageManager field, the same one CI uses.
+RUN corepack enable
+COPY package.json pnpm-lock.yaml pnpm-workspace.yaml ./
+# Dependencies come from the lockfile alone, so this layer is reused until the lockfile changes.
+RUN --mount=type=cache,id=pnpm-store,target=/root/.local/share/pnpm/store pnpm fetch
+COPY tsconfig.base.json tsconfig.json ./
+COPY packages ./packages
+RUN --mount=type=cache,id=pnpm-store,target=/root/.local/share/pnpm/store \
+    pnpm install --offline --frozen-lockfile
+# The package and the workspace packages it depends on, each with its own build script, in dependency
+# order (independent of tsconfig project references).
+RUN pnpm --filter "@mojafast/sim..." run build
+# --legacy: the workspace links its packages instead of injecting them (pnpm 10 deploys injected ones only);
+# workspace dependencies are copied with their built dist/.
+RUN pnpm --filter @mojafast/sim deploy --legacy --prod /out
+
+FROM ${NODE_IMAGE}
+# admin = SIM_PORT_BASE, oracle +1, payee +2, payer +3 (packages/sim/README.md); 3001 is where a
+# Mojaloop cluster finds central-ledger's admin API.
+ENV NODE_ENV=production \
+    SIM_PORT_BASE=3001
+WORKDIR /app
+COPY --from=build /out/package.json ./package.json
+COPY --from=build /out/node_modules ./node_modules
+COPY --from=build /out/dist ./dist
+USER node
+EXPOSE 3001 3002 3003 3004
+# The simulators have no /health; the admin simulator answering for the Hub participant is the readiness
+# signal (it is the first request the ALS makes).
+HEALTHCHECK --interval=10s --timeout=3s --start-period=5s --retries=3 \
+  CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.SIM_PORT_BASE}/participants/Hub`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+STOPSIGNAL SIGTERM
+CMD ["node", "dist/sim.js"]

@@ -1,0 +1,7 @@
+export { type ConfigSchema, schemaFromModule, schemaFromUsage } from './config-schema.js';
+export { envOf, execForm, type Instruction, parseDockerfile, splitStages } from './dockerfile.js';
+export * from './infra.js';
+export { type RunningService, startService } from './process.js';
+export { exportedSampleNames, metricNamesIn } from './promql.js';
+export { loadSchema, simUsage } from './schemas.js';
+export { buildOrder, hasLanded, type Listener, type ServiceSpec, services, servicesRoot } from './services.js';
