@@ -22,19 +22,22 @@ async function parentOf(pid: string): Promise<number | undefined> {
   }
 }
 
-/** A process and every process below it: an ALS started with ALS_PROCESSES=4 is one primary and 4 workers. */
-async function processTree(root: number): Promise<number[]> {
+/**
+ * A process and every process below it (an ALS started with ALS_PROCESSES=4 is one primary and 4
+ * workers), except the subtrees of `others`: the generator's children measured under names of their own.
+ */
+async function processTree(root: number, others: ReadonlySet<number>): Promise<number[]> {
   const pids = (await readdir('/proc')).filter((name) => /^\d+$/.test(name));
   const parents = await Promise.all(pids.map(async (pid) => [Number(pid), await parentOf(pid)] as const));
   const tree = [root];
   for (let i = 0; i < tree.length; i++) {
-    for (const [pid, parent] of parents) if (parent === tree[i]) tree.push(pid);
+    for (const [pid, parent] of parents) if (parent === tree[i] && !others.has(pid)) tree.push(pid);
   }
   return tree;
 }
 
-async function treeCpuSeconds(root: number): Promise<number | undefined> {
-  const seconds = await Promise.all((await processTree(root)).map(cpuSeconds));
+async function treeCpuSeconds(root: number, others: ReadonlySet<number>): Promise<number | undefined> {
+  const seconds = await Promise.all((await processTree(root, others)).map(cpuSeconds));
   if (seconds[0] === undefined) return undefined;
   return seconds.reduce<number>((sum, s) => sum + (s ?? 0), 0);
 }
@@ -47,12 +50,16 @@ export class CpuMeter {
   readonly #start = new Map<string, number>();
   #startedAt = 0;
 
-  constructor(readonly pids: ReadonlyMap<string, number>) {}
+  readonly #roots: ReadonlySet<number>;
+
+  constructor(readonly pids: ReadonlyMap<string, number>) {
+    this.#roots = new Set(pids.values());
+  }
 
   async start(): Promise<void> {
     this.#startedAt = performance.now();
     for (const [name, pid] of this.pids) {
-      const seconds = await treeCpuSeconds(pid);
+      const seconds = await treeCpuSeconds(pid, this.#roots);
       if (seconds !== undefined) this.#start.set(name, seconds);
     }
   }
@@ -63,7 +70,7 @@ export class CpuMeter {
     const result: Record<string, number> = {};
     for (const [name, pid] of this.pids) {
       const before = this.#start.get(name);
-      const after = await treeCpuSeconds(pid);
+      const after = await treeCpuSeconds(pid, this.#roots);
       if (before !== undefined && after !== undefined && wall > 0) result[name] = (after - before) / wall;
     }
     return result;
