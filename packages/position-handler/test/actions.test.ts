@@ -1,3 +1,4 @@
+import { readFile, rm } from 'node:fs/promises';
 import type { TestTopic } from '@mojafast/testkit';
 import type { Producer } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -340,5 +341,17 @@ describe('operability', () => {
     expect(metrics).toMatch(/position_stage_seconds_count\{stage="write"\} \d+/);
     expect(metrics).toMatch(/nodejs_eventloop_lag_p99_seconds/);
     expect(metrics).toMatch(/position_consumer_lag\{topic="[^"]+",partition="0"\} 0/);
+  });
+
+  it('writes an on-demand .cpuprofile from POST /admin/profile, and refuses a bad duration with 400', async () => {
+    const base = `http://127.0.0.1:${service.http.address.port}`;
+    expect((await fetch(`${base}/admin/profile?seconds=0`, { method: 'POST' })).status).toBe(400);
+    const answer = await fetch(`${base}/admin/profile?seconds=1`, { method: 'POST' });
+    expect(answer.status).toBe(200);
+    const { file } = (await answer.json()) as { file: string };
+    expect(file).toMatch(/\.cpuprofile$/);
+    const profile = JSON.parse(await readFile(file, 'utf8')) as { nodes: unknown[] };
+    expect(profile.nodes.length).toBeGreaterThan(0);
+    await rm(file);
   });
 });
