@@ -36,6 +36,7 @@ const dfsps = [
   { name: 'payeefsp', netDebitCap: '1000', liquidity: '10000' },
   { name: 'lowliquidity', netDebitCap: '1000', liquidity: '5' },
   { name: 'capped', netDebitCap: '25', liquidity: '10000' },
+  { name: 'nolimit', netDebitCap: '1000', liquidity: '10000' },
 ];
 
 const account = (name: string) => {
@@ -179,6 +180,33 @@ describe('prepare', () => {
     const [note] = await send(messages([t], 'prepare'), [t.transferId]);
     expect(await statesOf(ledger.knex, t.transferId)).toEqual([]);
     expect(errorOf(note as never)?.errorCode).toBe('3208');
+  });
+});
+
+describe('account errors', () => {
+  it('a key that is no position account: 2001 naming the account, nothing written', async () => {
+    const t = await transfer('payerfsp', 'RECEIVED_PREPARE');
+    const [message] = messages([t], 'prepare');
+    const [note] = await send([{ key: '999999', value: message?.value ?? '' }], [t.transferId]);
+    expect(await statesOf(ledger.knex, t.transferId)).toEqual(['RECEIVED_PREPARE']);
+    expect(errorOf(note as never)).toMatchObject({
+      errorCode: '2001',
+      errorDescription: 'Internal server error - position account 999999',
+    });
+  });
+
+  it('a payer without an active NET_DEBIT_CAP: 2001, the transfer left in RECEIVED_PREPARE', async () => {
+    const t = await transfer('nolimit', 'RECEIVED_PREPARE');
+    await ledger
+      .knex('participantLimit')
+      .update({ isActive: 0 })
+      .where({ participantCurrencyId: account('nolimit').position });
+    const [note] = await send(messages([t], 'prepare'), [t.transferId]);
+    expect(await statesOf(ledger.knex, t.transferId)).toEqual(['RECEIVED_PREPARE']);
+    expect(errorOf(note as never)).toMatchObject({
+      errorCode: '2001',
+      errorDescription: 'Internal server error - no active NET_DEBIT_CAP limit',
+    });
   });
 });
 
