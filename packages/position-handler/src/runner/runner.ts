@@ -61,6 +61,9 @@ export class PositionRunner {
   /** Finishes the chunk in hand (its DB transaction, notifications and offset commit), then leaves the group. */
   async stop(): Promise<void> {
     this.stopping = true;
+    // First the chunk in hand, while the producer and the group are still there to notify and commit;
+    // then leave the group (kafkajs waits for an eachBatch that started meanwhile; it stops at once).
+    await Promise.allSettled([...this.inFlight]);
     await this.bus.stop();
     await Promise.allSettled([...this.inFlight]);
   }
