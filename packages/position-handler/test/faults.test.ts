@@ -102,7 +102,7 @@ it('graceful stop in the middle of the work: every written chunk is notified and
   const stopReader = await TopicReader.open(stopOut);
   try {
     const transfers = generateTransfers({
-      transfers: 600,
+      transfers: 1500,
       dfsps: ['faultpayer', 'faultpayee'],
       currencies: ['USD'],
     }).map((t) => ({ ...t, payer: 'faultpayer', payee: 'faultpayee', amount: '1' }));
