@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import { Registry } from 'prom-client';
 import { createKafkajsBus } from './bus/kafkajs-bus.js';
 import type { PositionBus } from './bus/types.js';
@@ -27,6 +28,20 @@ export interface ServiceOverrides {
   readonly decorateStore?: (store: PositionStore) => PositionStore;
 }
 
+/** A database that is down at start-up is waited for (with back-off), not a reason for a crash loop. */
+async function openWithRetry(knex: Knex, config: PositionConfig, logger: Logger): Promise<PositionStore> {
+  let delay = config.retryInitialMs;
+  for (;;) {
+    try {
+      return await PositionStore.open(knex);
+    } catch (error) {
+      logger.error('database not reachable; retrying', { error: String(error), retryInMs: delay });
+      await new Promise((resolve) => setTimeout(resolve, delay));
+      delay = Math.min(delay * 2, config.retryMaxMs);
+    }
+  }
+}
+
 /** The only place that knows every layer: config in, a running handler out. */
 export async function startPositionService(
   config: PositionConfig,
@@ -43,7 +58,7 @@ export async function startPositionService(
     database: config.dbName,
     poolMax: config.dbPoolMax,
   });
-  const opened = await PositionStore.open(knex);
+  const opened = await openWithRetry(knex, config, logger);
   const store = overrides.decorateStore ? overrides.decorateStore(opened) : opened;
   const bus =
     overrides.bus ??

@@ -1,3 +1,4 @@
+import { readFile, rm } from 'node:fs/promises';
 import type { TestTopic } from '@mojafast/testkit';
 import type { Producer } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -35,6 +36,7 @@ const dfsps = [
   { name: 'payeefsp', netDebitCap: '1000', liquidity: '10000' },
   { name: 'lowliquidity', netDebitCap: '1000', liquidity: '5' },
   { name: 'capped', netDebitCap: '25', liquidity: '10000' },
+  { name: 'nolimit', netDebitCap: '1000', liquidity: '10000' },
 ];
 
 const account = (name: string) => {
@@ -178,6 +180,33 @@ describe('prepare', () => {
     const [note] = await send(messages([t], 'prepare'), [t.transferId]);
     expect(await statesOf(ledger.knex, t.transferId)).toEqual([]);
     expect(errorOf(note as never)?.errorCode).toBe('3208');
+  });
+});
+
+describe('account errors', () => {
+  it('a key that is no position account: 2001 naming the account, nothing written', async () => {
+    const t = await transfer('payerfsp', 'RECEIVED_PREPARE');
+    const [message] = messages([t], 'prepare');
+    const [note] = await send([{ key: '999999', value: message?.value ?? '' }], [t.transferId]);
+    expect(await statesOf(ledger.knex, t.transferId)).toEqual(['RECEIVED_PREPARE']);
+    expect(errorOf(note as never)).toMatchObject({
+      errorCode: '2001',
+      errorDescription: 'Internal server error - position account 999999',
+    });
+  });
+
+  it('a payer without an active NET_DEBIT_CAP: 2001, the transfer left in RECEIVED_PREPARE', async () => {
+    const t = await transfer('nolimit', 'RECEIVED_PREPARE');
+    await ledger
+      .knex('participantLimit')
+      .update({ isActive: 0 })
+      .where({ participantCurrencyId: account('nolimit').position });
+    const [note] = await send(messages([t], 'prepare'), [t.transferId]);
+    expect(await statesOf(ledger.knex, t.transferId)).toEqual(['RECEIVED_PREPARE']);
+    expect(errorOf(note as never)).toMatchObject({
+      errorCode: '2001',
+      errorDescription: 'Internal server error - no active NET_DEBIT_CAP limit',
+    });
   });
 });
 
@@ -340,5 +369,17 @@ describe('operability', () => {
     expect(metrics).toMatch(/position_stage_seconds_count\{stage="write"\} \d+/);
     expect(metrics).toMatch(/nodejs_eventloop_lag_p99_seconds/);
     expect(metrics).toMatch(/position_consumer_lag\{topic="[^"]+",partition="0"\} 0/);
+  });
+
+  it('writes an on-demand .cpuprofile from POST /admin/profile, and refuses a bad duration with 400', async () => {
+    const base = `http://127.0.0.1:${service.http.address.port}`;
+    expect((await fetch(`${base}/admin/profile?seconds=0`, { method: 'POST' })).status).toBe(400);
+    const answer = await fetch(`${base}/admin/profile?seconds=1`, { method: 'POST' });
+    expect(answer.status).toBe(200);
+    const { file } = (await answer.json()) as { file: string };
+    expect(file).toMatch(/\.cpuprofile$/);
+    const profile = JSON.parse(await readFile(file, 'utf8')) as { nodes: unknown[] };
+    expect(profile.nodes.length).toBeGreaterThan(0);
+    await rm(file);
   });
 });

@@ -108,7 +108,9 @@ async function waitFor(condition: () => Promise<boolean>, timeoutMs: number): Pr
   }
 }
 
-it('applies 20,000 prepares and commits exactly once through six SIGKILLs', { timeout: 240_000 }, async () => {
+it('applies 20,000 prepares and commits exactly once through seven SIGKILLs and rebalances', {
+  timeout: 240_000,
+}, async () => {
   const account = (name: string) => {
     const found = ledger.ledger.accounts.get(`${name}:USD`);
     if (!found) throw new Error(name);
@@ -189,7 +191,15 @@ it('applies 20,000 prepares and commits exactly once through six SIGKILLs', { ti
   expect(replay.outcomes.filter((o) => o.result === 'rejected').length).toBeGreaterThan(0);
 
   let done = 0;
+  // From the second to the fourth round a second process of the same group runs beside the one that is
+  // killed, so partitions also move between live members (rebalances), not only from dead ones.
+  let buddy: ChildProcess | undefined;
   for (let kill = 0; kill < KILLS; kill++) {
+    if (kill === 1) buddy = startHandler();
+    if (kill === 4 && buddy) {
+      buddy.kill('SIGKILL');
+      await exited(buddy);
+    }
     const child = startHandler();
     const before = await appliedCount();
     // Kill once this run has made progress, at a random moment inside its work.

@@ -96,3 +96,49 @@ it('DB fault mid-batch (position-change insert fails 3 times): rolled back, retr
     await service.stop();
   }
 });
+
+it('graceful stop in the middle of the work: every written chunk is notified and its offset committed', async () => {
+  const [stopIn, stopOut] = await newTopics('position_stop');
+  const stopReader = await TopicReader.open(stopOut);
+  try {
+    const transfers = generateTransfers({
+      transfers: 1500,
+      dfsps: ['faultpayer', 'faultpayee'],
+      currencies: ['USD'],
+    }).map((t) => ({ ...t, payer: 'faultpayer', payee: 'faultpayee', amount: '1' }));
+    await insertTransfers(
+      ledger.knex,
+      transfers.map((t) => ({ ...t, state: 'RECEIVED_PREPARE' as const })),
+      ledger.ledger.accounts,
+    );
+    const payer = ledger.ledger.accounts.get('faultpayer:USD')?.position ?? -1;
+    await produce(
+      producer,
+      stopIn.name,
+      generatePositionMessages({ transfers, action: 'prepare', accountOf: () => payer }),
+    );
+    const service = await startPositionService(testConfig(ledger.db, stopIn, stopOut, { batchSize: 10 }), {
+      logger: quietLogger,
+    });
+    await stopReader.waitFor(1);
+    await service.stop();
+    const reserved = await ledger
+      .knex('transferStateChange')
+      .count({ n: '*' })
+      .where({ transferStateId: 'RESERVED' })
+      .whereIn(
+        'transferId',
+        transfers.map((t) => t.transferId),
+      );
+    const applied = Number(reserved[0]?.n);
+    expect(applied).toBeGreaterThan(0);
+    expect(applied).toBeLessThan(1500); // it really stopped in the middle
+    expect(await committedOffset(`${stopIn.name}-group`, stopIn.name)).toBe(String(applied));
+    await stopReader.waitFor(applied);
+    expect(new Set(stopReader.values.map((n) => n.id)).size).toBe(applied);
+  } finally {
+    await stopReader.close();
+    await stopIn.drop();
+    await stopOut.drop();
+  }
+});

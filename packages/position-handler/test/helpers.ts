@@ -1,3 +1,4 @@
+import { tmpdir } from 'node:os';
 import {
   createDatabase,
   createTopic,
@@ -57,6 +58,7 @@ export function testConfig(db: TestDatabase, input: TestTopic, output: TestTopic
       retryInitialMs: 20,
       retryMaxMs: 200,
       logLevel: 'error',
+      profileDir: tmpdir(),
       ...over,
     },
   );

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { formatAmount, parseAmount } from '../src/ledger/amount.js';
 import { planBatch } from '../src/ledger/plan.js';
 import type { AccountFacts, LedgerCommand, StateRecord, TransferFacts } from '../src/ledger/types.js';
+import { decodePayload } from '../src/messages/decode.js';
 
 const account = (over: Partial<AccountFacts> = {}): AccountFacts => ({
   participantCurrencyId: '3',
@@ -88,5 +89,22 @@ describe('planBatch', () => {
     });
     expect(result.outcomes.map((o) => o.result)).toEqual(['applied', 'replayed']);
     expect(result.positionChanges).toHaveLength(1);
+  });
+});
+
+describe('decodePayload', () => {
+  const uri = (body: string) => `data:application/vnd.interoperability.transfers+json;version=1.1;base64,${body}`;
+
+  it('decodes a base64 data URI of JSON', () => {
+    expect(decodePayload(uri(Buffer.from('{"transferId":"x"}').toString('base64')))).toEqual({ transferId: 'x' });
+  });
+
+  it.each([
+    ['a character outside the alphabet', uri('eyJ0cmFuc2Zlck@lkIjoieCJ9')],
+    ['missing padding', uri('eyJhIjoxfQ')],
+    ['no data URI', 'eyJhIjoxfQ=='],
+    ['base64 of something that is not JSON', uri(Buffer.from('not json').toString('base64'))],
+  ])('rejects %s', (_name, payload) => {
+    expect(() => decodePayload(payload)).toThrow();
   });
 });

@@ -1,6 +1,12 @@
 import type { OutboundMessage, PartitionBatch, PositionBus } from '../bus/types.js';
 import { planBatch } from '../ledger/plan.js';
-import type { LedgerCommand, Outcome, PlanInput, PlanResult } from '../ledger/types.js';
+import {
+  isPositionAction,
+  type LedgerCommand,
+  type Outcome,
+  type PlanInput,
+  type PlanResult,
+} from '../ledger/types.js';
 import { decodeMessage, MalformedMessageError, type PositionMessage } from '../messages/decode.js';
 import { hubErrorNotification, type NotifyContext, notificationFor } from '../messages/notify.js';
 import type { Logger } from '../observe/logger.js';
@@ -29,6 +35,16 @@ export class StoppedError extends Error {
     this.name = 'StoppedError';
   }
 }
+
+/** central-ledger's FX position actions (Enum.Events.Event.Action), answered with 2002 here. */
+const FX_ACTIONS = new Set([
+  'fx-prepare',
+  'fx-commit',
+  'fx-reserve',
+  'fx-timeout-reserved',
+  'fx-abort',
+  'fx-abort-validation',
+]);
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -61,6 +77,9 @@ export class PositionRunner {
   /** Finishes the chunk in hand (its DB transaction, notifications and offset commit), then leaves the group. */
   async stop(): Promise<void> {
     this.stopping = true;
+    // First the chunk in hand, while the producer and the group are still there to notify and commit;
+    // then leave the group (kafkajs waits for an eachBatch that started meanwhile; it stops at once).
+    await Promise.allSettled([...this.inFlight]);
     await this.bus.stop();
     await Promise.allSettled([...this.inFlight]);
   }
@@ -170,12 +189,14 @@ export class PositionRunner {
     if (!(error instanceof MalformedMessageError)) throw error;
     const where = { topic: batch.topic, partition: batch.partition, offset, kind: error.kind, detail: error.message };
     const action = String(error.envelope?.metadata.event.action ?? 'unknown');
+    // The label takes only known values: an action string from the wire must not grow the label set.
+    const label = isPositionAction(action) || FX_ACTIONS.has(action) ? action : 'unknown';
     if (error.envelope === undefined || error.transferId === undefined) {
-      this.metrics.messages.inc({ action, result: 'skipped' });
+      this.metrics.messages.inc({ action: label, result: 'skipped' });
       this.logger.error('malformed message skipped', where);
       return [];
     }
-    this.metrics.messages.inc({ action, result: 'failed' });
+    this.metrics.messages.inc({ action: label, result: 'failed' });
     this.logger.warn('malformed message answered with an error notification', where);
     const name = error.kind === 'UNSUPPORTED_ACTION' ? 'UNSUPPORTED_ACTION' : 'MALFORMED';
     const detail = error.kind === 'UNSUPPORTED_ACTION' ? error.message : undefined;

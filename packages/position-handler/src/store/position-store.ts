@@ -193,13 +193,22 @@ export class PositionStore {
   }
 
   async readHistories(trx: Trx, transferIds: readonly string[]): Promise<Map<string, StateRecord[]>> {
+    // No ORDER BY in SQL: with "ORDER BY transferStateChangeId" the optimizer may walk the primary key of
+    // the whole table instead of the transferId index; the few rows per transfer are sorted here instead.
     const result = await trx.raw(
-      `SELECT transferId, transferStateId, reason FROM transferStateChange
-        WHERE transferId IN (${list(transferIds.length)}) ORDER BY transferStateChangeId`,
+      `SELECT transferStateChangeId, transferId, transferStateId, reason FROM transferStateChange
+        WHERE transferId IN (${list(transferIds.length)})`,
       transferIds,
     );
+    type Row = {
+      transferStateChangeId: string | number;
+      transferId: string;
+      transferStateId: string;
+      reason: string | null;
+    };
+    const rows = rowsOf<Row>(result).sort((a, b) => Number(a.transferStateChangeId) - Number(b.transferStateChangeId));
     const histories = new Map<string, StateRecord[]>();
-    for (const row of rowsOf<{ transferId: string; transferStateId: string; reason: string | null }>(result)) {
+    for (const row of rows) {
       let history = histories.get(row.transferId);
       if (!history) {
         history = [];

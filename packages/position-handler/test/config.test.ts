@@ -1,0 +1,65 @@
+import { readFileSync } from 'node:fs';
+import { Registry } from 'prom-client';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, configDefaults, configSchema, loadConfig } from '../src/config/index.js';
+import { handlerErrors } from '../src/ledger/errors.js';
+import { createMetrics, STAGES } from '../src/observe/metrics.js';
+
+const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+
+describe('config', () => {
+  it('uses the defaults when the environment says nothing, and freezes the result', () => {
+    const config = loadConfig({});
+    expect(config).toEqual(configDefaults);
+    expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it('reads and converts env variables', () => {
+    const config = loadConfig({
+      POSITION_BATCH_SIZE: '250',
+      POSITION_TOPICS: 'a, b',
+      POSITION_FROM_BEGINNING: 'false',
+    });
+    expect(config.batchSize).toBe(250);
+    expect(config.positionTopics).toEqual(['a', 'b']);
+    expect(config.fromBeginning).toBe(false);
+  });
+
+  it.each([
+    ['POSITION_BATCH_SIZE', '0'],
+    ['POSITION_BATCH_SIZE', 'ten'],
+    ['DB_PORT', '70000'],
+    ['POSITION_FROM_BEGINNING', 'maybe'],
+    ['LOG_LEVEL', 'loud'],
+    ['POSITION_TOPICS', ' , '],
+  ])('names the bad variable: %s=%s', (key, value) => {
+    expect(() => loadConfig({ [key]: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ [key]: value })).toThrow(new RegExp(`^${key} `));
+  });
+
+  it('documents every env variable with its default in the README', () => {
+    for (const [key, field] of Object.entries(configSchema)) {
+      const value = configDefaults[key as keyof typeof configDefaults];
+      const shown = Array.isArray(value) ? value.join(',') : String(value);
+      expect(readme).toContain(`| \`${field.env}\` | \`${shown}\` |`);
+    }
+  });
+});
+
+describe('error catalogue and metrics agree with the README', () => {
+  it('lists every error with its FSPIOP code and description', () => {
+    for (const [name, entry] of Object.entries(handlerErrors)) {
+      expect(readme).toContain(`| ${name} | ${entry.fspiop.code} | ${entry.fspiop.description} |`);
+    }
+  });
+
+  it('names every metric the handler registers', async () => {
+    const registry = new Registry();
+    const metrics = createMetrics(registry);
+    for (const metric of Object.values(metrics)) {
+      const name = (await metric.get()).name;
+      expect(readme).toContain(`\`${name}\``);
+    }
+    for (const stage of STAGES) expect(readme).toContain(`\`${stage}\``);
+  });
+});
