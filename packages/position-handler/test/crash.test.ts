@@ -1,6 +1,5 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomInt } from 'node:crypto';
-import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { loadInfraSettings, type TestTopic, testKafka } from '@mojafast/testkit';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -29,9 +28,8 @@ let output: TestTopic;
 const processes = new Set<ChildProcess>();
 let log = '';
 
+// dist/position.js is built once for the whole run by the vitest global setup (testkit build-setup).
 beforeAll(async () => {
-  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-  execFileSync(process.execPath, [tsc, '-b', PACKAGE_DIR], { stdio: 'inherit' });
   ledger = await createTestLedger('position_crash', {
     currencies: ['USD'],
     dfsps: dfspNames.map((name) => ({ name, netDebitCap: CAP, liquidity: '1000000' })),
