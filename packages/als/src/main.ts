@@ -61,6 +61,8 @@ async function openOracleStore(config: Config): Promise<OracleStore> {
 /** Wires config → upstreams → flows → HTTP; the only module that knows every layer. */
 export async function startAls(config: Config): Promise<RunningAls> {
   const startedAt = new Date();
+  // First, so a bad registry file or database stops start-up before anything holds a socket.
+  const store = await openOracleStore(config);
   const registry = new Registry();
   const metrics = createMetrics(registry);
   const schemas = loadFspiopSchemas();
@@ -88,7 +90,6 @@ export async function startAls(config: Config): Promise<RunningAls> {
     maxEntries: config.cacheMaxEntries,
     record,
   });
-  const store = await openOracleStore(config);
   const oracleRegistry = createOracleRegistry(store, {
     // An in-memory registry is read directly; only a database is worth caching.
     ttlMs: config.dbName === '' ? 0 : config.oracleRegistryCacheTtlMs,
@@ -162,8 +163,16 @@ export async function startAls(config: Config): Promise<RunningAls> {
     clearTimeout(timer);
   });
 
-  const url = await app.listen({ port: config.port, host: config.host });
-  const adminUrl = await admin.listen({ port: config.adminPort, host: config.host });
+  let url: string;
+  let adminUrl: string;
+  try {
+    url = await app.listen({ port: config.port, host: config.host });
+    adminUrl = await admin.listen({ port: config.adminPort, host: config.host });
+  } catch (error) {
+    await Promise.allSettled([app.close(), admin.close(), http.close(), store.close()]);
+    metrics.stop();
+    throw error;
+  }
   const local = (address: string) => address.replace('0.0.0.0', '127.0.0.1').replace('[::]', '127.0.0.1');
 
   let closing: Promise<void> | undefined;
