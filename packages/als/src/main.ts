@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { Registry } from 'prom-client';
 import type { Config } from './config/config.js';
 import type { DiscoveryPorts } from './discovery/types.js';
@@ -124,9 +124,13 @@ export async function startAls(config: Config): Promise<RunningAls> {
     );
   };
 
-  const logger = { level: config.logLevel };
+  // Logs go to stderr: stdout carries only the one "ready" line tools wait for.
+  const logger = { level: config.logLevel, stream: process.stderr };
+  // No log line per request at any level (issue #3); failures are counted on /metrics instead.
+  const quiet = () => new LogController({ disableRequestLogging: true });
   const app = Fastify({
     logger,
+    logController: quiet(),
     bodyLimit: config.bodyLimitBytes,
     keepAliveTimeout: 65_000,
     return503OnClosing: true,
@@ -139,7 +143,7 @@ export async function startAls(config: Config): Promise<RunningAls> {
   registerObserveRoutes(app, registry, startedAt);
 
   const profiler = createCpuProfiler(config.profileDir);
-  const admin = Fastify({ logger, bodyLimit: config.bodyLimitBytes });
+  const admin = Fastify({ logger, logController: quiet(), bodyLimit: config.bodyLimitBytes });
   admin.removeAllContentTypeParsers();
   admin.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
   registerObserveRoutes(admin, registry, startedAt);
