@@ -131,6 +131,8 @@ export async function startAls(config: Config): Promise<RunningAls> {
   const app = Fastify({
     logger,
     logController: quiet(),
+    // Without request log lines a child logger per request is pure cost: requests share the root one.
+    childLoggerFactory: (parent) => parent,
     bodyLimit: config.bodyLimitBytes,
     keepAliveTimeout: 65_000,
     return503OnClosing: true,
