@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { Registry } from 'prom-client';
 import type { Config } from './config/config.js';
 import type { DiscoveryPorts } from './discovery/types.js';
@@ -61,6 +61,8 @@ async function openOracleStore(config: Config): Promise<OracleStore> {
 /** Wires config → upstreams → flows → HTTP; the only module that knows every layer. */
 export async function startAls(config: Config): Promise<RunningAls> {
   const startedAt = new Date();
+  // First, so a bad registry file or database stops start-up before anything holds a socket.
+  const store = await openOracleStore(config);
   const registry = new Registry();
   const metrics = createMetrics(registry);
   const schemas = loadFspiopSchemas();
@@ -89,7 +91,6 @@ export async function startAls(config: Config): Promise<RunningAls> {
     maxEntries: config.cacheMaxEntries,
     record,
   });
-  const store = await openOracleStore(config);
   const oracleRegistry = createOracleRegistry(store, {
     // An in-memory registry is read directly; only a database is worth caching.
     ttlMs: config.dbName === '' ? 0 : config.oracleRegistryCacheTtlMs,
@@ -124,9 +125,15 @@ export async function startAls(config: Config): Promise<RunningAls> {
     );
   };
 
-  const logger = { level: config.logLevel };
+  // Logs go to stderr: stdout carries only the one "ready" line tools wait for.
+  const logger = { level: config.logLevel, stream: process.stderr };
+  // No log line per request at any level (issue #3); failures are counted on /metrics instead.
+  const quiet = () => new LogController({ disableRequestLogging: true });
   const app = Fastify({
     logger,
+    logController: quiet(),
+    // Without request log lines a child logger per request is pure cost: requests share the root one.
+    childLoggerFactory: (parent) => parent,
     bodyLimit: config.bodyLimitBytes,
     keepAliveTimeout: 65_000,
     return503OnClosing: true,
@@ -139,7 +146,7 @@ export async function startAls(config: Config): Promise<RunningAls> {
   registerObserveRoutes(app, registry, startedAt);
 
   const profiler = createCpuProfiler(config.profileDir);
-  const admin = Fastify({ logger, bodyLimit: config.bodyLimitBytes });
+  const admin = Fastify({ logger, logController: quiet(), bodyLimit: config.bodyLimitBytes });
   admin.removeAllContentTypeParsers();
   admin.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
   registerObserveRoutes(admin, registry, startedAt);
@@ -163,8 +170,16 @@ export async function startAls(config: Config): Promise<RunningAls> {
     clearTimeout(timer);
   });
 
-  const url = await app.listen({ port: config.port, host: config.host });
-  const adminUrl = await admin.listen({ port: config.adminPort, host: config.host });
+  let url: string;
+  let adminUrl: string;
+  try {
+    url = await app.listen({ port: config.port, host: config.host });
+    adminUrl = await admin.listen({ port: config.adminPort, host: config.host });
+  } catch (error) {
+    await Promise.allSettled([app.close(), admin.close(), http.close(), store.close()]);
+    metrics.stop();
+    throw error;
+  }
   const local = (address: string) => address.replace('0.0.0.0', '127.0.0.1').replace('[::]', '127.0.0.1');
 
   let closing: Promise<void> | undefined;

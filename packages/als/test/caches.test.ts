@@ -127,8 +127,8 @@ describe('upstream faults', () => {
     const started = performance.now();
     const others = await Promise.all(Array.from({ length: 20 }, (_, i) => lookUp(stack, String(46720000200 + i))));
     expect(others.every((c) => c.kind === 'success')).toBe(true);
-    // Generous: well under the slow payee's 5 s.
-    expect(performance.now() - started).toBeLessThan(2_500);
+    // Generous for a loaded CI machine, and still under the slow payee's 5 s.
+    expect(performance.now() - started).toBeLessThan(4_000);
     const late = await stack.sims.payer?.waitForCallback(slowTrace, 8_000);
     expect(late?.kind).toBe('success');
   });

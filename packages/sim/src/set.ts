@@ -1,6 +1,6 @@
-import { type AdminSim, startAdminSim } from './admin.js';
+import { type AdminSim, type ParticipantSpec, startAdminSim } from './admin.js';
 import type { FaultOptions } from './faults.js';
-import { type OracleSim, startOracleSim } from './oracle.js';
+import { type OracleSim, type PartyEntry, startOracleSim } from './oracle.js';
 import { type PayeeSim, startPayeeSim } from './payee.js';
 import { type PayerSim, startPayerSim } from './payer.js';
 
@@ -21,6 +21,10 @@ export interface SimSetOptions {
   readonly payeeFaults?: FaultOptions;
   readonly payerFaults?: FaultOptions;
   readonly recordHistory?: boolean;
+  /** Explicit participants of the admin simulator (override generated ones). */
+  readonly participants?: Readonly<Record<string, ParticipantSpec>>;
+  /** Explicit parties of the oracle simulator, "Type/ID[/SubId]" → entries. */
+  readonly parties?: Readonly<Record<string, readonly PartyEntry[]>>;
 }
 
 export interface SimSet {
@@ -58,6 +62,7 @@ export async function startSimSet(opts: SimSetOptions = {}): Promise<SimSet> {
       payeeUrl: payee.url,
       payerUrl,
       deadEndpointFsps: opts.deadEndpointFsps,
+      participants: opts.participants,
       faults: opts.adminFaults,
     });
     started.push(admin);
@@ -65,6 +70,7 @@ export async function startSimSet(opts: SimSetOptions = {}): Promise<SimSet> {
       port: port(1),
       fsps: opts.fsps,
       notFoundPrefix: opts.notFoundPrefix,
+      parties: opts.parties,
       faults: opts.oracleFaults,
     });
     started.push(oracle);

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { type FaultOptions, parseLatency } from './faults.js';
 import { startSimSet } from './set.js';
@@ -13,6 +14,8 @@ const usage = `usage: node dist/sim.js [options]   (every option also as env SIM
   --payee-error-prefix S   payee answers PUT .../error for IDs with this prefix
   --drop-rate R            share of lookups the payee never calls back (0)
   --dead-fsps a,b          FSPs whose endpoints point at a closed port
+  --participants-file F    JSON {"name":{"endpointBase":"http://...","currencies":["USD"],"isActive":true}}
+  --parties-file F         JSON {"MSISDN/123":[{"fspId":"payeefsp1","currency":"USD"}]} for the oracle
   --{admin,oracle,payee,payer}-latency MS|MIN-MAX
   --{admin,oracle,payee,payer}-error-rate R     share of 500 answers
   --{admin,oracle,payee,payer}-reset-rate R     share of reset connections`;
@@ -28,6 +31,8 @@ const options: Record<string, { type: 'string' | 'boolean' }> = {
   'payee-error-prefix': { type: 'string' },
   'drop-rate': { type: 'string' },
   'dead-fsps': { type: 'string' },
+  'participants-file': { type: 'string' },
+  'parties-file': { type: 'string' },
   help: { type: 'boolean' },
 };
 for (const sim of sims) {
@@ -57,6 +62,16 @@ function count(values: Record<string, unknown>, name: string, fallback: number):
   return value;
 }
 
+function jsonFile<T>(values: Record<string, unknown>, name: string): T | undefined {
+  const path = setting(values, name);
+  if (path === undefined) return undefined;
+  try {
+    return JSON.parse(readFileSync(path, 'utf8')) as T;
+  } catch (error) {
+    throw new Error(`--${name} ${path}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
 function faults(values: Record<string, unknown>, sim: string): FaultOptions | undefined {
   const latency = setting(values, `${sim}-latency`);
   const errorRate = share(values, `${sim}-error-rate`);
@@ -84,6 +99,8 @@ async function main(): Promise<void> {
       ?.split(',')
       .map((s) => s.trim())
       .filter(Boolean),
+    participants: jsonFile(values, 'participants-file'),
+    parties: jsonFile(values, 'parties-file'),
     adminFaults: faults(values, 'admin'),
     oracleFaults: faults(values, 'oracle'),
     payeeFaults: faults(values, 'payee'),

@@ -1,5 +1,8 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -264,7 +267,13 @@ describe('sim CLI', () => {
     const tsc = fileURLToPath(new URL('../../../node_modules/typescript/bin/tsc', import.meta.url));
     execFileSync(process.execPath, [tsc, '-b', packageDir], { stdio: 'inherit' });
     const script = fileURLToPath(new URL('../dist/sim.js', import.meta.url));
-    const child = spawn(process.execPath, [script, '--fsps', '3'], {
+    const dir = mkdtempSync(join(tmpdir(), 'sim-cli-'));
+    const participantsFile = join(dir, 'participants.json');
+    writeFileSync(
+      participantsFile,
+      JSON.stringify({ extrafsp: { endpointBase: 'http://127.0.0.1:9', currencies: ['TZS'] } }),
+    );
+    const child = spawn(process.execPath, [script, '--fsps', '3', '--participants-file', participantsFile], {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, SIM_ALS_URL: 'http://127.0.0.1:9' },
     });
@@ -281,6 +290,10 @@ describe('sim CLI', () => {
     expect(ready).toMatchObject({ ready: true });
     expect((await getJson(`${ready.admin}/participants/payeefsp3`)).status).toBe(200);
     expect((await getJson(`${ready.admin}/participants/payeefsp4`)).status).toBe(400);
+    expect((await getJson(`${ready.admin}/participants/extrafsp`)).body).toMatchObject({
+      accounts: expect.arrayContaining([expect.objectContaining({ currency: 'TZS' })]),
+    });
+    rmSync(dir, { recursive: true, force: true });
     child.kill('SIGTERM');
     const [code] = await once(child, 'exit');
     expect(code).toBe(0);

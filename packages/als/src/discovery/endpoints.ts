@@ -35,13 +35,32 @@ export interface TemplateValues {
 
 const placeholder = /\{\{(\w+)\}\}/g;
 
+/** A template split once into literal text and placeholder names (odd indexes), reused per request. */
+const compiled = new Map<string, readonly string[]>();
+
+function compile(template: string): readonly string[] {
+  let parts = compiled.get(template);
+  if (!parts) {
+    parts = template.split(placeholder);
+    // Endpoint templates come from central-ledger: a handful per FSP. The bound only guards the map.
+    if (compiled.size >= 10_000) compiled.clear();
+    compiled.set(template, parts);
+  }
+  return parts;
+}
+
 /** Fills central-ledger's `{{name}}` placeholders, each value percent-encoded as one path segment. */
 export function fillTemplate(template: string, values: TemplateValues): string {
   if (!template.includes('{{')) return template;
-  return template.replace(placeholder, (whole, name: string) => {
+  const parts = compile(template);
+  let url = parts[0] as string;
+  for (let i = 1; i < parts.length; i += 2) {
+    const name = parts[i] as string;
     const value = (values as Record<string, string | undefined>)[name];
-    return value === undefined ? whole : encodeURIComponent(value);
-  });
+    url += value === undefined ? `{{${name}}}` : encodeURIComponent(value);
+    url += parts[i + 1] as string;
+  }
+  return url;
 }
 
 /** The request path of a party resource, as FSPIOP-URI carries it. */

@@ -103,10 +103,12 @@ export function createOracleRegistry(
     record: options.record,
     load: (type) => store.list(type),
   });
+  // TTL 0 (the in-memory registry): read the store directly, nothing to share or refresh.
+  const rows = options.ttlMs > 0 ? (type: string) => rowsByType.get(type) : (type: string) => store.list(type);
   return {
     store,
     async oracleFor(type, currency) {
-      return chooseOracle(await rowsByType.get(type), type, currency);
+      return chooseOracle(await rows(type), type, currency);
     },
     invalidate: () => rowsByType.clear(),
   };
