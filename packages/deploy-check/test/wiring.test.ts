@@ -171,6 +171,31 @@ describe('compose', () => {
     }
   });
 
+  it('the ALS and the simulators reach each other at the ports they listen on, on a shared loopback or by service name', async () => {
+    const [alsSpec, simSpec] = [
+      services.find((s) => s.id === 'als'),
+      services.find((s) => s.id === 'sim'),
+    ] as ServiceSpec[];
+    if (!alsSpec || !simSpec || !hasLanded(root, alsSpec) || !hasLanded(root, simSpec)) return;
+    const alsEnv = composeEnv(repoRoot, compose, alsSpec);
+    const simEnv = composeEnv(repoRoot, compose, simSpec);
+    const [alsSchema, simSchema] = await Promise.all([loadSchema(root, alsSpec), loadSchema(root, simSpec)]);
+    const sharesNetwork = (a: ServiceSpec, b: ServiceSpec) =>
+      compose.services[a.composeService]?.network_mode === `service:${b.composeService}` ||
+      compose.services[b.composeService]?.network_mode === `service:${a.composeService}`;
+    const links: [string | undefined, ServiceSpec, number][] = [
+      [alsEnv.ALS_SWITCH_ENDPOINT, simSpec, portOf(listener(simSpec, 'admin'), simEnv, simSchema)],
+      [alsEnv.ALS_ORACLE_URL, simSpec, portOf(listener(simSpec, 'oracle'), simEnv, simSchema)],
+      [simEnv.SIM_ALS_URL, alsSpec, portOf(listener(alsSpec, 'api'), alsEnv, alsSchema)],
+    ];
+    for (const [url, target, port] of links) {
+      const { hostname, port: urlPort } = new URL(url ?? '');
+      expect(Number(urlPort)).toBe(port);
+      if (hostname === '127.0.0.1' || hostname === 'localhost') expect(sharesNetwork(alsSpec, simSpec)).toBe(true);
+      else expect(hostname).toBe(target.composeService);
+    }
+  });
+
   it('creates the topics the position handler consumes and produces, and the original handler is mapped to the same topic', () => {
     const spec = services.find((s) => s.id === 'position-handler') as ServiceSpec;
     const env = composeEnv(repoRoot, compose, spec);
