@@ -10,7 +10,7 @@ export default defineConfig({
   ssr: { resolve: { conditions } },
   test: {
     include: ['packages/*/test/**/*.test.ts'],
-    globalSetup: ['packages/testkit/src/global-setup.ts'],
+    globalSetup: ['packages/testkit/src/global-setup.ts', 'packages/testkit/src/build-setup.ts'],
     pool: 'forks',
     // Two cores host the broker, the database and the tests; more workers only queue.
     poolOptions: { forks: { maxForks: 2, minForks: 1 } },

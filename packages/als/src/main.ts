@@ -6,7 +6,7 @@ import type { DiscoveryPorts } from './discovery/types.js';
 import { loadFspiopSchemas } from './fspiop/schemas.js';
 import { createSerialisers } from './fspiop/serialisers.js';
 import { registerAdminRoutes } from './http/admin-routes.js';
-import { registerFspiopBasics } from './http/fspiop-plugin.js';
+import { frameworkErrors, registerFspiopBasics } from './http/fspiop-plugin.js';
 import { registerFspiopRoutes } from './http/fspiop-routes.js';
 import { registerObserveRoutes } from './http/observe-routes.js';
 import { createMetrics } from './observe/metrics.js';
@@ -132,6 +132,7 @@ export async function startAls(config: Config): Promise<RunningAls> {
     return503OnClosing: true,
     // A HEAD must not start a lookup.
     exposeHeadRoutes: false,
+    frameworkErrors: frameworkErrors(serialisers),
   });
   registerFspiopBasics(app, serialisers, config.bodyLimitBytes);
   registerFspiopRoutes(app, { ports, schemas, serialisers, metrics, track });

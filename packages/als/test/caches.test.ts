@@ -85,6 +85,22 @@ describe('upstream faults', () => {
     expect(errorCodeOf(callback.body)).toBe('2001');
   });
 
+  it('accepts a lookup while central-ledger fails and calls back 2001, where the original answered 500', async () => {
+    const faults = { errorRate: 0 };
+    // Participants are asked every time; endpoints stay cached from the first lookup.
+    const stack = await startStack({
+      sims: { adminFaults: faults },
+      config: { participantCacheTtlMs: 0, cacheMaxStaleMs: 0 },
+    });
+    stacks.push(stack);
+    expect((await lookUp(stack, '46720000007')).kind).toBe('success');
+    faults.errorRate = 1;
+    const failed = await lookUp(stack, '46720000008');
+    expect(failed.kind).toBe('error');
+    expect(errorCodeOf(failed.body)).toBe('2001');
+    expect(JSON.parse(failed.body.toString()).errorInformation.errorDescription).toContain('central-ledger');
+  });
+
   it('retries once when the oracle resets a connection, and the lookup succeeds', async () => {
     let calls = 0;
     // Reset the first request only: the retry goes through.

@@ -70,6 +70,8 @@ describe('synchronous header and path validation', () => {
       '3101',
     ],
     ['an unknown path', () => inject('GET', '/partiez/MSISDN/123', get), 404, '3002'],
+    ['a path with an empty ID', () => inject('GET', '/parties/MSISDN/', get), 404, '3002'],
+    ['a path with broken percent-encoding', () => inject('GET', '/parties/MSISDN/%E0%A4%A', get), 400, '3101'],
     ['a path with too many segments', () => inject('GET', '/parties/MSISDN/123/a/b/c', get), 404, '3002'],
     [
       'a PUT without Content-Type',
@@ -158,6 +160,10 @@ describe('malformed bodies: the right error, no 5xx', () => {
       'content-type': 'application/vnd.interoperability.parties+json;version=2.0',
     });
     expect(res).toMatchObject({ status: 400, body: { errorInformation: { errorCode: '3101' } } });
+  });
+
+  it('answers 400 3101 to a JSON null body', async () => {
+    expect(await put('null')).toMatchObject({ status: 400, body: { errorInformation: { errorCode: '3101' } } });
   });
 
   it('answers 400 3104 to an oversized body', async () => {

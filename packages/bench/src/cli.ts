@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { alsCommand, alsUsage } from './commands/als.js';
 import { httpCommand, httpUsage } from './commands/http.js';
+import { positionCommand, positionUsage } from './commands/position.js';
 
 const usage = `mojafast-bench <command> [options]
   als        ALS discovery end to end (GET /parties through the PUT callback)   (issue #4)
@@ -9,14 +10,14 @@ const usage = `mojafast-bench <command> [options]
 
 ${alsUsage}
 
+${positionUsage}
+
 ${httpUsage}`;
 
 const commands: Record<string, (argv: string[]) => Promise<void>> = {
   http: httpCommand,
   als: alsCommand,
-  position: async () => {
-    throw new Error('bench:position is not built yet (issue #6)');
-  },
+  position: positionCommand,
 };
 
 const [name = '', ...rest] = process.argv.slice(2);

@@ -8,6 +8,7 @@ import {
 } from '@mojafast/testkit';
 import type { Consumer, Producer } from 'kafkajs';
 import type { Knex } from 'knex';
+import { chunkBySize } from '../src/bus/kafkajs-bus.js';
 import { loadConfig, type PositionConfig } from '../src/config/index.js';
 import { createLogger } from '../src/observe/logger.js';
 import { createKnex } from '../src/store/db.js';
@@ -74,8 +75,8 @@ export async function produce(
   topic: string,
   messages: readonly { key: string | null; value: string }[],
 ): Promise<void> {
-  for (let i = 0; i < messages.length; i += 2000) {
-    await producer.send({ topic, acks: -1, messages: messages.slice(i, i + 2000).map((m) => ({ ...m })) });
+  for (const chunk of chunkBySize(messages)) {
+    await producer.send({ topic, acks: -1, messages: chunk.map((m) => ({ ...m })) });
   }
 }
 

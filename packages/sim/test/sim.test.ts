@@ -7,6 +7,7 @@ import {
   CallbackTimeoutError,
   endpointList,
   hashId,
+  parseLatency,
   startAdminSim,
   startOracleSim,
   startPayeeSim,
@@ -244,6 +245,15 @@ describe('payee and payer simulators', () => {
     await res.body.dump();
     expect(res.statusCode).toBe(202);
     expect(performance.now() - start).toBeLessThan(1_000);
+  });
+});
+
+describe('fault options', () => {
+  it('parses a fixed latency and a range, and rejects anything else', () => {
+    expect(parseLatency('250')).toBe(250);
+    expect(parseLatency('3500-7000')).toEqual([3500, 7000]);
+    expect(() => parseLatency('7000-3500')).toThrow(/min is greater than max/);
+    expect(() => parseLatency('slow')).toThrow(/neither/);
   });
 });
 

@@ -192,3 +192,37 @@ export async function handleBatch(
     ports.observe('callback', sendStarted);
   }
 }
+
+/**
+ * The one error callback of a batch that could not be started (PUT /participants/{requestId}/error to
+ * the requester's FSPIOP_CALLBACK_URL_PARTICIPANT_BATCH_PUT_ERROR).
+ */
+export async function sendBatchError(
+  ports: DiscoveryPorts,
+  request: Pick<BatchRequest, 'requestId' | 'source' | 'version' | 'headers'>,
+  error: AlsError,
+): Promise<void> {
+  const started = performance.now();
+  try {
+    const template = (await ports.endpoints(request.source)).get(Endpoint.PARTICIPANT_BATCH_PUT_ERROR);
+    if (!template) throw new UpstreamError(request.source, 'no batch error endpoint');
+    await ports.send({
+      url: fillTemplate(template, { requestId: request.requestId }),
+      method: 'PUT',
+      headers: hubHeaders(
+        request.headers,
+        ports.hubName,
+        request.source,
+        `/participants/${encodeURIComponent(request.requestId)}/error`,
+        'participants',
+        request.version,
+      ),
+      body: ports.serialiseError(error.information()),
+    });
+    ports.count('error_callback_sent');
+  } catch {
+    ports.count('error_callback_failed');
+  } finally {
+    ports.observe('callback', started);
+  }
+}

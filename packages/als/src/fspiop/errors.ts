@@ -26,6 +26,7 @@ export const AlsErrors = catalogue({
     template: '{header} version {version} is not supported',
   },
   UNKNOWN_URI: { fspiop: FspiopError.UNKNOWN_URI, status: 404, template: '{method} {path}' },
+  MALFORMED_URI: { fspiop: FspiopError.MALFORMED_SYNTAX, status: 400, template: 'path {path} is not valid' },
   INVALID_PARTY_ID_TYPE: { fspiop: FspiopError.VALIDATION_ERROR, status: 400, template: '/params/Type {type}' },
   UNKNOWN_SOURCE: {
     fspiop: FspiopError.MALFORMED_SYNTAX,

@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AlsError } from '../fspiop/errors.js';
 import type { Serialisers } from '../fspiop/serialisers.js';
 
@@ -14,6 +14,20 @@ export function sendAlsError(reply: FastifyReply, serialisers: Serialisers, erro
  * forwarded as they came, issue #3), FSPIOP error bodies for everything that fails before a handler
  * answers (an oversized body is 3104, an unknown route 3002), and never a 5xx for bad input.
  */
+/**
+ * Fastify answers a URL it cannot decode (FST_ERR_BAD_URL) before any hook or error handler runs; this
+ * is its `frameworkErrors` option, so that answer is an FSPIOP error too.
+ */
+export function frameworkErrors(serialisers: Serialisers) {
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const alsError =
+      error.code === 'FST_ERR_BAD_URL'
+        ? new AlsError('MALFORMED_URI', { path: request.url })
+        : new AlsError('MALFORMED_HEADER', { header: 'content-type' });
+    sendAlsError(reply, serialisers, alsError);
+  };
+}
+
 export function registerFspiopBasics(app: FastifyInstance, serialisers: Serialisers, bodyLimit: number): void {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit }, (_request, body, done) => done(null, body));

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Resource } from '../discovery/endpoints.js';
 import { sendErrorCallback } from '../discovery/failures.js';
-import { handleBatch, handleParticipant } from '../discovery/participants.js';
+import { handleBatch, handleParticipant, sendBatchError } from '../discovery/participants.js';
 import { forwardCallback, lookUpParty } from '../discovery/parties.js';
 import { type DiscoveryPorts, type PartyRef, UpstreamError } from '../discovery/types.js';
 import { AlsError } from '../fspiop/errors.js';
@@ -38,6 +38,13 @@ export function registerFspiopRoutes(app: FastifyInstance, deps: FspiopRouteDeps
 
   const checkType = (type: string, version: FspiopVersion) => {
     if (!schemas.partyIdTypes[version].has(type)) throw new AlsError('INVALID_PARTY_ID_TYPE', { type });
+  };
+
+  /** An empty {ID} or {SubId} (`/parties/MSISDN/`) matches no route of the API definition. */
+  const checkPath = (request: PartyRequest, version: FspiopVersion) => {
+    const { id, subId } = request.params;
+    if (id === '' || subId === '') throw new AlsError('UNKNOWN_URI', { method: request.method, path: request.url });
+    checkType(request.params.type, version);
   };
 
   const parseBody = (request: FastifyRequest, version: FspiopVersion, schema: BodySchemaName): unknown => {
@@ -103,7 +110,7 @@ export function registerFspiopRoutes(app: FastifyInstance, deps: FspiopRouteDeps
   const getParties = async (request: PartyRequest, reply: FastifyReply) => {
     const started = performance.now();
     const facts = checkHeaders('GET', 'parties', request.headers, ports.hubVersion);
-    checkType(request.params.type, facts.version);
+    checkPath(request, facts.version);
     const deferred = await checkSource(facts);
     const party = partyOf(request.params);
     accept(reply, 'parties_get', 202, started, deferred, { resource: 'parties', party, facts, request }, () =>
@@ -121,7 +128,7 @@ export function registerFspiopRoutes(app: FastifyInstance, deps: FspiopRouteDeps
   const putCallback = (resource: Resource, isError: boolean) => async (request: PartyRequest, reply: FastifyReply) => {
     const started = performance.now();
     const facts = checkHeaders('PUT', resource, request.headers, ports.hubVersion);
-    checkType(request.params.type, facts.bodyVersion);
+    checkPath(request, facts.bodyVersion);
     const schema: BodySchemaName = isError
       ? 'ErrorInformationObject'
       : resource === 'parties'
@@ -150,7 +157,7 @@ export function registerFspiopRoutes(app: FastifyInstance, deps: FspiopRouteDeps
     (method: 'GET' | 'POST' | 'DELETE') => async (request: PartyRequest, reply: FastifyReply) => {
       const started = performance.now();
       const facts = checkHeaders(method, 'participants', request.headers, ports.hubVersion);
-      checkType(request.params.type, facts.version);
+      checkPath(request, facts.version);
       let fspId: string | undefined;
       let currency = request.query.currency;
       if (method === 'POST') {
@@ -197,9 +204,13 @@ export function registerFspiopRoutes(app: FastifyInstance, deps: FspiopRouteDeps
     metrics.ingress('participants_batch', 202);
     reply.code(202).send();
     if (deferred) {
-      // Nothing to call back per party yet: the batch's own error endpoint is the place, which is the
-      // requester's PUT /participants/{requestId}/error; without central-ledger it cannot be found either.
-      ports.count('error_callback_failed');
+      track(
+        sendBatchError(
+          ports,
+          { requestId: body.requestId, source: facts.source, version: facts.version, headers: request.headers },
+          deferred,
+        ),
+      );
       return;
     }
     track(

@@ -54,10 +54,39 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     connect: { timeout: options.connectTimeoutMs },
   });
 
+  /**
+   * One exchange through Agent.dispatch with a handler of undici's core (legacy) interface: no response
+   * stream object and no header parsing, which request() pays for on every call; the body is collected
+   * only when the caller reads it.
+   */
+  const exchange = (options: Dispatcher.DispatchOptions, keepBody: boolean): Promise<UpstreamResponse> =>
+    new Promise((resolve, reject) => {
+      let status = 0;
+      const chunks: Buffer[] = [];
+      const handler = {
+        onConnect() {},
+        onHeaders(statusCode: number) {
+          status = statusCode;
+          return true;
+        },
+        onData(chunk: Buffer) {
+          if (keepBody) chunks.push(chunk);
+          return true;
+        },
+        onComplete() {
+          resolve({ status, body: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks) });
+        },
+        onError(error: Error) {
+          reject(error);
+        },
+      };
+      agent.dispatch(options, handler as unknown as Dispatcher.DispatchHandler);
+    });
+
   const dispatch = async (request: OutboundRequest, upstream: string, keepBody: boolean) => {
     if (!URL.canParse(request.url)) throw new UpstreamError(upstream, `invalid URL ${request.url}`);
     const { origin, path } = splitUrl(request.url);
-    const params: Dispatcher.RequestOptions = {
+    const params: Dispatcher.DispatchOptions = {
       origin,
       path,
       method: request.method,
@@ -67,12 +96,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     };
     for (let attempt = 0; ; attempt++) {
       try {
-        const response = await agent.request(params);
-        if (!keepBody) {
-          await response.body.dump();
-          return { status: response.statusCode, body: Buffer.alloc(0) };
-        }
-        return { status: response.statusCode, body: Buffer.from(await response.body.arrayBuffer()) };
+        return await exchange(params, keepBody);
       } catch (error) {
         if (attempt === 0 && isResetIdleSocket(error)) {
           options.onRetry?.();

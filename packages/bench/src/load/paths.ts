@@ -6,3 +6,6 @@ export const entryPoints = {
   als: fileURLToPath(new URL('../../../als/dist/als.js', import.meta.url)),
   position: fileURLToPath(new URL('../../../position-handler/dist/position.js', import.meta.url)),
 } as const;
+
+/** Where infra/svc keeps pid files and data (infra/lib/common.sh: MOJAFAST_STATE_DIR or <repo>/.infra). */
+export const stateDir = process.env.MOJAFAST_STATE_DIR ?? fileURLToPath(new URL('../../../../.infra', import.meta.url));

@@ -15,8 +15,33 @@ export interface KafkajsBusOptions {
   readonly logger: Logger;
 }
 
-/** Largest produce request: kafkajs builds one request per call, and the broker caps a request's size. */
-const PRODUCE_CHUNK = 2000;
+/**
+ * kafkajs sends one record batch per partition per call, and the broker refuses a batch larger than
+ * message.max.bytes (1 MiB by default), so sends are cut at this many bytes of values.
+ */
+const PRODUCE_CHUNK_BYTES = 800_000;
+
+/** Splits messages into sends under PRODUCE_CHUNK_BYTES each (a single larger message goes alone). */
+export function chunkBySize<T extends { readonly value: string }>(
+  messages: readonly T[],
+  limit = PRODUCE_CHUNK_BYTES,
+): T[][] {
+  const chunks: T[][] = [];
+  let current: T[] = [];
+  let size = 0;
+  for (const message of messages) {
+    const length = Buffer.byteLength(message.value) + 64;
+    if (current.length > 0 && size + length > limit) {
+      chunks.push(current);
+      current = [];
+      size = 0;
+    }
+    current.push(message);
+    size += length;
+  }
+  if (current.length > 0) chunks.push(current);
+  return chunks;
+}
 
 export function createKafkajsBus(options: KafkajsBusOptions): PositionBus {
   const kafka = new Kafka({
@@ -89,17 +114,16 @@ export function createKafkajsBus(options: KafkajsBusOptions): PositionBus {
       });
     },
     async produce(messages: readonly OutboundMessage[]) {
-      const sends: Promise<unknown>[] = [];
-      for (let i = 0; i < messages.length; i += PRODUCE_CHUNK) {
-        sends.push(
+      // The sends go out together (kafkajs pipelines requests on the connection) and are awaited as one.
+      await Promise.all(
+        chunkBySize(messages).map((chunk) =>
           producer.send({
             topic: options.notificationTopic,
             acks: -1,
-            messages: messages.slice(i, i + PRODUCE_CHUNK).map((m) => ({ key: m.key, value: m.value })),
+            messages: chunk.map((m) => ({ key: m.key, value: m.value })),
           }),
-        );
-      }
-      await Promise.all(sends);
+        ),
+      );
     },
     async commit(topic, partition, nextOffset) {
       await consumer.commitOffsets([{ topic, partition, offset: nextOffset }]);

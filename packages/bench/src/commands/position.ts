@@ -1,0 +1,168 @@
+import { type ParseArgsOptionDescriptor, parseArgs } from 'node:util';
+import { type PhaseResult, type PositionBenchResult, runPositionBench } from '../position/run.js';
+import type { Metric } from '../report/metrics.js';
+import { positiveInteger } from './http.js';
+import { finish, progress } from './outcome.js';
+
+export const positionUsage = `mojafast-bench position [options]
+  Replays position messages through our handler on the real broker and database and measures each
+  phase (prepares, then commits) from the first input to the last notification. Verifies the outcome:
+  every transfer notified exactly once, final positions equal to the expected totals.
+  --transfers N        transfers to generate (default 100000): N prepares, then N commits
+  --dfsps P            DFSPs (default 8)          --currencies C   currencies (default 1)
+  --partitions K       partitions of the position topic (default 4)
+  --instances H        handler processes in one consumer group (default 1)
+  --batch-size B       POSITION_BATCH_SIZE of the handler (default 1000)
+  --rate R             offered messages/s; 0 = burst (default 0)
+  --dump FILE          replay a kcat dump (key<delimiter>value per line) instead of generating
+  --write-dump FILE    write the generated messages as a kcat dump (prepares, then commits)
+  --key-delimiter D    kcat -K delimiter (default |)
+  --compare            run the same workload at batch size 1 and at --batch-size, print the ratio
+  --stall S            give up when no notification came for S seconds (default 30)
+  --keep               keep the database and topics afterwards
+  --threshold EXPR     k6 syntax, repeatable: 'rate>20000' (lower of the two phases' msgs/s),
+                       'p99<50' (latency over both phases), 'prepare_latency:p(99)<50', 'lost:count==0'
+  --out FILE           JSON results`;
+
+const options = {
+  transfers: { type: 'string', default: '100000' },
+  dfsps: { type: 'string', default: '8' },
+  currencies: { type: 'string', default: '1' },
+  partitions: { type: 'string', default: '4' },
+  instances: { type: 'string', default: '1' },
+  'batch-size': { type: 'string', default: '1000' },
+  rate: { type: 'string', default: '0' },
+  dump: { type: 'string' },
+  'write-dump': { type: 'string' },
+  'key-delimiter': { type: 'string', default: '|' },
+  compare: { type: 'boolean', default: false },
+  stall: { type: 'string', default: '30' },
+  keep: { type: 'boolean', default: false },
+  threshold: { type: 'string', multiple: true, default: [] },
+  out: { type: 'string' },
+  help: { type: 'boolean', short: 'h', default: false },
+} satisfies Record<string, ParseArgsOptionDescriptor>;
+
+function phaseJson(phase: PhaseResult | undefined) {
+  if (!phase) return null;
+  const l = phase.latency;
+  return {
+    messages: phase.messages,
+    msgs_per_s: Number(phase.msgsPerSecond.toFixed(1)),
+    latency_ms: { p50: l.med, p90: l.p90, p95: l.p95, p99: l.p99, max: l.max, avg: Number(l.avg.toFixed(3)) },
+    sql_per_msg: Number(phase.sqlPerMessage.toFixed(4)),
+    sql_statements: phase.sqlStatements,
+    db_commits_per_s: Number(phase.commitsPerSecond.toFixed(1)),
+    lost: phase.lost,
+    duplicated: phase.duplicated,
+    error_notifications: phase.errorNotifications,
+    duration_s: Number(phase.durationSeconds.toFixed(3)),
+    cpu_cores: Object.fromEntries(Object.entries(phase.cpu).map(([k, v]) => [k, Number(v.toFixed(3))])),
+  };
+}
+
+function metricsOf(result: PositionBenchResult): Map<string, Metric> {
+  const metrics = new Map<string, Metric>();
+  for (const p of result.phases) {
+    metrics.set(`${p.action}_msgs`, { type: 'counter', count: p.messages - p.lost, perSecond: p.msgsPerSecond });
+    metrics.set(`${p.action}_latency`, { type: 'trend', values: p.latency });
+    metrics.set(`${p.action}_sql_per_msg`, { type: 'gauge', value: Number(p.sqlPerMessage.toFixed(4)) });
+    metrics.set(`${p.action}_db_commits_per_s`, { type: 'gauge', value: Number(p.commitsPerSecond.toFixed(1)) });
+    for (const [name, cores] of Object.entries(p.cpu))
+      metrics.set(`${p.action}_cpu_${name}`, { type: 'gauge', value: Number(cores.toFixed(2)) });
+  }
+  const slowest = result.phases.reduce((a, b) => (b.msgsPerSecond < a.msgsPerSecond ? b : a));
+  const worst = result.phases.reduce((a, b) => (b.latency.p99 > a.latency.p99 ? b : a));
+  metrics.set('msgs', { type: 'counter', count: slowest.messages - slowest.lost, perSecond: slowest.msgsPerSecond });
+  metrics.set('latency', { type: 'trend', values: worst.latency });
+  const lost = result.phases.reduce((n, p) => n + p.lost, 0);
+  const duplicated = result.phases.reduce((n, p) => n + p.duplicated, 0);
+  metrics.set('lost', { type: 'counter', count: lost, perSecond: 0 });
+  metrics.set('duplicated', { type: 'counter', count: duplicated, perSecond: 0 });
+  metrics.set('position_mismatches', { type: 'counter', count: result.positionMismatches.length, perSecond: 0 });
+  return metrics;
+}
+
+/** Thresholds without a metric name: rates mean `msgs`, everything else `latency` (issue #6's examples). */
+function qualify(threshold: string): string {
+  if (threshold.includes(':')) return threshold;
+  return /^\s*rate\b/.test(threshold) ? `msgs:${threshold}` : `latency:${threshold}`;
+}
+
+export async function positionCommand(argv: string[]): Promise<void> {
+  const { values } = parseArgs({ args: argv, options });
+  if (values.help) {
+    process.stdout.write(`${positionUsage}\n`);
+    return;
+  }
+  const base = {
+    transfers: positiveInteger('--transfers', values.transfers),
+    dfsps: positiveInteger('--dfsps', values.dfsps),
+    currencies: positiveInteger('--currencies', values.currencies),
+    partitions: positiveInteger('--partitions', values.partitions),
+    instances: positiveInteger('--instances', values.instances),
+    batchSize: positiveInteger('--batch-size', values['batch-size']),
+    rate: values.rate === '0' ? 0 : positiveInteger('--rate', values.rate),
+    dump: values.dump,
+    writeDump: values['write-dump'],
+    delimiter: values['key-delimiter'],
+    stallMs: positiveInteger('--stall', values.stall) * 1000,
+    keep: values.keep,
+    onProgress: progress,
+  };
+  if (base.dfsps < 2) throw new Error('--dfsps must be at least 2');
+  const batchSizes = values.compare ? [1, base.batchSize] : [base.batchSize];
+  const runs: { batchSize: number; result: PositionBenchResult }[] = [];
+  for (const batchSize of batchSizes) {
+    progress(
+      `bench:position batch size ${batchSize}, ${base.partitions} partitions, ${base.instances} handler(s), ${base.rate === 0 ? 'burst' : `${base.rate}/s`}`,
+    );
+    runs.push({ batchSize, result: await runPositionBench({ ...base, batchSize }) });
+  }
+  const last = runs.at(-1) as (typeof runs)[number];
+  const metrics = metricsOf(last.result);
+  const json: Record<string, unknown> = {
+    prepare: phaseJson(last.result.phases.find((p) => p.action === 'prepare')),
+    commit: phaseJson(last.result.phases.find((p) => p.action === 'commit')),
+    batch_size: last.batchSize,
+    partitions: base.partitions,
+    instances: base.instances,
+    rate: base.rate,
+    transfers: base.transfers,
+    position_mismatches: last.result.positionMismatches,
+  };
+  if (runs.length === 2) {
+    const [one, chosen] = runs as [(typeof runs)[0], (typeof runs)[0]];
+    const ratios = chosen.result.phases.map((p) => {
+      const baseline = one.result.phases.find((q) => q.action === p.action);
+      return { action: p.action, baseline: baseline?.msgsPerSecond ?? 0, chosen: p.msgsPerSecond };
+    });
+    json.compare = {
+      batch_size_1: { prepare: phaseJson(one.result.phases[0]), commit: phaseJson(one.result.phases[1]) },
+      ratios,
+    };
+    for (const r of ratios) {
+      process.stdout.write(
+        `${r.action}: batch 1 ${r.baseline.toFixed(0)} msgs/s, batch ${chosen.batchSize} ${r.chosen.toFixed(0)} msgs/s, ratio ${(r.chosen / Math.max(r.baseline, 1e-9)).toFixed(1)}×\n`,
+      );
+    }
+  }
+  await finish({
+    title: `bench:position — batch ${last.batchSize}, ${base.partitions} partitions, ${base.instances} handler(s), ${base.rate === 0 ? 'burst' : `${base.rate}/s offered`}`,
+    metrics,
+    thresholds: values.threshold.map(qualify),
+    defaultMetric: 'msgs',
+    out: values.out,
+    json,
+  });
+  const failures = runs.flatMap(({ batchSize, result }) => [
+    ...result.phases
+      .filter((p) => p.lost > 0 || p.duplicated > 0)
+      .map((p) => `batch ${batchSize} ${p.action}: ${p.lost} lost, ${p.duplicated} duplicated`),
+    ...result.positionMismatches.map((m) => `batch ${batchSize}: ${m}`),
+  ]);
+  if (failures.length > 0) {
+    process.stderr.write(`OUTCOME CHECK FAILED:\n  ${failures.slice(0, 20).join('\n  ')}\n`);
+    process.exitCode = 1;
+  }
+}

@@ -1,0 +1,94 @@
+import type { Consumer, Kafka } from 'kafkajs';
+import { LatencyRecorder } from '../report/latency.js';
+
+interface Notification {
+  id?: string;
+  metadata?: { correlationId?: string; event?: { action?: string; state?: { status?: string } } };
+}
+
+export interface PhaseTally {
+  readonly action: string;
+  /** Transfer id → how many notifications of this action arrived for it. */
+  readonly seen: Map<string, number>;
+  readonly latency: LatencyRecorder;
+  errors: number;
+  firstAt: number;
+  lastAt: number;
+}
+
+/**
+ * Reads the notification topic from its start and matches each notification to the input message of its
+ * transfer: latency is the notification's Kafka timestamp (the handler's produce time) minus the input's
+ * (ours), both CreateTime stamped on this machine's clock.
+ */
+export class NotificationCollector {
+  readonly #consumer: Consumer;
+  #phase: PhaseTally | undefined;
+  #inputTimes = new Map<string, number>();
+  #waiters: (() => void)[] = [];
+
+  constructor(
+    kafka: Kafka,
+    readonly topic: string,
+  ) {
+    this.#consumer = kafka.consumer({ groupId: `${topic}-bench-reader`, maxBytesPerPartition: 8 * 1024 * 1024 });
+  }
+
+  async start(): Promise<void> {
+    await this.#consumer.connect();
+    await this.#consumer.subscribe({ topic: this.topic, fromBeginning: true });
+    await this.#consumer.run({
+      autoCommit: false,
+      eachBatch: async ({ batch }) => {
+        for (const message of batch.messages) this.#take(Number(message.timestamp), message.value);
+        for (const wake of this.#waiters.splice(0)) wake();
+      },
+    });
+  }
+
+  beginPhase(action: string, inputTimes: Map<string, number>): PhaseTally {
+    this.#inputTimes = inputTimes;
+    this.#phase = { action, seen: new Map(), latency: new LatencyRecorder(), errors: 0, firstAt: 0, lastAt: 0 };
+    return this.#phase;
+  }
+
+  #take(timestamp: number, value: Buffer | null): void {
+    const phase = this.#phase;
+    if (!phase || !value) return;
+    const notification = JSON.parse(value.toString()) as Notification;
+    const event = notification.metadata?.event;
+    if (event?.action !== phase.action) return;
+    const id = notification.metadata?.correlationId ?? notification.id;
+    if (!id) return;
+    const count = (phase.seen.get(id) ?? 0) + 1;
+    phase.seen.set(id, count);
+    if (event.state?.status !== 'success') phase.errors++;
+    const input = this.#inputTimes.get(id);
+    if (count === 1 && input !== undefined) phase.latency.record(Math.max(0, timestamp - input));
+    if (phase.firstAt === 0) phase.firstAt = timestamp;
+    phase.lastAt = Math.max(phase.lastAt, timestamp);
+  }
+
+  /** Resolves when `expected` distinct transfers were notified, or when nothing new came for `stallMs`. */
+  async waitFor(expected: number, stallMs: number, onProgress?: (seen: number) => void): Promise<void> {
+    let lastSeen = -1;
+    let lastChange = Date.now();
+    for (;;) {
+      const seen = this.#phase?.seen.size ?? 0;
+      if (seen >= expected) return;
+      if (seen !== lastSeen) {
+        lastSeen = seen;
+        lastChange = Date.now();
+        onProgress?.(seen);
+      } else if (Date.now() - lastChange > stallMs) return;
+      await new Promise<void>((resolve) => {
+        this.#waiters.push(resolve);
+        setTimeout(resolve, 1000).unref();
+      });
+    }
+  }
+
+  async stop(): Promise<void> {
+    await this.#consumer.disconnect();
+  }
+}

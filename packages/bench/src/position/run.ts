@@ -1,0 +1,284 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import {
+  createKnex,
+  type GeneratedTransfer,
+  insertTransfers,
+  migrateLatest,
+  type ProvisionedLedger,
+  provisionLedger,
+} from '@mojafast/position-handler';
+import { createDatabase, createTopic, loadInfraSettings, testKafka } from '@mojafast/testkit';
+import type { Knex } from 'knex';
+import mysql from 'mysql2/promise';
+import { entryPoints, stateDir } from '../load/paths.js';
+import { freePort } from '../load/ports.js';
+import { type Service, spawnUntilHealthy } from '../load/processes.js';
+import type { LatencySummary } from '../report/latency.js';
+import { CpuMeter } from '../system/cpu.js';
+import { StatementMeter } from '../system/mysql-status.js';
+import { readDump, writeDump } from './dump.js';
+import { workloadFromDump } from './dump-workload.js';
+import { NotificationCollector } from './notifications.js';
+import { type ReplayMessage, replay } from './replay.js';
+import { currencyCodes, dfspNames, expectedPositions, generateWorkload, positionMessages } from './workload.js';
+
+export interface PositionBenchOptions {
+  readonly transfers: number;
+  readonly dfsps: number;
+  readonly currencies: number;
+  readonly partitions: number;
+  readonly instances: number;
+  readonly batchSize: number;
+  /** Messages per second offered; 0 = burst. */
+  readonly rate: number;
+  readonly dump?: string | undefined;
+  readonly writeDump?: string | undefined;
+  readonly delimiter: string;
+  /** Give up waiting when no notification arrived for this long. */
+  readonly stallMs: number;
+  readonly keep: boolean;
+  readonly handlerEnv?: Record<string, string>;
+  readonly onProgress?: (line: string) => void;
+}
+
+export interface PhaseResult {
+  readonly action: 'prepare' | 'commit';
+  readonly messages: number;
+  readonly durationSeconds: number;
+  readonly msgsPerSecond: number;
+  readonly latency: LatencySummary;
+  readonly sqlStatements: number;
+  readonly sqlPerMessage: number;
+  readonly commitsPerSecond: number;
+  readonly lost: number;
+  readonly duplicated: number;
+  readonly errorNotifications: number;
+  readonly cpu: Record<string, number>;
+}
+
+export interface PositionBenchResult {
+  readonly phases: PhaseResult[];
+  readonly positionMismatches: string[];
+  readonly database: string;
+}
+
+const bigLimit = '100000000000';
+
+async function pidFrom(file: string): Promise<number | undefined> {
+  try {
+    const pid = Number((await readFile(file, 'utf8')).trim());
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function markFulfilled(knex: Knex, transferIds: readonly string[]): Promise<void> {
+  // What central-ledger's fulfil handler leaves before it hands a commit to the position handler.
+  for (let i = 0; i < transferIds.length; i += 5000) {
+    await knex('transferStateChange').insert(
+      transferIds.slice(i, i + 5000).map((transferId) => ({ transferId, transferStateId: 'RECEIVED_FULFIL' })),
+    );
+  }
+}
+
+async function workload(
+  options: PositionBenchOptions,
+  knex: Knex,
+): Promise<{
+  transfers: GeneratedTransfer[];
+  ledger: ProvisionedLedger;
+  prepares: ReplayMessage[];
+  commits: ReplayMessage[];
+}> {
+  let fromDump: ReturnType<typeof workloadFromDump> | undefined;
+  if (options.dump) {
+    const dumped = [];
+    for await (const message of readDump(options.dump, options.delimiter)) dumped.push(message);
+    fromDump = workloadFromDump(dumped);
+  }
+  const transfers = fromDump?.transfers ?? generateWorkload({ ...options, amount: '10' });
+  const dfsps = fromDump ? [...new Set(transfers.flatMap((t) => [t.payer, t.payee]))] : dfspNames(options.dfsps);
+  const currencies = fromDump ? [...new Set(transfers.map((t) => t.currency))] : currencyCodes(options.currencies);
+  const ledger = await provisionLedger(knex, {
+    currencies,
+    dfsps: dfsps.map((name) => ({ name, netDebitCap: bigLimit, liquidity: bigLimit })),
+  });
+  await insertTransfers(
+    knex,
+    transfers.map((t) => ({ ...t, state: 'RECEIVED_PREPARE' as const })),
+    ledger.accounts,
+  );
+  if (!fromDump) {
+    const keyed = (action: 'prepare' | 'commit') =>
+      positionMessages(transfers, action, ledger).map((m, i) => ({
+        ...m,
+        transferId: (transfers[i] as GeneratedTransfer).transferId,
+      }));
+    const prepares = keyed('prepare');
+    const commits = keyed('commit');
+    if (options.writeDump) await writeDump(options.writeDump, [...prepares, ...commits], options.delimiter);
+    return { transfers, ledger, prepares, commits };
+  }
+  const byId = new Map(transfers.map((t) => [t.transferId, t]));
+  const accountKey = (dfsp: string, currency: string) => String(ledger.accounts.get(`${dfsp}:${currency}`)?.position);
+  const rekey = (messages: { transferId: string; value: string }[], side: 'payer' | 'payee') =>
+    messages.map((m) => {
+      const t = byId.get(m.transferId) as GeneratedTransfer;
+      return { key: accountKey(t[side], t.currency), value: m.value, transferId: m.transferId };
+    });
+  return { transfers, ledger, prepares: rekey(fromDump.prepares, 'payer'), commits: rekey(fromDump.commits, 'payee') };
+}
+
+/**
+ * One replay: a fresh database provisioned as central-ledger's prepare handler would leave it, fresh
+ * topics, our handler started as separate processes, then the prepares and (after the fulfil handler's
+ * state is written) the commits, each measured from the first input to the last notification, and
+ * checked: every transfer notified exactly once, final positions equal to the expected totals.
+ */
+export async function runPositionBench(options: PositionBenchOptions): Promise<PositionBenchResult> {
+  const say = options.onProgress ?? (() => {});
+  const settings = loadInfraSettings();
+  const db = await createDatabase({ prefix: 'bench_position' });
+  const knex = createKnex({ ...db.connection, poolMax: 2 });
+  const inputTopic = await createTopic({ prefix: 'bench-position', partitions: options.partitions });
+  const notificationTopic = await createTopic({ prefix: 'bench-notification', partitions: options.partitions });
+  const kafka = testKafka(settings, 'mojafast-bench-position');
+  const producer = kafka.producer({ allowAutoTopicCreation: false });
+  const collector = new NotificationCollector(kafka, notificationTopic.name);
+  const handlers: Service[] = [];
+  const statusConnection = await mysql.createConnection(db.connection);
+  try {
+    await migrateLatest(knex);
+    say(`provisioning ${db.name}`);
+    const work = await workload(options, knex);
+    say(`${work.prepares.length} prepares, ${work.commits.length} commits, ${work.ledger.accounts.size} accounts`);
+    await Promise.all([producer.connect(), collector.start()]);
+    for (let i = 0; i < options.instances; i++) {
+      const port = await freePort();
+      handlers.push(
+        await spawnUntilHealthy(
+          {
+            name: `position-handler-${i + 1}`,
+            command: process.execPath,
+            args: [entryPoints.position],
+            env: {
+              KAFKA_BROKERS: settings.kafka.brokers.join(','),
+              POSITION_TOPICS: inputTopic.name,
+              NOTIFICATION_TOPIC: notificationTopic.name,
+              POSITION_CONSUMER_GROUP: `${inputTopic.name}-handlers`,
+              POSITION_BATCH_SIZE: String(options.batchSize),
+              DB_HOST: db.connection.host,
+              DB_PORT: String(db.connection.port),
+              DB_USER: db.connection.user,
+              DB_PASSWORD: db.connection.password,
+              DB_NAME: db.name,
+              POSITION_HTTP_PORT: String(port),
+              LOG_LEVEL: 'warn',
+              ...options.handlerEnv,
+            },
+          },
+          `http://127.0.0.1:${port}/health`,
+          60_000,
+        ),
+      );
+    }
+    const pids = new Map<string, number>();
+    for (const [i, h] of handlers.entries())
+      pids.set(options.instances === 1 ? 'handler' : `handler${i + 1}`, h.child.pid ?? 0);
+    const brokerPid = await pidFrom(join(stateDir, 'kafka', 'kafka.pid'));
+    const dbPid = await pidFrom(join(stateDir, 'mariadb', 'mysqld.pid'));
+    if (brokerPid) pids.set('kafka', brokerPid);
+    if (dbPid) pids.set('mariadb', dbPid);
+    pids.set('bench', process.pid);
+
+    const phases: PhaseResult[] = [];
+    const runPhase = async (action: 'prepare' | 'commit', messages: ReplayMessage[]) => {
+      const statements = new StatementMeter(statusConnection);
+      const cpu = new CpuMeter(pids);
+      await Promise.all([statements.start(), cpu.start()]);
+      const inputTimes = new Map<string, number>();
+      const phase = collector.beginPhase(action, inputTimes);
+      say(
+        `${action}: replaying ${messages.length} messages ${options.rate === 0 ? 'as a burst' : `at ${options.rate}/s`}`,
+      );
+      const firstInput = Date.now();
+      await replay(
+        producer,
+        messages,
+        { topic: inputTopic.name, rate: options.rate, chunk: 1000, inFlight: 4 },
+        inputTimes,
+      );
+      let lastPrint = 0;
+      await collector.waitFor(messages.length, options.stallMs, (seen) => {
+        if (Date.now() - lastPrint < 2000) return;
+        lastPrint = Date.now();
+        say(
+          `  ${action}: ${seen}/${messages.length} notified, ${(seen / ((Date.now() - firstInput) / 1000)).toFixed(0)}/s`,
+        );
+      });
+      const [sql, used] = await Promise.all([statements.stop(), cpu.stop()]);
+      const durationSeconds = Math.max(0.001, (phase.lastAt - firstInput) / 1000);
+      const ids = new Set(messages.map((m) => m.transferId));
+      let lost = 0;
+      let duplicated = 0;
+      for (const id of ids) {
+        const count = phase.seen.get(id) ?? 0;
+        if (count === 0) lost++;
+        else duplicated += count - 1;
+      }
+      phases.push({
+        action,
+        messages: messages.length,
+        durationSeconds,
+        msgsPerSecond: (messages.length - lost) / durationSeconds,
+        latency: phase.latency.summary(),
+        sqlStatements: sql.Questions,
+        sqlPerMessage: sql.Questions / messages.length,
+        commitsPerSecond: sql.Com_commit / durationSeconds,
+        lost,
+        duplicated,
+        errorNotifications: phase.errors,
+        cpu: used,
+      });
+      return phase;
+    };
+
+    const prepared = await runPhase('prepare', work.prepares);
+    const committedIds = work.commits.map((m) => m.transferId).filter((id) => prepared.seen.has(id));
+    if (work.commits.length > 0) {
+      await markFulfilled(knex, committedIds);
+      await runPhase('commit', work.commits);
+    }
+    const expected = expectedPositions(work.transfers, work.ledger, work.commits.length > 0);
+    const rows = await knex('participantPosition')
+      .select('participantCurrencyId', 'value')
+      .whereIn('participantCurrencyId', [...expected.keys()]);
+    const scaled = (v: string) => {
+      const negative = v.startsWith('-');
+      const [whole = '0', fraction = ''] = v.replace('-', '').split('.');
+      const n = BigInt(whole) * 10_000n + BigInt(fraction.padEnd(4, '0').slice(0, 4));
+      return negative ? -n : n;
+    };
+    const actual = new Map(
+      rows.map((r: { participantCurrencyId: string | number; value: string }) => [
+        Number(r.participantCurrencyId),
+        scaled(String(r.value)),
+      ]),
+    );
+    const positionMismatches = [...expected]
+      .filter(([id, value]) => actual.get(id) !== value)
+      .map(([id, value]) => `account ${id}: expected ${value}, found ${actual.get(id)} (ten-thousandths)`);
+    return { phases, positionMismatches, database: db.name };
+  } finally {
+    for (const h of handlers) await h.stop();
+    await collector.stop().catch(() => {});
+    await producer.disconnect().catch(() => {});
+    await statusConnection.end().catch(() => {});
+    await knex.destroy();
+    if (!options.keep) {
+      await Promise.all([inputTopic.drop(), notificationTopic.drop(), db.drop()]).catch(() => {});
+    }
+  }
+}

@@ -1,0 +1,79 @@
+import {
+  type GeneratedTransfer,
+  generatePositionMessages,
+  generateTransfers,
+  type ProvisionedLedger,
+} from '@mojafast/position-handler';
+import type { DumpedMessage } from './dump.js';
+
+export interface WorkloadSpec {
+  readonly transfers: number;
+  readonly dfsps: number;
+  readonly currencies: number;
+  readonly amount: string;
+}
+
+export const dfspNames = (count: number) => Array.from({ length: count }, (_, i) => `perffsp${i + 1}`);
+export const currencyCodes = (count: number) =>
+  ['USD', 'EUR', 'TZS', 'KES', 'XOF', 'ZAR', 'GBP', 'INR'].slice(0, count);
+
+export function generateWorkload(spec: WorkloadSpec): GeneratedTransfer[] {
+  if (spec.currencies > 8) throw new Error('--currencies is at most 8');
+  return generateTransfers({
+    transfers: spec.transfers,
+    dfsps: dfspNames(spec.dfsps),
+    currencies: currencyCodes(spec.currencies),
+    amount: spec.amount,
+  });
+}
+
+/** The messages central-ledger's prepare (or fulfil) handler would put on the position topic for these transfers. */
+export function positionMessages(
+  transfers: readonly GeneratedTransfer[],
+  action: 'prepare' | 'commit',
+  ledger: ProvisionedLedger,
+): DumpedMessage[] {
+  return generatePositionMessages({
+    transfers,
+    action,
+    accountOf: (dfsp, currency) => {
+      const account = ledger.accounts.get(`${dfsp}:${currency}`);
+      if (!account) throw new Error(`no account for ${dfsp} in ${currency}`);
+      return account.position;
+    },
+  });
+}
+
+/**
+ * The transfer id of a position message as central-ledger reads it: `metadata.correlationId`, which the
+ * prepare and fulfil handlers set to the transfer id (reference position-examples/in-*.json).
+ */
+export function transferIdOf(value: string): string {
+  const parsed = JSON.parse(value) as { id?: string; metadata?: { correlationId?: string } };
+  const id = parsed.metadata?.correlationId ?? parsed.id;
+  if (!id) throw new Error('position message without metadata.correlationId or id');
+  return id;
+}
+
+/** Final position per account when every prepare and commit succeeds: payer up by the amount, payee down. */
+export function expectedPositions(
+  transfers: readonly GeneratedTransfer[],
+  ledger: ProvisionedLedger,
+  committed: boolean,
+): Map<number, bigint> {
+  const scale = (amount: string) => {
+    const [whole = '0', fraction = ''] = amount.split('.');
+    return BigInt(whole) * 10_000n + BigInt(fraction.padEnd(4, '0').slice(0, 4));
+  };
+  const totals = new Map<number, bigint>();
+  const add = (dfsp: string, currency: string, delta: bigint) => {
+    const id = ledger.accounts.get(`${dfsp}:${currency}`)?.position;
+    if (id === undefined) throw new Error(`no account for ${dfsp} in ${currency}`);
+    totals.set(id, (totals.get(id) ?? 0n) + delta);
+  };
+  for (const t of transfers) {
+    add(t.payer, t.currency, scale(t.amount));
+    if (committed) add(t.payee, t.currency, -scale(t.amount));
+  }
+  return totals;
+}

@@ -1,0 +1,73 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseDumpLine } from '../src/position/dump.js';
+import { workloadFromDump } from '../src/position/dump-workload.js';
+import { runPositionBench } from '../src/position/run.js';
+
+// The replay against the real handler process, the real broker and the real database: small, so it
+// proves the plumbing and the outcome checks, not the speed.
+
+// The handler runs from its built dist/ (built by the vitest global setup), as bench:position runs it.
+let dir: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'bench-position-'));
+});
+
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+describe('bench:position replay', () => {
+  it('notifies every transfer once per phase and leaves the expected positions; the dump it writes replays the same', async () => {
+    const dump = join(dir, 'dump.txt');
+    const generated = await runPositionBench({
+      transfers: 300,
+      dfsps: 3,
+      currencies: 2,
+      partitions: 2,
+      instances: 1,
+      batchSize: 50,
+      rate: 0,
+      writeDump: dump,
+      delimiter: '|',
+      stallMs: 20_000,
+      keep: false,
+    });
+    expect(generated.phases.map((p) => [p.action, p.messages, p.lost, p.duplicated, p.errorNotifications])).toEqual([
+      ['prepare', 300, 0, 0, 0],
+      ['commit', 300, 0, 0, 0],
+    ]);
+    expect(generated.positionMismatches).toEqual([]);
+    expect(generated.phases[0]?.latency.count).toBe(300);
+
+    const lines = (await readFile(dump, 'utf8')).trim().split('\n');
+    expect(lines).toHaveLength(600);
+    const workload = workloadFromDump(lines.map((l) => parseDumpLine(l, '|')));
+    expect(workload.transfers).toHaveLength(300);
+
+    const replayed = await runPositionBench({
+      transfers: 1,
+      dfsps: 2,
+      currencies: 1,
+      partitions: 2,
+      instances: 1,
+      batchSize: 50,
+      rate: 2000,
+      dump,
+      delimiter: '|',
+      stallMs: 20_000,
+      keep: false,
+    });
+    expect(replayed.phases.map((p) => [p.action, p.messages, p.lost, p.duplicated])).toEqual([
+      ['prepare', 300, 0, 0],
+      ['commit', 300, 0, 0],
+    ]);
+    expect(replayed.positionMismatches).toEqual([]);
+  });
+
+  it('refuses a dump with a commit whose prepare is missing (bad input: commit-only dump)', () => {
+    const commit = JSON.stringify({ metadata: { correlationId: 't1', event: { action: 'commit' } } });
+    expect(() => workloadFromDump([{ key: '3', value: commit }])).toThrow('commit for t1 has no prepare in the dump');
+  });
+});
