@@ -30,9 +30,9 @@ ENV NODE_ENV=production \
     ALS_ADMIN_PORT=4001
 WORKDIR /app
 # Code stays owned by root and read-only to the service user.
-COPY --from=build /out/package.json ./package.json
-COPY --from=build /out/node_modules ./node_modules
-COPY --from=build /out/dist ./dist
+# The whole deployed package: dist/, production node_modules and data files beside them (the ALS reads
+# config/oracles.json relative to dist/). A "files" field in the package.json slims it.
+COPY --from=build /out ./
 # On-demand CPU profiles (SIGUSR2) need a writable place; the code directory is not.
 RUN mkdir /profiles && chown node:node /profiles
 ENV ALS_PROFILE_DIR=/profiles

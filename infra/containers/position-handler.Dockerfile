@@ -31,9 +31,9 @@ ENV NODE_ENV=production \
     POSITION_HTTP_PORT=3001
 WORKDIR /app
 # Code stays owned by root and read-only to the service user; on-demand CPU profiles go to a writable dir.
-COPY --from=build /out/package.json ./package.json
-COPY --from=build /out/node_modules ./node_modules
-COPY --from=build /out/dist ./dist
+# The whole deployed package: dist/, production node_modules and data files beside them (the ALS reads
+# config/oracles.json relative to dist/). A "files" field in the package.json slims it.
+COPY --from=build /out ./
 RUN mkdir /profiles && chown node:node /profiles
 ENV POSITION_PROFILE_DIR=/profiles
 USER node

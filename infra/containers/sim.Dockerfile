@@ -29,9 +29,9 @@ FROM ${NODE_IMAGE}
 ENV NODE_ENV=production \
     SIM_PORT_BASE=3001
 WORKDIR /app
-COPY --from=build /out/package.json ./package.json
-COPY --from=build /out/node_modules ./node_modules
-COPY --from=build /out/dist ./dist
+# The whole deployed package: dist/, production node_modules and data files beside them (the ALS reads
+# config/oracles.json relative to dist/). A "files" field in the package.json slims it.
+COPY --from=build /out ./
 USER node
 EXPOSE 3001 3002 3003 3004
 # The simulators have no /health; the admin simulator answering for the Hub participant is the readiness

@@ -13,6 +13,7 @@ export interface ComposeService {
   ports?: string[];
   depends_on?: string[] | Record<string, { condition?: string }>;
   profiles?: string[];
+  network_mode?: string;
   volumes?: string[];
   command?: string | string[];
   healthcheck?: { test?: string | string[] };

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** A listening port of a service: the env variable that sets it and, for the simulators, an offset from it. */
@@ -94,24 +94,4 @@ export function servicesRoot(repoRoot: string, env: NodeJS.ProcessEnv = process.
 export function hasLanded(root: string, spec: ServiceSpec): boolean {
   const entrySource = join(root, spec.packageDir, spec.entry.replace(/^dist\//, 'src/').replace(/\.js$/, '.ts'));
   return existsSync(entrySource) && (!spec.configModule || existsSync(join(root, spec.packageDir, spec.configModule)));
-}
-
-/**
- * The package directories to build so that `dirs` run: them and, recursively, the workspace packages in
- * their `dependencies`, dependencies first (what `pnpm --filter <pkg>... run build` does in the images).
- */
-export function buildOrder(root: string, dirs: readonly string[]): string[] {
-  const order: string[] = [];
-  const visit = (dir: string) => {
-    if (order.includes(dir)) return;
-    const manifest = JSON.parse(readFileSync(join(root, dir, 'package.json'), 'utf8')) as {
-      dependencies?: Record<string, string>;
-    };
-    for (const [name, version] of Object.entries(manifest.dependencies ?? {})) {
-      if (version.startsWith('workspace:')) visit(`packages/${name.replace(/^@mojafast\//, '')}`);
-    }
-    order.push(dir);
-  };
-  for (const dir of dirs) visit(dir);
-  return order;
 }

@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -13,7 +12,6 @@ import {
 } from '@mojafast/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  buildOrder,
   composeEnv,
   dashboardExprs,
   exportedSampleNames,
@@ -91,22 +89,12 @@ let database: TestDatabase | undefined;
 let topics: TestTopic[] = [];
 
 beforeAll(() => {
-  const packages = buildOrder(
-    root,
-    services.filter(landed).map((s) => s.packageDir),
-  );
-  // A fresh clone has no dist/: build what the containers would run. Another checkout (MOJAFAST_SERVICES_ROOT)
-  // is only read, so its dist/ must already be there.
-  if (root === repoRoot) {
-    execFileSync(process.execPath, [join(repoRoot, 'node_modules/typescript/bin/tsc'), '-b', ...packages], {
-      cwd: repoRoot,
-      stdio: 'inherit',
-    });
-  }
+  // The vitest global setup (packages/testkit/src/build-setup.ts) ran `tsc -b` for this repository; another
+  // checkout (MOJAFAST_SERVICES_ROOT) is only read, so its dist/ must already be built.
   for (const s of services.filter(landed)) {
     if (!existsSync(join(root, s.packageDir, s.entry))) throw new Error(`${s.packageDir}/${s.entry} is not built`);
   }
-}, 120_000);
+});
 
 afterAll(async () => {
   await Promise.all([simProcess, alsProcess, positionProcess].map((p) => p?.stop()));

@@ -157,6 +157,9 @@ describe.each(services)('$id', (spec: ServiceSpec) => {
 
 // packages/sim binds 127.0.0.1 and hands out http://127.0.0.1 callback URLs (infra/README.md, Simulators).
 it.todo('sim: binds every interface and advertises URLs other containers can reach (needs options in packages/sim)');
+// After "start failed" (e.g. a missing topic) the handler keeps its HTTP server and DB pool open and never
+// exits, so a container is only restarted once its liveness probe gives up.
+it.todo('position-handler: exits non-zero when start-up fails, so the orchestrator restarts it at once');
 
 describe('compose', () => {
   it('every depends_on names a service of the file', () => {
@@ -165,6 +168,31 @@ describe('compose', () => {
         ? service.depends_on
         : Object.keys(service.depends_on ?? {});
       for (const dependency of dependencies) expect(Object.keys(compose.services)).toContain(dependency);
+    }
+  });
+
+  it('the ALS and the simulators reach each other at the ports they listen on, on a shared loopback or by service name', async () => {
+    const [alsSpec, simSpec] = [
+      services.find((s) => s.id === 'als'),
+      services.find((s) => s.id === 'sim'),
+    ] as ServiceSpec[];
+    if (!alsSpec || !simSpec || !hasLanded(root, alsSpec) || !hasLanded(root, simSpec)) return;
+    const alsEnv = composeEnv(repoRoot, compose, alsSpec);
+    const simEnv = composeEnv(repoRoot, compose, simSpec);
+    const [alsSchema, simSchema] = await Promise.all([loadSchema(root, alsSpec), loadSchema(root, simSpec)]);
+    const sharesNetwork = (a: ServiceSpec, b: ServiceSpec) =>
+      compose.services[a.composeService]?.network_mode === `service:${b.composeService}` ||
+      compose.services[b.composeService]?.network_mode === `service:${a.composeService}`;
+    const links: [string | undefined, ServiceSpec, number][] = [
+      [alsEnv.ALS_SWITCH_ENDPOINT, simSpec, portOf(listener(simSpec, 'admin'), simEnv, simSchema)],
+      [alsEnv.ALS_ORACLE_URL, simSpec, portOf(listener(simSpec, 'oracle'), simEnv, simSchema)],
+      [simEnv.SIM_ALS_URL, alsSpec, portOf(listener(alsSpec, 'api'), alsEnv, alsSchema)],
+    ];
+    for (const [url, target, port] of links) {
+      const { hostname, port: urlPort } = new URL(url ?? '');
+      expect(Number(urlPort)).toBe(port);
+      if (hostname === '127.0.0.1' || hostname === 'localhost') expect(sharesNetwork(alsSpec, simSpec)).toBe(true);
+      else expect(hostname).toBe(target.composeService);
     }
   });
 
