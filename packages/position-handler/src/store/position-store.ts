@@ -195,8 +195,13 @@ export class PositionStore {
   async readHistories(trx: Trx, transferIds: readonly string[]): Promise<Map<string, StateRecord[]>> {
     // No ORDER BY in SQL: with "ORDER BY transferStateChangeId" the optimizer may walk the primary key of
     // the whole table instead of the transferId index; the few rows per transfer are sorted here instead.
+    // FORCE INDEX: past eq_range_index_dive_limit (200) values the optimizer estimates from index statistics
+    // and, with a few rows per transfer, picks a full table scan (158 ms for 1,000 ids in an 80k-row table,
+    // against 35 ms on the index); the batch's ids are always a tiny part of a table that only grows.
+    // The index is central-ledger's (knex .index('transferId')).
     const result = await trx.raw(
       `SELECT transferStateChangeId, transferId, transferStateId, reason FROM transferStateChange
+        FORCE INDEX (transferstatechange_transferid_index)
         WHERE transferId IN (${list(transferIds.length)})`,
       transferIds,
     );
@@ -221,7 +226,8 @@ export class PositionStore {
 
   async readPayeeAmounts(trx: Trx, transferIds: readonly string[]): Promise<Map<string, Amount>> {
     const result = await trx.raw(
-      `SELECT transferId, amount FROM transferParticipant
+      // As readHistories: central-ledger's (transferId, role, ledgerEntryType) index, not a table scan.
+      `SELECT transferId, amount FROM transferParticipant FORCE INDEX (getTransferInfoToChangePosition)
         WHERE transferId IN (${list(transferIds.length)})
           AND transferParticipantRoleTypeId = ? AND ledgerEntryTypeId = ?`,
       [...transferIds, TransferParticipantRoleType.PAYEE_DFSP, LedgerEntryType.PRINCIPLE_VALUE],
