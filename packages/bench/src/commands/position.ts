@@ -58,6 +58,7 @@ function phaseJson(phase: PhaseResult | undefined) {
     error_notifications: phase.errorNotifications,
     duration_s: Number(phase.durationSeconds.toFixed(3)),
     cpu_cores: Object.fromEntries(Object.entries(phase.cpu).map(([k, v]) => [k, Number(v.toFixed(3))])),
+    handler_stage_s: Object.fromEntries(Object.entries(phase.handlerStages).map(([k, v]) => [k, Number(v.toFixed(3))])),
   };
 }
 
@@ -70,6 +71,8 @@ function metricsOf(result: PositionBenchResult): Map<string, Metric> {
     metrics.set(`${p.action}_db_commits_per_s`, { type: 'gauge', value: Number(p.commitsPerSecond.toFixed(1)) });
     for (const [name, cores] of Object.entries(p.cpu))
       metrics.set(`${p.action}_cpu_${name}`, { type: 'gauge', value: Number(cores.toFixed(2)) });
+    for (const [stage, seconds] of Object.entries(p.handlerStages))
+      metrics.set(`${p.action}_stage_s_${stage}`, { type: 'gauge', value: Number(seconds.toFixed(2)) });
   }
   const slowest = result.phases.reduce((a, b) => (b.msgsPerSecond < a.msgsPerSecond ? b : a));
   const worst = result.phases.reduce((a, b) => (b.latency.p99 > a.latency.p99 ? b : a));

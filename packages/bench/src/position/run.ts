@@ -19,6 +19,7 @@ import { CpuMeter } from '../system/cpu.js';
 import { StatementMeter } from '../system/mysql-status.js';
 import { readDump, writeDump } from './dump.js';
 import { workloadFromDump } from './dump-workload.js';
+import { readStageSeconds, stageDelta } from './handler-stages.js';
 import { NotificationCollector } from './notifications.js';
 import { type ReplayMessage, replay } from './replay.js';
 import { currencyCodes, dfspNames, expectedPositions, generateWorkload, positionMessages } from './workload.js';
@@ -55,6 +56,8 @@ export interface PhaseResult {
   readonly duplicated: number;
   readonly errorNotifications: number;
   readonly cpu: Record<string, number>;
+  /** Handler seconds per stage (decode, lock, compute, write, produce, commit), summed over the handlers. */
+  readonly handlerStages: Record<string, number>;
 }
 
 export interface PositionBenchResult {
@@ -148,6 +151,7 @@ export async function runPositionBench(options: PositionBenchOptions): Promise<P
   const producer = kafka.producer({ allowAutoTopicCreation: false });
   const collector = new NotificationCollector(kafka, notificationTopic.name);
   const handlers: Service[] = [];
+  const metricsUrls: string[] = [];
   const statusConnection = await mysql.createConnection(db.connection);
   try {
     await migrateLatest(knex);
@@ -183,6 +187,7 @@ export async function runPositionBench(options: PositionBenchOptions): Promise<P
           60_000,
         ),
       );
+      metricsUrls.push(`http://127.0.0.1:${port}/metrics`);
     }
     const pids = new Map<string, number>();
     for (const [i, h] of handlers.entries())
@@ -198,6 +203,7 @@ export async function runPositionBench(options: PositionBenchOptions): Promise<P
       const statements = new StatementMeter(statusConnection);
       const cpu = new CpuMeter(pids);
       await Promise.all([statements.start(), cpu.start()]);
+      const stagesBefore = await readStageSeconds(metricsUrls);
       const inputTimes = new Map<string, number>();
       const phase = collector.beginPhase(action, inputTimes);
       say(
@@ -218,7 +224,11 @@ export async function runPositionBench(options: PositionBenchOptions): Promise<P
           `  ${action}: ${seen}/${messages.length} notified, ${(seen / ((Date.now() - firstInput) / 1000)).toFixed(0)}/s`,
         );
       });
-      const [sql, used] = await Promise.all([statements.stop(), cpu.stop()]);
+      const [sql, used, stagesAfter] = await Promise.all([
+        statements.stop(),
+        cpu.stop(),
+        readStageSeconds(metricsUrls),
+      ]);
       const durationSeconds = Math.max(0.001, (phase.lastAt - firstInput) / 1000);
       const ids = new Set(messages.map((m) => m.transferId));
       let lost = 0;
@@ -241,6 +251,7 @@ export async function runPositionBench(options: PositionBenchOptions): Promise<P
         duplicated,
         errorNotifications: phase.errors,
         cpu: used,
+        handlerStages: stageDelta(stagesBefore, stagesAfter),
       });
       return phase;
     };

@@ -25,6 +25,8 @@ export interface PositionMessage {
   readonly action: PositionAction;
   readonly transferId: string;
   readonly payload: Record<string, unknown>;
+  /** The payload's JSON text as it arrived: a notification that forwards the payload unchanged embeds it. */
+  readonly payloadJson: string;
   /** Prepare only. */
   readonly amount?: Amount;
   readonly payerFsp: string;
@@ -50,10 +52,20 @@ export class MalformedMessageError extends Error {
 
 const DATA_URI = /^data:[^,]*;base64,/;
 
+/** A decoded payload and the JSON text it was read from (re-used as is in the notification). */
+export interface DecodedPayload {
+  readonly value: Record<string, unknown>;
+  readonly json: string;
+}
+
 /** Decodes the data-URI payload ("data:application/vnd.interoperability.transfers+json;version=1.1;base64,..."). */
 export function decodePayload(payload: unknown): Record<string, unknown> {
+  return decodePayloadWithText(payload).value;
+}
+
+export function decodePayloadWithText(payload: unknown): DecodedPayload {
   if (typeof payload === 'object' && payload !== null && !Array.isArray(payload)) {
-    return payload as Record<string, unknown>;
+    return { value: payload as Record<string, unknown>, json: JSON.stringify(payload) };
   }
   if (typeof payload !== 'string') throw new Error('payload is neither a data URI nor an object');
   const match = DATA_URI.exec(payload);
@@ -66,11 +78,12 @@ export function decodePayload(payload: unknown): Record<string, unknown> {
   if (base64.length % 4 !== 0 || bytes.length !== (base64.length / 4) * 3 - padding) {
     throw new Error('payload is not valid base64');
   }
-  const parsed: unknown = JSON.parse(bytes.toString('utf8'));
+  const json = bytes.toString('utf8');
+  const parsed: unknown = JSON.parse(json);
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     throw new Error('payload is not a JSON object');
   }
-  return parsed as Record<string, unknown>;
+  return { value: parsed as Record<string, unknown>, json };
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -102,8 +115,9 @@ export function decodeMessage(key: Buffer | string | null, value: Buffer | strin
     throw new MalformedMessageError('UNSUPPORTED_ACTION', `action ${action}`, addressable, knownId);
   }
   let payload: Record<string, unknown>;
+  let payloadJson: string;
   try {
-    payload = decodePayload(raw.content.payload);
+    ({ value: payload, json: payloadJson } = decodePayloadWithText(raw.content.payload));
   } catch (error) {
     throw new MalformedMessageError('BAD_PAYLOAD', (error as Error).message, addressable, knownId);
   }
@@ -117,7 +131,7 @@ export function decodeMessage(key: Buffer | string | null, value: Buffer | strin
     throw new MalformedMessageError('MISSING_FIELD', 'no transfer id', addressable, knownId);
   }
   if (action !== 'prepare') {
-    return { key: keyText, envelope, action, transferId, payload, payerFsp: String(raw.to ?? '') };
+    return { key: keyText, envelope, action, transferId, payload, payloadJson, payerFsp: String(raw.to ?? '') };
   }
   const cyril = isObject(raw.content.context) ? raw.content.context.cyrilResult : undefined;
   const amountText =
@@ -131,5 +145,5 @@ export function decodeMessage(key: Buffer | string | null, value: Buffer | strin
     throw new MalformedMessageError('BAD_AMOUNT', (error as Error).message, addressable, transferId);
   }
   const payerFsp = text(payload.payerFsp) ?? from ?? '';
-  return { key: keyText, envelope, action, transferId, payload, amount, payerFsp };
+  return { key: keyText, envelope, action, transferId, payload, payloadJson, amount, payerFsp };
 }

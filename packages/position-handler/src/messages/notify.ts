@@ -19,36 +19,31 @@ interface Parts {
   readonly action: string;
   readonly uriParams: Record<string, string>;
   readonly headers: Record<string, string>;
-  readonly payload: unknown;
+  /** JSON text of the payload: the incoming payload's own text when it is forwarded unchanged. */
+  readonly payloadJson: string;
   readonly context: Record<string, unknown> | undefined;
   readonly error: boolean;
 }
 
+const SUCCESS_JSON = JSON.stringify(SUCCESS_STATE);
+const FAILURE_JSON = JSON.stringify(FAILURE_STATE);
+
+/**
+ * The envelope as text, field by field: the payload's JSON is embedded as it arrived instead of parsed and
+ * re-serialised (JSON.stringify of the whole envelope was the handler's largest self time in CPU profiles).
+ * Same fields, in the same order, as JSON.stringify of the envelope object.
+ */
 function envelopeOf(parts: Parts, now: Date): string {
-  const content: Record<string, unknown> = {
-    uriParams: parts.uriParams,
-    headers: parts.headers,
-    payload: parts.payload,
-  };
-  if (parts.context !== undefined) content.context = parts.context;
-  return JSON.stringify({
-    from: parts.from,
-    to: parts.to,
-    id: parts.id,
-    content,
-    type: 'application/json',
-    metadata: {
-      correlationId: parts.id,
-      event: {
-        type: 'notification',
-        action: parts.action,
-        createdAt: now.toISOString(),
-        state: parts.error ? FAILURE_STATE : SUCCESS_STATE,
-        id: randomUUID(),
-      },
-      'protocol.createdAt': now.getTime(),
-    },
-  });
+  const context = parts.context === undefined ? '' : `,"context":${JSON.stringify(parts.context)}`;
+  const id = JSON.stringify(parts.id);
+  return (
+    `{"from":${JSON.stringify(parts.from)},"to":${JSON.stringify(parts.to)},"id":${id},` +
+    `"content":{"uriParams":${JSON.stringify(parts.uriParams)},"headers":${JSON.stringify(parts.headers)},` +
+    `"payload":${parts.payloadJson}${context}},"type":"application/json",` +
+    `"metadata":{"correlationId":${id},"event":{"type":"notification","action":${JSON.stringify(parts.action)},` +
+    `"createdAt":"${now.toISOString()}","state":${parts.error ? FAILURE_JSON : SUCCESS_JSON},` +
+    `"id":"${randomUUID()}"},"protocol.createdAt":${now.getTime()}}}`
+  );
 }
 
 /** errorInformation as central-services-error-handling's toApiErrorObject writes it (with the cause extension). */
@@ -88,7 +83,7 @@ export function hubErrorNotification(
       action,
       uriParams: { id },
       headers: headersWithout(envelope.content.headers, { 'fspiop-source': ctx.hubName, 'fspiop-destination': to }),
-      payload: errorPayload(name, detail),
+      payloadJson: JSON.stringify(errorPayload(name, detail)),
       context: envelope.content.context,
       error: true,
     },
@@ -116,7 +111,7 @@ export function notificationFor(message: PositionMessage, outcome: Outcome, ctx:
           action,
           uriParams: { id: transferId },
           headers: headersWithout(envelope.content.headers),
-          payload: errorPayload(error.name, error.detail),
+          payloadJson: JSON.stringify(errorPayload(error.name, error.detail)),
           context:
             action === 'timeout-reserved'
               ? envelope.content.context
@@ -140,7 +135,7 @@ export function notificationFor(message: PositionMessage, outcome: Outcome, ctx:
         action,
         uriParams: {},
         headers: headersWithout(envelope.content.headers),
-        payload: message.payload,
+        payloadJson: message.payloadJson,
         context: envelope.content.context,
         error: false,
       },
@@ -156,7 +151,8 @@ export function notificationFor(message: PositionMessage, outcome: Outcome, ctx:
       uriParams: { id: transferId },
       headers: headersWithout(envelope.content.headers),
       // reserve: the fulfil body with the state the transfer now has (fulfil.js sets transferState for reserve).
-      payload: action === 'reserve' ? { ...message.payload, transferState: 'COMMITTED' } : message.payload,
+      payloadJson:
+        action === 'reserve' ? JSON.stringify({ ...message.payload, transferState: 'COMMITTED' }) : message.payloadJson,
       context: envelope.content.context,
       error: false,
     },

@@ -46,6 +46,13 @@ const FX_ACTIONS = new Set([
   'fx-abort-validation',
 ]);
 
+interface DecodedChunk {
+  readonly decoded: PositionMessage[];
+  readonly commands: LedgerCommand[];
+  /** Error notifications of messages that could not be decoded. */
+  readonly early: OutboundMessage[];
+}
+
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -91,6 +98,7 @@ export class PositionRunner {
 
   async handle(batch: PartitionBatch): Promise<void> {
     const { messages } = batch;
+    const size = this.options.batchSize;
     let pending: { produced: Promise<void>; lastOffset: string } | undefined;
     const settle = async () => {
       if (!pending) return;
@@ -104,32 +112,57 @@ export class PositionRunner {
       batch.resolve(lastOffset);
       this.metrics.stageSeconds.observe({ stage: 'commit' }, (performance.now() - started) / 1000);
     };
+    const chunkAt = (start: number) => messages.slice(start, start + size);
+    let nextWrite: Promise<PlanResult | undefined> | undefined;
     try {
-      for (let start = 0; start < messages.length; start += this.options.batchSize) {
-        if (this.stopping || !batch.isActive()) break;
-        const chunk = messages.slice(start, start + this.options.batchSize);
-        const notifications = await this.applyChunk(batch, chunk);
+      if (messages.length === 0 || this.stopping || !batch.isActive()) return;
+      // Pipelined per partition: while chunk N's transaction runs, chunk N+1 is decoded; while chunk N+1's
+      // transaction runs, chunk N's notifications are built and produced. Transactions of one partition never
+      // overlap (N+1 starts after N committed, so it reads N's effects), and offsets are committed in order,
+      // each after its chunk's notifications were acknowledged.
+      let chunk = chunkAt(0);
+      let decoded = this.decodeChunk(batch, chunk);
+      let write = this.writeChunk(batch, decoded);
+      for (let start = 0; start < messages.length; start += size) {
+        const nextChunk = start + size < messages.length ? chunkAt(start + size) : undefined;
+        const nextDecoded = nextChunk ? this.decodeChunk(batch, nextChunk) : undefined;
+        const plan = await write;
+        nextWrite = undefined;
+        if (nextChunk && nextDecoded && !this.stopping && batch.isActive()) {
+          nextWrite = this.writeChunk(batch, nextDecoded);
+          // Awaited on the next turn; an unobserved rejection before then would crash the process.
+          nextWrite.catch(() => {});
+        }
+        const notifications = this.notify(decoded, plan);
         const last = chunk[chunk.length - 1];
-        if (!last) continue;
         await settle();
-        pending = {
-          produced: notifications.length > 0 ? this.bus.produce(notifications) : Promise.resolve(),
-          lastOffset: last.offset,
-        };
-        // An unobserved rejection before settle() awaits it would crash the process.
-        pending.produced.catch(() => {});
-        this.metrics.lag.set(
-          { topic: batch.topic, partition: String(batch.partition) },
-          Number(BigInt(batch.highWatermark) - BigInt(last.offset) - 1n),
-        );
+        if (last) {
+          pending = {
+            produced: notifications.length > 0 ? this.bus.produce(notifications) : Promise.resolve(),
+            lastOffset: last.offset,
+          };
+          // An unobserved rejection before settle() awaits it would crash the process.
+          pending.produced.catch(() => {});
+          this.metrics.lag.set(
+            { topic: batch.topic, partition: String(batch.partition) },
+            Number(BigInt(batch.highWatermark) - BigInt(last.offset) - 1n),
+          );
+        }
+        if (!nextWrite || !nextChunk || !nextDecoded) break;
+        write = nextWrite;
+        chunk = nextChunk;
+        decoded = nextDecoded;
       }
     } finally {
+      // On an error path the next chunk's transaction may still be running: let it end (its messages are
+      // not committed, so they come back as replays) before the handler reports this batch done.
+      if (nextWrite) await Promise.allSettled([nextWrite]);
       await settle();
     }
   }
 
-  private async applyChunk(batch: PartitionBatch, chunk: PartitionBatch['messages']): Promise<OutboundMessage[]> {
-    let started = performance.now();
+  private decodeChunk(batch: PartitionBatch, chunk: PartitionBatch['messages']): DecodedChunk {
+    const started = performance.now();
     const ctx: NotifyContext = { hubName: this.options.hubName, now: this.now() };
     const decoded: PositionMessage[] = [];
     const commands: LedgerCommand[] = [];
@@ -150,18 +183,28 @@ export class PositionRunner {
       }
     }
     this.metrics.stageSeconds.observe({ stage: 'consume' }, (performance.now() - started) / 1000);
-    if (commands.length === 0) return early;
+    return { decoded, commands, early };
+  }
 
+  /** One DB transaction for the chunk's commands (retried until it commits); undefined when it has none. */
+  private async writeChunk(batch: PartitionBatch, chunk: DecodedChunk): Promise<PlanResult | undefined> {
+    if (chunk.commands.length === 0) return undefined;
     const timings: StageTimings = { lock: 0, compute: 0, write: 0 };
-    const plan = await this.withRetry(batch, () => this.store.applyBatch(commands, planBatch, timings));
+    const plan = await this.withRetry(batch, () => this.store.applyBatch(chunk.commands, planBatch, timings));
     for (const stage of ['lock', 'compute', 'write'] as const) {
       this.metrics.stageSeconds.observe({ stage }, timings[stage] / 1000);
     }
-    this.metrics.batchSize.observe(commands.length);
-    started = performance.now();
-    const out = early;
+    this.metrics.batchSize.observe(chunk.commands.length);
+    return plan;
+  }
+
+  private notify(chunk: DecodedChunk, plan: PlanResult | undefined): OutboundMessage[] {
+    const out = chunk.early;
+    if (!plan) return out;
+    const started = performance.now();
+    const ctx: NotifyContext = { hubName: this.options.hubName, now: this.now() };
     for (const outcome of plan.outcomes) {
-      const message = decoded[outcome.seq] as PositionMessage;
+      const message = chunk.decoded[outcome.seq] as PositionMessage;
       this.count(message, outcome);
       out.push({ key: null, value: notificationFor(message, outcome, ctx) });
     }

@@ -1,0 +1,59 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { planBatch } from '../src/ledger/plan.js';
+import { PositionStore } from '../src/store/position-store.js';
+import { insertTransfers } from '../src/store/provision.js';
+import { createTestLedger, positionOf, statesOf, type TestLedger } from './helpers.js';
+
+let ledger: TestLedger;
+
+const dfsps = [
+  { name: 'payerfsp', netDebitCap: '1000', liquidity: '10000' },
+  { name: 'payeefsp', netDebitCap: '1000', liquidity: '10000' },
+];
+
+beforeAll(async () => {
+  ledger = await createTestLedger('position_hints', { currencies: ['USD'], dfsps });
+});
+
+afterAll(async () => {
+  await ledger?.drop();
+});
+
+describe('index hints of the batch reads', () => {
+  it('a schema whose transferId indexes have other names (no index to force): prepare and commit still applied', async () => {
+    // A hint naming a missing index would fail every batch (errno 1176) and the handler would retry forever.
+    await ledger.knex.raw(
+      'ALTER TABLE transferStateChange RENAME INDEX transferstatechange_transferid_index TO tsc_transfer_other',
+    );
+    await ledger.knex.raw(
+      'ALTER TABLE transferParticipant RENAME INDEX getTransferInfoToChangePosition TO tp_transfer_other',
+    );
+    const accounts = ledger.ledger.accounts;
+    const payer = accounts.get('payerfsp:USD')?.position as number;
+    const payee = accounts.get('payeefsp:USD')?.position as number;
+    const transferId = '00000000-0000-4000-8000-000000000001';
+    const transfer = { transferId, payer: 'payerfsp', payee: 'payeefsp', currency: 'USD', amount: '12' };
+    await insertTransfers(ledger.knex, [{ ...transfer, state: 'RECEIVED_PREPARE' }], accounts);
+    const store = await PositionStore.open(ledger.knex);
+
+    const prepared = await store.applyBatch(
+      [{ seq: 0, action: 'prepare', transferId, accountId: String(payer), amount: 120_000n }],
+      planBatch,
+    );
+    expect(prepared.outcomes[0]?.result).toBe('applied');
+    await ledger.knex('transferStateChange').insert({ transferId, transferStateId: 'RECEIVED_FULFIL' });
+    const committed = await store.applyBatch(
+      [{ seq: 0, action: 'commit', transferId, accountId: String(payee) }],
+      planBatch,
+    );
+    expect(committed.outcomes[0]?.result).toBe('applied');
+    expect(await statesOf(ledger.knex, transferId)).toEqual([
+      'RECEIVED_PREPARE',
+      'RESERVED',
+      'RECEIVED_FULFIL',
+      'COMMITTED',
+    ]);
+    expect(await positionOf(ledger.knex, payer)).toBe('12.0000');
+    expect(await positionOf(ledger.knex, payee)).toBe('-12.0000');
+  });
+});
