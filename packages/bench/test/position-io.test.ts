@@ -78,3 +78,29 @@ describe('system meters', () => {
     expect(used.self).toBeLessThan(expected + 0.1);
   });
 });
+
+describe('notification metadata', () => {
+  it('reads correlationId, action and status from the captured central-ledger notifications', async () => {
+    const { metadataOf } = await import('../src/position/notifications.js');
+    // Captured from central-ledger 19.5.5 (shared/reference/position-examples), kept here as fixtures.
+    const examples = new URL('./fixtures/', import.meta.url);
+    for (const [file, action, status] of [
+      ['notif-prepare-example.json', 'prepare', 'success'],
+      ['notif-commit-example.json', 'commit', 'success'],
+      ['notif-prepare-limit-error.json', 'prepare', 'error'],
+    ] as const) {
+      const message = JSON.parse(await readFile(new URL(file, examples), 'utf8'));
+      const value = message.value ?? message;
+      const metadata = metadataOf(JSON.stringify(value));
+      expect(metadata?.correlationId).toBe(value.metadata.correlationId);
+      expect(metadata?.event?.action).toBe(action);
+      expect(metadata?.event?.state?.status).toBe(status);
+    }
+  });
+
+  it('falls back to the whole message when metadata is not its last member (bad input: reordered envelope)', async () => {
+    const { metadataOf } = await import('../src/position/notifications.js');
+    const text = JSON.stringify({ metadata: { correlationId: 't9', event: { action: 'commit' } }, id: 't9' });
+    expect(metadataOf(text)?.correlationId).toBe('t9');
+  });
+});
