@@ -157,9 +157,7 @@ describe.each(services)('$id', (spec: ServiceSpec) => {
 
 // packages/sim binds 127.0.0.1 and hands out http://127.0.0.1 callback URLs (infra/README.md, Simulators).
 it.todo('sim: binds every interface and advertises URLs other containers can reach (needs options in packages/sim)');
-// After "start failed" (e.g. a missing topic) the handler keeps its HTTP server and DB pool open and never
-// exits, so a container is only restarted once its liveness probe gives up.
-it.todo('position-handler: exits non-zero when start-up fails, so the orchestrator restarts it at once');
+// position-handler: a failed start-up exits non-zero (packages/position-handler/test/start-failure.test.ts).
 
 describe('compose', () => {
   it('every depends_on names a service of the file', () => {

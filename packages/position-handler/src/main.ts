@@ -58,62 +58,74 @@ export async function startPositionService(
     database: config.dbName,
     poolMax: config.dbPoolMax,
   });
-  const opened = await openWithRetry(knex, config, logger);
-  const store = overrides.decorateStore ? overrides.decorateStore(opened) : opened;
-  const bus =
-    overrides.bus ??
-    createKafkajsBus({
-      brokers: config.kafkaBrokers,
-      clientId: config.kafkaClientId,
-      groupId: config.consumerGroup,
-      topics: config.positionTopics,
-      notificationTopic: config.notificationTopic,
-      fromBeginning: config.fromBeginning,
-      partitionsConsumedConcurrently: config.partitionsConsumedConcurrently,
-      maxBytesPerPartition: config.maxBytesPerPartition,
-      sessionTimeoutMs: config.sessionTimeoutMs,
-      logger,
+  // A failed start releases what it opened (pool, HTTP server, Kafka clients), so the process exits
+  // non-zero and the orchestrator restarts it, instead of idling with /health at 503 (issue #7 review).
+  let started: { http?: ObserveServer; bus?: PositionBus } = {};
+  try {
+    const opened = await openWithRetry(knex, config, logger);
+    const store = overrides.decorateStore ? overrides.decorateStore(opened) : opened;
+    const bus =
+      overrides.bus ??
+      createKafkajsBus({
+        brokers: config.kafkaBrokers,
+        clientId: config.kafkaClientId,
+        groupId: config.consumerGroup,
+        topics: config.positionTopics,
+        notificationTopic: config.notificationTopic,
+        fromBeginning: config.fromBeginning,
+        partitionsConsumedConcurrently: config.partitionsConsumedConcurrently,
+        maxBytesPerPartition: config.maxBytesPerPartition,
+        sessionTimeoutMs: config.sessionTimeoutMs,
+        logger,
+      });
+    started = { bus };
+    const runner = new PositionRunner(bus, store, metrics, logger, {
+      batchSize: config.batchSize,
+      hubName: config.hubName,
+      retryInitialMs: config.retryInitialMs,
+      retryMaxMs: config.retryMaxMs,
     });
-  const runner = new PositionRunner(bus, store, metrics, logger, {
-    batchSize: config.batchSize,
-    hubName: config.hubName,
-    retryInitialMs: config.retryInitialMs,
-    retryMaxMs: config.retryMaxMs,
-  });
-  const profiler = new CpuProfiler(config.profileDir);
-  const http = await startObserveServer(
-    config.httpHost,
-    config.httpPort,
-    registry,
-    {
-      broker: () => bus.isReady(),
-      database: () => store.ping().then(() => true),
-    },
-    profiler,
-    config.profileSeconds,
-  );
-  await runner.start();
-  logger.info('position handler started', {
-    topics: config.positionTopics,
-    group: config.consumerGroup,
-    batchSize: config.batchSize,
-    http: `${http.address.address}:${http.address.port}`,
-  });
-  let stopped: Promise<void> | undefined;
-  return {
-    store,
-    registry,
-    http,
-    profiler,
-    stop() {
-      stopped ??= (async () => {
-        await runner.stop();
-        await profiler.settle();
-        await http.close();
-        await knex.destroy();
-        logger.info('position handler stopped');
-      })();
-      return stopped;
-    },
-  };
+    const profiler = new CpuProfiler(config.profileDir);
+    const http = await startObserveServer(
+      config.httpHost,
+      config.httpPort,
+      registry,
+      {
+        broker: () => bus.isReady(),
+        database: () => store.ping().then(() => true),
+      },
+      profiler,
+      config.profileSeconds,
+    );
+    started = { bus, http };
+    await runner.start();
+    logger.info('position handler started', {
+      topics: config.positionTopics,
+      group: config.consumerGroup,
+      batchSize: config.batchSize,
+      http: `${http.address.address}:${http.address.port}`,
+    });
+    let stopped: Promise<void> | undefined;
+    return {
+      store,
+      registry,
+      http,
+      profiler,
+      stop() {
+        stopped ??= (async () => {
+          await runner.stop();
+          await profiler.settle();
+          await http.close();
+          await knex.destroy();
+          logger.info('position handler stopped');
+        })();
+        return stopped;
+      },
+    };
+  } catch (error) {
+    await started.bus?.stop().catch(() => {});
+    await started.http?.close().catch(() => {});
+    await knex.destroy().catch(() => {});
+    throw error;
+  }
 }
