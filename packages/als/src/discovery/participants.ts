@@ -168,24 +168,16 @@ export async function handleBatch(
 
   const sendStarted = performance.now();
   try {
-    const template = (await ports.endpoints(request.source)).get(Endpoint.PARTICIPANT_BATCH_PUT);
-    if (!template) throw new UpstreamError(request.source, 'no batch callback endpoint');
-    await ports.send({
-      url: fillTemplate(template, { requestId: request.requestId }),
-      method: 'PUT',
-      headers: hubHeaders(
-        request.headers,
-        ports.hubName,
-        request.source,
-        `/participants/${encodeURIComponent(request.requestId)}`,
-        'participants',
-        request.version,
-      ),
-      body: serialisers.result({
+    await putToBatchRequester(
+      ports,
+      request,
+      Endpoint.PARTICIPANT_BATCH_PUT,
+      '',
+      serialisers.result({
         partyList: results,
         ...(request.currency ? { currency: request.currency } : {}),
       }),
-    });
+    );
   } catch {
     ports.count('error_callback_failed');
   } finally {
@@ -204,25 +196,42 @@ export async function sendBatchError(
 ): Promise<void> {
   const started = performance.now();
   try {
-    const template = (await ports.endpoints(request.source)).get(Endpoint.PARTICIPANT_BATCH_PUT_ERROR);
-    if (!template) throw new UpstreamError(request.source, 'no batch error endpoint');
-    await ports.send({
-      url: fillTemplate(template, { requestId: request.requestId }),
-      method: 'PUT',
-      headers: hubHeaders(
-        request.headers,
-        ports.hubName,
-        request.source,
-        `/participants/${encodeURIComponent(request.requestId)}/error`,
-        'participants',
-        request.version,
-      ),
-      body: ports.serialiseError(error.information()),
-    });
+    await putToBatchRequester(
+      ports,
+      request,
+      Endpoint.PARTICIPANT_BATCH_PUT_ERROR,
+      '/error',
+      ports.serialiseError(error.information()),
+    );
     ports.count('error_callback_sent');
   } catch {
     ports.count('error_callback_failed');
   } finally {
     ports.observe('callback', started);
   }
+}
+
+/** PUT /participants/{requestId}[/error] from the Hub to the batch requester's endpoint of that type. */
+async function putToBatchRequester(
+  ports: DiscoveryPorts,
+  request: Pick<BatchRequest, 'requestId' | 'source' | 'version' | 'headers'>,
+  endpoint: (typeof Endpoint)[keyof typeof Endpoint],
+  suffix: '' | '/error',
+  body: Parameters<DiscoveryPorts['send']>[0]['body'],
+): Promise<void> {
+  const template = (await ports.endpoints(request.source)).get(endpoint);
+  if (!template) throw new UpstreamError(request.source, `no ${endpoint} endpoint`);
+  await ports.send({
+    url: fillTemplate(template, { requestId: request.requestId }),
+    method: 'PUT',
+    headers: hubHeaders(
+      request.headers,
+      ports.hubName,
+      request.source,
+      `/participants/${encodeURIComponent(request.requestId)}${suffix}`,
+      'participants',
+      request.version,
+    ),
+    body,
+  });
 }
