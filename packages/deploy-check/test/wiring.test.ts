@@ -155,8 +155,6 @@ describe.each(services)('$id', (spec: ServiceSpec) => {
   );
 });
 
-// packages/sim binds 127.0.0.1 and hands out http://127.0.0.1 callback URLs (infra/README.md, Simulators).
-it.todo('sim: binds every interface and advertises URLs other containers can reach (needs options in packages/sim)');
 // position-handler: a failed start-up exits non-zero (packages/position-handler/test/start-failure.test.ts).
 
 describe('compose', () => {
@@ -269,6 +267,13 @@ describe('Kubernetes', () => {
     const concurrently = Number(k8sEnv(repoRoot, k8s, spec).env.POSITION_PARTITIONS_CONCURRENTLY);
     expect(partitions).toBeGreaterThan(0);
     expect(podSpecOf(deployment).replicas).toBe(partitions / concurrently);
+  });
+
+  it('has the simulators listen on the pod and hand out URLs with a Service name the ALS pod can resolve', () => {
+    const spec = services.find((s) => s.id === 'sim') as ServiceSpec;
+    const { env } = k8sEnv(repoRoot, k8s, spec);
+    expect(env.SIM_HOST).toBe('0.0.0.0');
+    expect(k8sObject(k8s, 'Service', env.SIM_PUBLIC_HOST as string).kind).toBe('Service');
   });
 
   it('leaves the ALS replica count to a HorizontalPodAutoscaler that targets it', () => {

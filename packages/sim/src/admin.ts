@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:net';
 import { applyFaults, type FaultOptions } from './faults.js';
-import { listen, pathSegments, sendJson } from './http.js';
+import { type Bind, listen, pathSegments, sendJson } from './http.js';
 
 /** One participant as the simulated central-ledger knows it. */
 export interface ParticipantSpec {
@@ -13,6 +13,8 @@ export interface ParticipantSpec {
 
 export interface AdminSimOptions {
   readonly port?: number;
+  /** Listen address and advertised host (loopback by default). */
+  readonly bind?: Bind;
   /** Number of generated payee FSPs, payeefsp1..payeefspN. */
   readonly fsps?: number;
   /** Number of extra generated payer FSPs payerfsp1..payerfspM (payerfsp always exists). */
@@ -170,12 +172,16 @@ export async function startAdminSim(opts: AdminSimOptions = {}): Promise<AdminSi
     sendJson(res, 200, wantsEndpoints ? bodies.endpoints : bodies.participant);
   };
 
-  const running = await listen((req, res) => {
-    req.resume();
-    const outcome = applyFaults(opts.faults, req, res);
-    if (outcome === 'pass') answer(req, res);
-    else if (outcome !== 'handled') void outcome.then((o) => o === 'pass' && answer(req, res));
-  }, opts.port ?? 0);
+  const running = await listen(
+    (req, res) => {
+      req.resume();
+      const outcome = applyFaults(opts.faults, req, res);
+      if (outcome === 'pass') answer(req, res);
+      else if (outcome !== 'handled') void outcome.then((o) => o === 'pass' && answer(req, res));
+    },
+    opts.port ?? 0,
+    opts.bind,
+  );
   adminUrl = running.url;
 
   return {

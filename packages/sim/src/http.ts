@@ -9,13 +9,30 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** Starts a keep-alive HTTP server on 127.0.0.1 (port 0 picks a free one). */
-export async function listen(handler: Handler, port = 0): Promise<RunningServer & { server: Server }> {
+/**
+ * Where a simulator listens and the host name in the URLs it hands out (callback endpoints, ready line).
+ * Loopback unless told otherwise; in a cluster it binds every interface and advertises its service name,
+ * so other pods can call it back (infra/README.md, Simulators).
+ */
+export interface Bind {
+  readonly host?: string;
+  readonly publicHost?: string;
+}
+
+function advertisedHost(bind: Bind | undefined): string {
+  if (bind?.publicHost) return bind.publicHost;
+  const host = bind?.host ?? '127.0.0.1';
+  if (host === '0.0.0.0' || host === '::') return '127.0.0.1';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+/** Starts a keep-alive HTTP server, on 127.0.0.1 unless `bind` says otherwise (port 0 picks a free one). */
+export async function listen(handler: Handler, port = 0, bind?: Bind): Promise<RunningServer & { server: Server }> {
   const server = createServer({ keepAlive: true, keepAliveTimeout: 65_000, requestTimeout: 0 }, handler);
   // Load generators open many sockets at once; the default backlog of 511 drops SYNs under bursts.
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen({ port, host: '127.0.0.1', backlog: 4096 }, () => {
+    server.listen({ port, host: bind?.host ?? '127.0.0.1', backlog: 4096 }, () => {
       server.off('error', reject);
       resolve();
     });
@@ -25,7 +42,7 @@ export async function listen(handler: Handler, port = 0): Promise<RunningServer 
   return {
     server,
     port: actual,
-    url: `http://127.0.0.1:${actual}`,
+    url: `http://${advertisedHost(bind)}:${actual}`,
     close() {
       closing ??= new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { applyFaults, type FaultOptions } from './faults.js';
-import { listen, pathSegments, readBody, sendJson } from './http.js';
+import { type Bind, listen, pathSegments, readBody, sendJson } from './http.js';
 
 export interface PartyEntry {
   readonly fspId: string;
@@ -10,6 +10,8 @@ export interface PartyEntry {
 
 export interface OracleSimOptions {
   readonly port?: number;
+  /** Listen address and advertised host (loopback by default). */
+  readonly bind?: Bind;
   /** Generated mode: an unregistered ID resolves to payeefsp{(hash(ID) % fsps) + 1}. 0 turns it off. */
   readonly fsps?: number;
   /** IDs starting with this answer an empty partyList (party not found). Default '404'. */
@@ -151,16 +153,20 @@ export async function startOracleSim(opts: OracleSimOptions = {}): Promise<Oracl
     });
   };
 
-  const running = await listen((req, res) => {
-    const outcome = applyFaults(opts.faults, req, res);
-    if (outcome === 'pass') handle(req, res);
-    else if (outcome !== 'handled')
-      void outcome.then((o) => {
-        if (o === 'pass') handle(req, res);
-        else req.resume();
-      });
-    else req.resume();
-  }, opts.port ?? 0);
+  const running = await listen(
+    (req, res) => {
+      const outcome = applyFaults(opts.faults, req, res);
+      if (outcome === 'pass') handle(req, res);
+      else if (outcome !== 'handled')
+        void outcome.then((o) => {
+          if (o === 'pass') handle(req, res);
+          else req.resume();
+        });
+      else req.resume();
+    },
+    opts.port ?? 0,
+    opts.bind,
+  );
 
   return { url: running.url, port: running.port, stats, lookup, close: running.close };
 }

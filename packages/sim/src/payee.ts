@@ -1,10 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Pool } from 'undici';
 import { applyFaults, type FaultOptions } from './faults.js';
-import { listen, pathSegments, sendJson } from './http.js';
+import { type Bind, listen, pathSegments, sendJson } from './http.js';
 
 export interface PayeeSimOptions {
   readonly port?: number;
+  /** Listen address and advertised host (loopback by default). */
+  readonly bind?: Bind;
   /** Where PUT /parties callbacks go (the ALS). May be set later with setAlsUrl. */
   readonly alsUrl?: string;
   /** FSP name when a request carries no FSPIOP-Destination. */
@@ -145,14 +147,18 @@ export async function startPayeeSim(opts: PayeeSimOptions = {}): Promise<PayeeSi
     }
   };
 
-  const running = await listen((req, res) => {
-    req.resume();
-    const fsp = headerText(req.headers['fspiop-destination']);
-    const faults = (fsp && opts.fspFaults?.[fsp]) || opts.faults;
-    const outcome = applyFaults(faults, req, res);
-    if (outcome === 'pass') answer(req, res);
-    else if (outcome !== 'handled') void outcome.then((o) => o === 'pass' && answer(req, res));
-  }, opts.port ?? 0);
+  const running = await listen(
+    (req, res) => {
+      req.resume();
+      const fsp = headerText(req.headers['fspiop-destination']);
+      const faults = (fsp && opts.fspFaults?.[fsp]) || opts.faults;
+      const outcome = applyFaults(faults, req, res);
+      if (outcome === 'pass') answer(req, res);
+      else if (outcome !== 'handled') void outcome.then((o) => o === 'pass' && answer(req, res));
+    },
+    opts.port ?? 0,
+    opts.bind,
+  );
 
   return {
     url: running.url,

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { applyFaults, type FaultOptions } from './faults.js';
-import { listen, pathSegments, readBody, sendJson, traceIdOf } from './http.js';
+import { type Bind, listen, pathSegments, readBody, sendJson, traceIdOf } from './http.js';
 
 export interface ReceivedCallback {
   readonly kind: 'success' | 'error';
@@ -14,6 +14,8 @@ export interface ReceivedCallback {
 
 export interface PayerSimOptions {
   readonly port?: number;
+  /** Listen address and advertised host (loopback by default). */
+  readonly bind?: Bind;
   readonly faults?: FaultOptions;
   /** Keep every callback per trace id for `callbacksFor` (tests); off for load runs. */
   readonly recordHistory?: boolean;
@@ -164,12 +166,16 @@ export async function startPayerSim(opts: PayerSimOptions = {}): Promise<PayerSi
     });
   };
 
-  const running = await listen((req, res) => {
-    const outcome = applyFaults(opts.faults, req, res);
-    if (outcome === 'pass') handle(req, res);
-    else if (outcome !== 'handled') void outcome.then((o) => (o === 'pass' ? handle(req, res) : req.resume()));
-    else req.resume();
-  }, opts.port ?? 0);
+  const running = await listen(
+    (req, res) => {
+      const outcome = applyFaults(opts.faults, req, res);
+      if (outcome === 'pass') handle(req, res);
+      else if (outcome !== 'handled') void outcome.then((o) => (o === 'pass' ? handle(req, res) : req.resume()));
+      else req.resume();
+    },
+    opts.port ?? 0,
+    opts.bind,
+  );
 
   return {
     url: running.url,

@@ -1,5 +1,6 @@
 import { type AdminSim, type ParticipantSpec, startAdminSim } from './admin.js';
 import type { FaultOptions } from './faults.js';
+import type { Bind } from './http.js';
 import { type OracleSim, type PartyEntry, startOracleSim } from './oracle.js';
 import { type PayeeSim, startPayeeSim } from './payee.js';
 import { type PayerSim, startPayerSim } from './payer.js';
@@ -12,6 +13,8 @@ export interface SimSetOptions {
   readonly payerUrl?: string;
   /** Ports admin, oracle, payee, payer = base, base+1, base+2, base+3; 0 picks free ones. */
   readonly portBase?: number;
+  /** Listen address and advertised host of every simulator of the set (loopback by default). */
+  readonly bind?: Bind;
   readonly notFoundPrefix?: string;
   readonly payeeErrorPrefix?: string;
   readonly dropRate?: number;
@@ -44,11 +47,17 @@ export async function startSimSet(opts: SimSetOptions = {}): Promise<SimSet> {
   try {
     const payer = opts.payerUrl
       ? undefined
-      : await startPayerSim({ port: port(3), faults: opts.payerFaults, recordHistory: opts.recordHistory });
+      : await startPayerSim({
+          port: port(3),
+          bind: opts.bind,
+          faults: opts.payerFaults,
+          recordHistory: opts.recordHistory,
+        });
     if (payer) started.push(payer);
     const payerUrl = opts.payerUrl ?? (payer as PayerSim).url;
     const payee = await startPayeeSim({
       port: port(2),
+      bind: opts.bind,
       alsUrl: opts.alsUrl,
       faults: opts.payeeFaults,
       dropRate: opts.dropRate,
@@ -57,6 +66,7 @@ export async function startSimSet(opts: SimSetOptions = {}): Promise<SimSet> {
     started.push(payee);
     const admin = await startAdminSim({
       port: port(0),
+      bind: opts.bind,
       fsps: opts.fsps,
       payers: opts.payers,
       payeeUrl: payee.url,
@@ -68,6 +78,7 @@ export async function startSimSet(opts: SimSetOptions = {}): Promise<SimSet> {
     started.push(admin);
     const oracle = await startOracleSim({
       port: port(1),
+      bind: opts.bind,
       fsps: opts.fsps,
       notFoundPrefix: opts.notFoundPrefix,
       parties: opts.parties,

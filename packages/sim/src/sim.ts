@@ -10,6 +10,8 @@ const usage = `usage: node dist/sim.js [options]   (every option also as env SIM
   --als-url URL            where payee callbacks go (http://127.0.0.1:4002)
   --payer-url URL          an external payer instead of the built-in payer simulator
   --port-base P            admin P, oracle P+1, payee P+2, payer P+3; 0 = free ports (0)
+  --host H                 address to listen on (127.0.0.1; 0.0.0.0 in a container)
+  --public-host H          host name in the URLs handed out, e.g. the Service name (the listen address)
   --not-found-prefix S     oracle IDs with this prefix are not found (404)
   --payee-error-prefix S   payee answers PUT .../error for IDs with this prefix
   --drop-rate R            share of lookups the payee never calls back (0)
@@ -27,6 +29,8 @@ const options: Record<string, { type: 'string' | 'boolean' }> = {
   'als-url': { type: 'string' },
   'payer-url': { type: 'string' },
   'port-base': { type: 'string' },
+  host: { type: 'string' },
+  'public-host': { type: 'string' },
   'not-found-prefix': { type: 'string' },
   'payee-error-prefix': { type: 'string' },
   'drop-rate': { type: 'string' },
@@ -92,6 +96,7 @@ async function main(): Promise<void> {
     alsUrl: setting(values, 'als-url') ?? 'http://127.0.0.1:4002',
     payerUrl: setting(values, 'payer-url'),
     portBase: count(values, 'port-base', 0),
+    bind: { host: setting(values, 'host'), publicHost: setting(values, 'public-host') },
     notFoundPrefix: setting(values, 'not-found-prefix'),
     payeeErrorPrefix: setting(values, 'payee-error-prefix'),
     dropRate: share(values, 'drop-rate'),

@@ -1,4 +1,4 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -262,10 +262,7 @@ describe('fault options', () => {
 
 describe('sim CLI', () => {
   it('prints one ready line with the URLs, and stops on SIGTERM', async () => {
-    // The shipped artefact is dist/sim.js; build it (incremental) rather than trust a stale one.
-    const packageDir = fileURLToPath(new URL('..', import.meta.url));
-    const tsc = fileURLToPath(new URL('../../../node_modules/typescript/bin/tsc', import.meta.url));
-    execFileSync(process.execPath, [tsc, '-b', packageDir], { stdio: 'inherit' });
+    // The shipped artefact is dist/sim.js, built by the vitest global setup (testkit build-setup).
     const script = fileURLToPath(new URL('../dist/sim.js', import.meta.url));
     const dir = mkdtempSync(join(tmpdir(), 'sim-cli-'));
     const participantsFile = join(dir, 'participants.json');
@@ -297,5 +294,35 @@ describe('sim CLI', () => {
     child.kill('SIGTERM');
     const [code] = await once(child, 'exit');
     expect(code).toBe(0);
+  });
+});
+
+describe('bind address and advertised host', () => {
+  it('listens where told and hands out URLs with the advertised host (a cluster Service name)', async () => {
+    const admin = await startAdminSim({
+      port: 0,
+      fsps: 1,
+      payeeUrl: 'http://payee.example:4040',
+      bind: { host: '0.0.0.0', publicHost: 'sim.mojaloop.svc' },
+    });
+    try {
+      expect(admin.url).toMatch(/^http:\/\/sim\.mojaloop\.svc:\d+$/);
+      // Reached on loopback through the wildcard bind.
+      const response = await fetch(`http://127.0.0.1:${admin.port}/participants/payeefsp1/endpoints`);
+      expect(response.status).toBe(200);
+      const endpoints = (await response.json()) as { type: string; value: string }[];
+      expect(endpoints.some((e) => e.value.startsWith('http://payee.example:4040'))).toBe(true);
+    } finally {
+      await admin.close();
+    }
+  });
+
+  it('advertises loopback when bound to every interface without a public host', async () => {
+    const payer = await startPayerSim({ port: 0, bind: { host: '0.0.0.0' } });
+    try {
+      expect(payer.url).toBe(`http://127.0.0.1:${payer.port}`);
+    } finally {
+      await payer.close();
+    }
   });
 });
