@@ -76,6 +76,7 @@ export async function startAls(config: Config): Promise<RunningAls> {
     keepAlive: config.upstreamKeepAlive === 'on',
     onRetry: () => metrics.retry(),
   });
+  metrics.watchUpstreamPools(() => http.poolStats());
   const record = metrics.cache;
   const centralLedger = createCentralLedger(http, {
     switchEndpoint: config.switchEndpoint,

@@ -31,6 +31,9 @@ describe('caches', () => {
     const metrics = await (await fetch(`${stack.als.adminUrl}/metrics`)).text();
     expect(metrics).toMatch(/als_cache_requests_total\{cache="oracle_answer",result="hit"\} [1-9]/);
     expect(metrics).toMatch(/als_cache_requests_total\{cache="participant",result="miss"\} [1-9]/);
+    // The keep-alive pool to the payee simulator holds the socket of those lookups.
+    const payeeOrigin = new URL(stack.sims.payee.url).origin;
+    expect(metrics).toContain(`als_upstream_pool{origin="${payeeOrigin}",state="connected"} 1`);
   });
 
   it('makes one oracle call for 100 concurrent lookups of one cold party', async () => {

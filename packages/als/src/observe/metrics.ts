@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { collectDefaultMetrics, Gauge, type Registry } from 'prom-client';
 import type { DiscoveryEvent, Stage } from '../discovery/types.js';
 import type { CacheResult } from '../upstream/cache.js';
+import type { UpstreamPoolStats } from '../upstream/http-client.js';
 import { FastCounter, FastHistogram, type HistogramChild } from './fast-metrics.js';
 
 const stageBuckets = [0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -14,6 +15,8 @@ export interface Metrics {
   event(event: DiscoveryEvent): void;
   ingress(route: string, status: number): void;
   retry(): void;
+  /** Reports the upstream pools on every scrape (nothing on the hot path). */
+  watchUpstreamPools(read: () => Record<string, UpstreamPoolStats>): void;
   /** Drops every metric from the registry (at shutdown). */
   stop(): void;
 }
@@ -112,6 +115,21 @@ export function createMetrics(registry: Registry): Metrics {
     },
     retry() {
       retries.inc();
+    },
+    watchUpstreamPools(read) {
+      const states = ['connected', 'free', 'pending', 'queued', 'running'] as const;
+      new Gauge({
+        name: 'als_upstream_pool',
+        help: 'undici pool per upstream origin: sockets connected and free, requests pending, queued and running',
+        labelNames: ['origin', 'state'],
+        registers: [registry],
+        collect() {
+          this.reset();
+          for (const [origin, stats] of Object.entries(read())) {
+            for (const state of states) this.set({ origin, state }, stats[state]);
+          }
+        },
+      });
     },
     stop() {
       registry.clear();

@@ -23,7 +23,17 @@ export interface HttpClient {
   request(request: OutboundRequest, upstream: string): Promise<UpstreamResponse>;
   /** Like request, but a status >= 300 throws UpstreamError too; the body is discarded. */
   send(request: OutboundRequest, upstream: string): Promise<void>;
+  /** Sockets and requests of each origin's pool right now (undici's PoolStats), for the metrics. */
+  poolStats(): Record<string, UpstreamPoolStats>;
   close(): Promise<void>;
+}
+
+export interface UpstreamPoolStats {
+  readonly connected: number;
+  readonly free: number;
+  readonly pending: number;
+  readonly queued: number;
+  readonly running: number;
 }
 
 /**
@@ -116,6 +126,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       const { status } = await dispatch(request, upstream, false);
       if (status >= 300) throw new UpstreamError(upstream, `answered ${status}`, status);
     },
+    poolStats: () => agent.stats as unknown as Record<string, UpstreamPoolStats>,
     close: () => agent.close(),
   };
 }
