@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Dispatcher } from 'undici';
 
 export type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -96,4 +97,32 @@ export function traceIdOf(traceparent: string | string[] | undefined): string | 
   if (typeof traceparent !== 'string') return undefined;
   const parts = traceparent.split('-');
   return parts.length >= 4 ? parts[1] : undefined;
+}
+
+/**
+ * One exchange through `dispatch` with undici's core handler interface, resolving with the status only:
+ * no response stream or body object per request. Simulators and load generators share the cores with
+ * what they measure, so their per-request cost is kept to the minimum.
+ */
+export function statusOf(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let status = 0;
+    const handler = {
+      onConnect() {},
+      onHeaders(statusCode: number) {
+        status = statusCode;
+        return true;
+      },
+      onData() {
+        return true;
+      },
+      onComplete() {
+        resolve(status);
+      },
+      onError(error: Error) {
+        reject(error);
+      },
+    };
+    dispatcher.dispatch(options, handler as unknown as Dispatcher.DispatchHandler);
+  });
 }

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Pool } from 'undici';
 import { applyFaults, type FaultOptions } from './faults.js';
-import { type Bind, listen, pathSegments, sendJson } from './http.js';
+import { type Bind, listen, pathSegments, sendJson, statusOf } from './http.js';
 
 export interface PayeeSimOptions {
   readonly port?: number;
@@ -108,14 +108,13 @@ export async function startPayeeSim(opts: PayeeSimOptions = {}): Promise<PayeeSi
     const mark = `tx_callback_start_ts=${Date.now()}`;
     headers.tracestate = tracestate ? `${tracestate},${mark}` : mark;
     try {
-      const response = await pool.request({
+      const status = await statusOf(pool, {
         method: 'PUT',
         path: `${alsPath}/${resource}${isError ? '/error' : ''}`,
         headers,
         body,
       });
-      await response.body.dump();
-      if (response.statusCode < 300) stats.callbacks++;
+      if (status < 300) stats.callbacks++;
       else stats.callbackFailures++;
     } catch {
       stats.callbackFailures++;

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { statusOf } from '@mojafast/sim';
 import { Pool } from 'undici';
 import { LatencyRecorder } from '../report/latency.js';
 import type { Metric } from '../report/metrics.js';
@@ -50,36 +51,6 @@ export interface DriverResult {
 
 type Outcome = 'success' | 'error-callback' | 'timeout' | 'http-failed';
 
-/**
- * GET through Pool.dispatch with undici's core handler interface: the status is all the driver needs,
- * so no response stream or body object is built per lookup (the generator shares 2 cores with what it
- * measures; every microsecond it spends is taken from the ALS).
- */
-function dispatchGet(pool: Pool, path: string, headers: Record<string, string>): Promise<number> {
-  return new Promise((resolve, reject) => {
-    let status = 0;
-    pool.dispatch(
-      { method: 'GET', path, headers },
-      {
-        onConnect() {},
-        onHeaders(statusCode: number) {
-          status = statusCode;
-          return true;
-        },
-        onData() {
-          return true;
-        },
-        onComplete() {
-          resolve(status);
-        },
-        onError(error: Error) {
-          reject(error);
-        },
-      },
-    );
-  });
-}
-
 class Tally {
   readonly e2e = new LatencyRecorder();
   readonly accepted = new LatencyRecorder();
@@ -120,7 +91,8 @@ export async function runLookups(options: DriverOptions): Promise<DriverResult> 
     let outcome: Outcome;
     let acceptedAfter = 0;
     try {
-      const status = await dispatchGet(pool, request.path, request.headers);
+      // Status only, no response stream (the generator shares the cores with what it measures).
+      const status = await statusOf(pool, { method: 'GET', path: request.path, headers: request.headers });
       acceptedAfter = performance.now() - started;
       outcome = status === 202 ? await callback : 'http-failed';
     } catch {
