@@ -6,6 +6,7 @@ import {
   insertTransfers,
   migrateLatest,
   type ProvisionedLedger,
+  parseAmount,
   provisionLedger,
 } from '@mojafast/position-handler';
 import { createDatabase, createTopic, loadInfraSettings, testKafka } from '@mojafast/testkit';
@@ -266,16 +267,10 @@ export async function runPositionBench(options: PositionBenchOptions): Promise<P
     const rows = await knex('participantPosition')
       .select('participantCurrencyId', 'value')
       .whereIn('participantCurrencyId', [...expected.keys()]);
-    const scaled = (v: string) => {
-      const negative = v.startsWith('-');
-      const [whole = '0', fraction = ''] = v.replace('-', '').split('.');
-      const n = BigInt(whole) * 10_000n + BigInt(fraction.padEnd(4, '0').slice(0, 4));
-      return negative ? -n : n;
-    };
     const actual = new Map(
       rows.map((r: { participantCurrencyId: string | number; value: string }) => [
         Number(r.participantCurrencyId),
-        scaled(String(r.value)),
+        parseAmount(String(r.value)),
       ]),
     );
     const positionMismatches = [...expected]

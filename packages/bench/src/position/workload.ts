@@ -3,6 +3,7 @@ import {
   generatePositionMessages,
   generateTransfers,
   type ProvisionedLedger,
+  parseAmount,
 } from '@mojafast/position-handler';
 import type { DumpedMessage } from './dump.js';
 
@@ -61,10 +62,6 @@ export function expectedPositions(
   ledger: ProvisionedLedger,
   committed: boolean,
 ): Map<number, bigint> {
-  const scale = (amount: string) => {
-    const [whole = '0', fraction = ''] = amount.split('.');
-    return BigInt(whole) * 10_000n + BigInt(fraction.padEnd(4, '0').slice(0, 4));
-  };
   const totals = new Map<number, bigint>();
   const add = (dfsp: string, currency: string, delta: bigint) => {
     const id = ledger.accounts.get(`${dfsp}:${currency}`)?.position;
@@ -72,8 +69,8 @@ export function expectedPositions(
     totals.set(id, (totals.get(id) ?? 0n) + delta);
   };
   for (const t of transfers) {
-    add(t.payer, t.currency, scale(t.amount));
-    if (committed) add(t.payee, t.currency, -scale(t.amount));
+    add(t.payer, t.currency, parseAmount(t.amount));
+    if (committed) add(t.payee, t.currency, -parseAmount(t.amount));
   }
   return totals;
 }
