@@ -8,7 +8,7 @@ import { createMetrics } from './observe/metrics.js';
 import { CpuProfiler } from './observe/profiler.js';
 import { type ObserveServer, startObserveServer } from './observe/server.js';
 import { PositionRunner } from './runner/runner.js';
-import { createKnex } from './store/db.js';
+import { knexFromConfig } from './store/db.js';
 import { PositionStore } from './store/position-store.js';
 
 export interface PositionService {
@@ -50,14 +50,7 @@ export async function startPositionService(
   const logger = overrides.logger ?? createLogger(config.logLevel);
   const registry = overrides.registry ?? new Registry();
   const metrics = createMetrics(registry);
-  const knex = createKnex({
-    host: config.dbHost,
-    port: config.dbPort,
-    user: config.dbUser,
-    password: config.dbPassword,
-    database: config.dbName,
-    poolMax: config.dbPoolMax,
-  });
+  const knex = knexFromConfig(config);
   // A failed start releases what it opened (pool, HTTP server, Kafka clients), so the process exits
   // non-zero and the orchestrator restarts it, instead of idling with /health at 503 (issue #7 review).
   let started: { http?: ObserveServer; bus?: PositionBus } = {};

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { loadConfig } from './config/index.js';
-import { createKnex } from './store/db.js';
+import { knexFromConfig } from './store/db.js';
 import { migrateLatest } from './store/migrations.js';
 import { type LedgerSpec, provisionLedger } from './store/provision.js';
 
@@ -20,13 +20,7 @@ async function main(): Promise<void> {
   }
   const spec = JSON.parse(await readFile(file, 'utf8')) as LedgerSpec;
   const config = loadConfig();
-  const knex = createKnex({
-    host: config.dbHost,
-    port: config.dbPort,
-    user: config.dbUser,
-    password: config.dbPassword,
-    database: config.dbName,
-  });
+  const knex = knexFromConfig(config);
   try {
     if (migrate) await migrateLatest(knex);
     const ledger = await provisionLedger(knex, spec);

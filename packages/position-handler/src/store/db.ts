@@ -1,4 +1,5 @@
 import knexFactory, { type Knex } from 'knex';
+import type { PositionConfig } from '../config/index.js';
 
 export interface DbSettings {
   readonly host: string;
@@ -46,5 +47,17 @@ export function createKnex(settings: DbSettings): Knex {
         });
       },
     },
+  });
+}
+
+/** The handler's database, as its configuration names it (main and the provisioning CLI). */
+export function knexFromConfig(config: PositionConfig): Knex {
+  return createKnex({
+    host: config.dbHost,
+    port: config.dbPort,
+    user: config.dbUser,
+    password: config.dbPassword,
+    database: config.dbName,
+    poolMax: config.dbPoolMax,
   });
 }
