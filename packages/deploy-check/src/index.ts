@@ -4,4 +4,4 @@ export * from './infra.js';
 export { type RunningService, startService } from './process.js';
 export { exportedSampleNames, metricNamesIn } from './promql.js';
 export { loadSchema, simUsage } from './schemas.js';
-export { hasLanded, type Listener, type ServiceSpec, services, servicesRoot } from './services.js';
+export { type Listener, type ServiceSpec, services, servicesRoot } from './services.js';

@@ -1,6 +1,3 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-
 /** A listening port of a service: the env variable that sets it and, for the simulators, an offset from it. */
 export interface Listener {
   readonly name: string;
@@ -88,10 +85,4 @@ export const services: readonly ServiceSpec[] = [
  */
 export function servicesRoot(repoRoot: string, env: NodeJS.ProcessEnv = process.env): string {
   return env.MOJAFAST_SERVICES_ROOT ?? repoRoot;
-}
-
-/** A service has landed when its entry's source and (if it has one) its config module exist. */
-export function hasLanded(root: string, spec: ServiceSpec): boolean {
-  const entrySource = join(root, spec.packageDir, spec.entry.replace(/^dist\//, 'src/').replace(/\.js$/, '.ts'));
-  return existsSync(entrySource) && (!spec.configModule || existsSync(join(root, spec.packageDir, spec.configModule)));
 }

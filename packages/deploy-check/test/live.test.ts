@@ -15,7 +15,6 @@ import {
   composeEnv,
   dashboardExprs,
   exportedSampleNames,
-  hasLanded,
   loadCompose,
   loadDashboards,
   metricNamesIn,
@@ -37,7 +36,6 @@ const spec = (id: ServiceSpec['id']) => services.find((s) => s.id === id) as Ser
 const sim = spec('sim');
 const als = spec('als');
 const position = spec('position-handler');
-const landed = (s: ServiceSpec) => hasLanded(root, s);
 
 type Urls = Record<string, string>;
 
@@ -91,7 +89,7 @@ let topics: TestTopic[] = [];
 beforeAll(() => {
   // The vitest global setup (packages/testkit/src/build-setup.ts) ran `tsc -b` for this repository; another
   // checkout (MOJAFAST_SERVICES_ROOT) is only read, so its dist/ must already be built.
-  for (const s of services.filter(landed)) {
+  for (const s of services) {
     if (!existsSync(join(root, s.packageDir, s.entry))) throw new Error(`${s.packageDir}/${s.entry} is not built`);
   }
 });
@@ -104,7 +102,7 @@ afterAll(async () => {
 });
 
 describe.sequential('services started from dist/ with the compose environment', () => {
-  it.skipIf(!landed(sim))('sim: the health path of its container and Deployment answers 200', async () => {
+  it('sim: the health path of its container and Deployment answers 200', async () => {
     simProcess = await startService<Urls>(join(root, sim.packageDir, sim.entry), {
       cwd: join(root, sim.packageDir),
       env: { ...composeEnv(repoRoot, compose, sim), SIM_PORT_BASE: '0' },
@@ -116,72 +114,62 @@ describe.sequential('services started from dist/ with the compose environment', 
     expect((await get(`${simProcess.ready[sim.health.listener]}${sim.health.path}`)).status).toBe(200);
   });
 
-  it.skipIf(!landed(als) || !landed(sim))(
-    'als: /health answers 200 and /metrics exports every metric its dashboard queries',
-    async () => {
-      if (!simProcess) throw new Error('the simulators did not start');
-      alsProcess = await startService<Urls>(join(root, als.packageDir, als.entry), {
-        cwd: join(root, als.packageDir),
-        env: {
-          ...composeEnv(repoRoot, compose, als),
-          ALS_HOST: '127.0.0.1',
-          ALS_PORT: '0',
-          ALS_ADMIN_PORT: '0',
-          ALS_SWITCH_ENDPOINT: simProcess.ready.admin ?? '',
-          ALS_ORACLE_URL: simProcess.ready.oracle ?? '',
-          ALS_PROFILE_DIR: profileDir,
-        },
-        readyWhen: (line) => {
-          const ready = readyJson(line);
-          return ready?.ready ? { api: String(ready.url), admin: String(ready.admin) } : undefined;
-        },
-      });
-      const admin = alsProcess.ready[als.health.listener] ?? '';
-      expect(await healthStatus(`${admin}${als.health.path}`, 10_000)).toBe(200);
-      expect(await missingMetrics(als, alsProcess.ready[als.metrics?.listener ?? ''] ?? '')).toEqual([]);
-    },
-  );
+  it('als: /health answers 200 and /metrics exports every metric its dashboard queries', async () => {
+    if (!simProcess) throw new Error('the simulators did not start');
+    alsProcess = await startService<Urls>(join(root, als.packageDir, als.entry), {
+      cwd: join(root, als.packageDir),
+      env: {
+        ...composeEnv(repoRoot, compose, als),
+        ALS_HOST: '127.0.0.1',
+        ALS_PORT: '0',
+        ALS_ADMIN_PORT: '0',
+        ALS_SWITCH_ENDPOINT: simProcess.ready.admin ?? '',
+        ALS_ORACLE_URL: simProcess.ready.oracle ?? '',
+        ALS_PROFILE_DIR: profileDir,
+      },
+      readyWhen: (line) => {
+        const ready = readyJson(line);
+        return ready?.ready ? { api: String(ready.url), admin: String(ready.admin) } : undefined;
+      },
+    });
+    const admin = alsProcess.ready[als.health.listener] ?? '';
+    expect(await healthStatus(`${admin}${als.health.path}`, 10_000)).toBe(200);
+    expect(await missingMetrics(als, alsProcess.ready[als.metrics?.listener ?? ''] ?? '')).toEqual([]);
+  });
 
-  it.skipIf(!landed(position))(
-    'position-handler: /health answers 200 with Kafka and MariaDB up, /metrics exports every metric its dashboard queries',
-    async () => {
-      const settings = loadInfraSettings();
-      database = await createDatabase({ prefix: 'deploy_check' });
-      topics = await Promise.all([
-        createTopic({ prefix: 'deploy-position' }),
-        createTopic({ prefix: 'deploy-notify' }),
-      ]);
-      const [positionTopic, notificationTopic] = topics;
-      const db = database.connection;
-      positionProcess = await startService<Urls>(join(root, position.packageDir, position.entry), {
-        cwd: join(root, position.packageDir),
-        env: {
-          ...composeEnv(repoRoot, compose, position),
-          KAFKA_BROKERS: settings.kafka.brokers.join(','),
-          POSITION_TOPICS: positionTopic?.name ?? '',
-          NOTIFICATION_TOPIC: notificationTopic?.name ?? '',
-          POSITION_CONSUMER_GROUP: uniqueName('deploy-check'),
-          DB_HOST: db.host,
-          DB_PORT: String(db.port),
-          DB_USER: db.user,
-          DB_PASSWORD: db.password,
-          DB_NAME: db.database,
-          POSITION_HTTP_HOST: '127.0.0.1',
-          POSITION_HTTP_PORT: '0',
-          POSITION_PROFILE_DIR: profileDir,
-        },
-        readyWhen: (line) => {
-          const ready = readyJson(line);
-          return ready?.msg === 'position handler started' ? { http: `http://${String(ready.http)}` } : undefined;
-        },
-        timeoutMs: 30_000,
-      });
-      const base = positionProcess.ready[position.health.listener] ?? '';
-      expect(await healthStatus(`${base}${position.health.path}`, 20_000)).toBe(200);
-      expect(await missingMetrics(position, base)).toEqual([]);
-    },
-    60_000,
-  );
+  it('position-handler: /health answers 200 with Kafka and MariaDB up, /metrics exports every metric its dashboard queries', async () => {
+    const settings = loadInfraSettings();
+    database = await createDatabase({ prefix: 'deploy_check' });
+    topics = await Promise.all([createTopic({ prefix: 'deploy-position' }), createTopic({ prefix: 'deploy-notify' })]);
+    const [positionTopic, notificationTopic] = topics;
+    const db = database.connection;
+    positionProcess = await startService<Urls>(join(root, position.packageDir, position.entry), {
+      cwd: join(root, position.packageDir),
+      env: {
+        ...composeEnv(repoRoot, compose, position),
+        KAFKA_BROKERS: settings.kafka.brokers.join(','),
+        POSITION_TOPICS: positionTopic?.name ?? '',
+        NOTIFICATION_TOPIC: notificationTopic?.name ?? '',
+        POSITION_CONSUMER_GROUP: uniqueName('deploy-check'),
+        DB_HOST: db.host,
+        DB_PORT: String(db.port),
+        DB_USER: db.user,
+        DB_PASSWORD: db.password,
+        DB_NAME: db.database,
+        POSITION_HTTP_HOST: '127.0.0.1',
+        POSITION_HTTP_PORT: '0',
+        POSITION_PROFILE_DIR: profileDir,
+      },
+      readyWhen: (line) => {
+        const ready = readyJson(line);
+        return ready?.msg === 'position handler started' ? { http: `http://${String(ready.http)}` } : undefined;
+      },
+      timeoutMs: 30_000,
+    });
+    const base = positionProcess.ready[position.health.listener] ?? '';
+    expect(await healthStatus(`${base}${position.health.path}`, 20_000)).toBe(200);
+    expect(await missingMetrics(position, base)).toEqual([]);
+  }, 60_000);
 
   // SIGTERM is what `docker stop` and the kubelet send (STOPSIGNAL in the Dockerfiles).
   it('every started service exits 0 on SIGTERM', async () => {

@@ -8,7 +8,6 @@ import {
   dashboardExprs,
   dockerfileEnv,
   execForm,
-  hasLanded,
   type K8sObject,
   k8sEnv,
   k8sObject,
@@ -48,111 +47,97 @@ function selectedServices(deployment: K8sObject): K8sObject[] {
 }
 
 describe.each(services)('$id', (spec: ServiceSpec) => {
-  const landed = hasLanded(root, spec);
+  it('every env variable its Dockerfile, compose service and Deployment set is one it reads', async () => {
+    const schema = await loadSchema(root, spec);
+    const set = new Set([
+      ...Object.keys(dockerfileEnv(repoRoot, spec)),
+      ...Object.keys(composeEnv(repoRoot, compose, spec)),
+      ...Object.keys(k8sEnv(repoRoot, k8s, spec).env),
+    ]);
+    set.delete('NODE_ENV');
+    expect([...set].filter((name) => !schema.envNames.has(name))).toEqual([]);
+  });
 
-  it.skipIf(!landed)(
-    'every env variable its Dockerfile, compose service and Deployment set is one it reads',
-    async () => {
-      const schema = await loadSchema(root, spec);
-      const set = new Set([
-        ...Object.keys(dockerfileEnv(repoRoot, spec)),
-        ...Object.keys(composeEnv(repoRoot, compose, spec)),
-        ...Object.keys(k8sEnv(repoRoot, k8s, spec).env),
-      ]);
-      set.delete('NODE_ENV');
-      expect([...set].filter((name) => !schema.envNames.has(name))).toEqual([]);
-    },
-  );
+  it('its Dockerfile builds the package on the Node 24 base and runs its entry as non-root with a health check', () => {
+    const instructions = parseDockerfile(readFileSync(join(repoRoot, spec.dockerfile), 'utf8'));
+    const stages = splitStages(instructions);
+    const globalArgs = stages[0] ?? [];
+    expect(globalArgs.map((i) => i.args)).toContainEqual(expect.stringMatching(/^NODE_IMAGE=node:24\.\d+\.\d+-\S+$/));
+    const froms = instructions.filter((i) => i.keyword === 'FROM').map((i) => i.args);
+    expect(froms.length).toBeGreaterThanOrEqual(2);
+    for (const from of froms) expect(from).toMatch(/^\$\{NODE_IMAGE\}( AS \w+)?$/);
 
-  it.skipIf(!landed)(
-    'its Dockerfile builds the package on the Node 24 base and runs its entry as non-root with a health check',
-    () => {
-      const instructions = parseDockerfile(readFileSync(join(repoRoot, spec.dockerfile), 'utf8'));
-      const stages = splitStages(instructions);
-      const globalArgs = stages[0] ?? [];
-      expect(globalArgs.map((i) => i.args)).toContainEqual(expect.stringMatching(/^NODE_IMAGE=node:24\.\d+\.\d+-\S+$/));
-      const froms = instructions.filter((i) => i.keyword === 'FROM').map((i) => i.args);
-      expect(froms.length).toBeGreaterThanOrEqual(2);
-      for (const from of froms) expect(from).toMatch(/^\$\{NODE_IMAGE\}( AS \w+)?$/);
+    const packageName = (
+      JSON.parse(readFileSync(join(root, spec.packageDir, 'package.json'), 'utf8')) as { name: string }
+    ).name;
+    expect(packageName).toBe(spec.packageName);
+    const runs = instructions.filter((i) => i.keyword === 'RUN').map((i) => i.args);
+    expect(runs).toContainEqual(expect.stringContaining(`--filter "${spec.packageName}..." run build`));
+    expect(runs).toContainEqual(expect.stringContaining(`--filter ${spec.packageName} deploy --legacy --prod`));
 
-      const packageName = (
-        JSON.parse(readFileSync(join(root, spec.packageDir, 'package.json'), 'utf8')) as { name: string }
-      ).name;
-      expect(packageName).toBe(spec.packageName);
-      const runs = instructions.filter((i) => i.keyword === 'RUN').map((i) => i.args);
-      expect(runs).toContainEqual(expect.stringContaining(`--filter "${spec.packageName}..." run build`));
-      expect(runs).toContainEqual(expect.stringContaining(`--filter ${spec.packageName} deploy --legacy --prod`));
+    const last = stages.at(-1) ?? [];
+    const user = last.find((i) => i.keyword === 'USER')?.args;
+    expect(user).toBeDefined();
+    expect(['root', '0']).not.toContain(user);
+    expect(last.find((i) => i.keyword === 'STOPSIGNAL')?.args).toBe('SIGTERM');
+    expect(execForm(last.find((i) => i.keyword === 'CMD')?.args ?? '')).toEqual(['node', spec.entry]);
+    const probe = execForm(last.find((i) => i.keyword === 'HEALTHCHECK')?.args ?? '')?.join(' ') ?? '';
+    expect(probe).toContain(`process.env.${listener(spec, spec.health.listener).env}`);
+    expect(probe).toContain(spec.health.path);
+    expect(existsSync(join(root, spec.packageDir, spec.entry.replace(/^dist/, 'src').replace(/\.js$/, '.ts')))).toBe(
+      true,
+    );
+  });
 
-      const last = stages.at(-1) ?? [];
-      const user = last.find((i) => i.keyword === 'USER')?.args;
-      expect(user).toBeDefined();
-      expect(['root', '0']).not.toContain(user);
-      expect(last.find((i) => i.keyword === 'STOPSIGNAL')?.args).toBe('SIGTERM');
-      expect(execForm(last.find((i) => i.keyword === 'CMD')?.args ?? '')).toEqual(['node', spec.entry]);
-      const probe = execForm(last.find((i) => i.keyword === 'HEALTHCHECK')?.args ?? '')?.join(' ') ?? '';
-      expect(probe).toContain(`process.env.${listener(spec, spec.health.listener).env}`);
-      expect(probe).toContain(spec.health.path);
-      expect(existsSync(join(root, spec.packageDir, spec.entry.replace(/^dist/, 'src').replace(/\.js$/, '.ts')))).toBe(
-        true,
+  it('compose: published ports, bind address, health check port and Prometheus target match its listeners', async () => {
+    const schema = await loadSchema(root, spec);
+    const env = composeEnv(repoRoot, compose, spec);
+    const service = compose.services[spec.composeService];
+    expect(service?.build?.dockerfile).toBe(spec.dockerfile);
+    expect(resolve(repoRoot, 'infra/compose', service?.build?.context ?? '')).toBe(repoRoot);
+    const ports = spec.listeners.map((l) => portOf(l, env, schema));
+    for (const published of service?.ports ?? []) expect(ports).toContain(Number(published.split(':').at(-1)));
+    if (spec.bindHostEnv) expect(env[spec.bindHostEnv]).toBe('0.0.0.0');
+    expect(portOf(listener(spec, spec.health.listener), env, schema)).toBeGreaterThan(0);
+    if (spec.metrics) {
+      const port = portOf(listener(spec, spec.metrics.listener), env, schema);
+      expect(scrapeTargets).toContain(`${spec.composeService}:${port}`);
+    }
+  });
+
+  it('Kubernetes: probes, container ports, bind address, scrape annotation and Services match its listeners', async () => {
+    const schema = await loadSchema(root, spec);
+    const { env, container } = k8sEnv(repoRoot, k8s, spec);
+    const deployment = k8sObject(k8s, 'Deployment', spec.k8sDeployment);
+    const { annotations } = podSpecOf(deployment);
+    const ports = spec.listeners.map((l) => portOf(l, env, schema));
+    const named = new Map((container.ports ?? []).map((p) => [p.name, p.containerPort]));
+    for (const { containerPort } of container.ports ?? []) expect(ports).toContain(containerPort);
+    if (spec.bindHostEnv) expect(env[spec.bindHostEnv]).toBe('0.0.0.0');
+
+    const healthPort = portOf(listener(spec, spec.health.listener), env, schema);
+    for (const probe of [container.readinessProbe, container.livenessProbe]) {
+      expect(probe?.httpGet?.path).toBe(spec.health.path);
+      const port = probe?.httpGet?.port;
+      expect(typeof port === 'string' ? named.get(port) : port).toBe(healthPort);
+    }
+    expect(container.resources?.requests?.cpu).toBeDefined();
+    expect(container.resources?.requests?.memory).toBeDefined();
+    if (spec.metrics) {
+      expect(annotations['prometheus.io/port']).toBe(
+        String(portOf(listener(spec, spec.metrics.listener), env, schema)),
       );
-    },
-  );
-
-  it.skipIf(!landed)(
-    'compose: published ports, bind address, health check port and Prometheus target match its listeners',
-    async () => {
-      const schema = await loadSchema(root, spec);
-      const env = composeEnv(repoRoot, compose, spec);
-      const service = compose.services[spec.composeService];
-      expect(service?.build?.dockerfile).toBe(spec.dockerfile);
-      expect(resolve(repoRoot, 'infra/compose', service?.build?.context ?? '')).toBe(repoRoot);
-      const ports = spec.listeners.map((l) => portOf(l, env, schema));
-      for (const published of service?.ports ?? []) expect(ports).toContain(Number(published.split(':').at(-1)));
-      if (spec.bindHostEnv) expect(env[spec.bindHostEnv]).toBe('0.0.0.0');
-      expect(portOf(listener(spec, spec.health.listener), env, schema)).toBeGreaterThan(0);
-      if (spec.metrics) {
-        const port = portOf(listener(spec, spec.metrics.listener), env, schema);
-        expect(scrapeTargets).toContain(`${spec.composeService}:${port}`);
+      expect(annotations['prometheus.io/path']).toBe(spec.metrics.path);
+    }
+    const exposed = selectedServices(deployment);
+    expect(exposed.length).toBeGreaterThan(0);
+    for (const service of exposed) {
+      for (const port of (service.spec as { ports: { targetPort: string | number }[] }).ports) {
+        const target = typeof port.targetPort === 'string' ? named.get(port.targetPort) : port.targetPort;
+        expect(ports).toContain(target);
       }
-    },
-  );
-
-  it.skipIf(!landed)(
-    'Kubernetes: probes, container ports, bind address, scrape annotation and Services match its listeners',
-    async () => {
-      const schema = await loadSchema(root, spec);
-      const { env, container } = k8sEnv(repoRoot, k8s, spec);
-      const deployment = k8sObject(k8s, 'Deployment', spec.k8sDeployment);
-      const { annotations } = podSpecOf(deployment);
-      const ports = spec.listeners.map((l) => portOf(l, env, schema));
-      const named = new Map((container.ports ?? []).map((p) => [p.name, p.containerPort]));
-      for (const { containerPort } of container.ports ?? []) expect(ports).toContain(containerPort);
-      if (spec.bindHostEnv) expect(env[spec.bindHostEnv]).toBe('0.0.0.0');
-
-      const healthPort = portOf(listener(spec, spec.health.listener), env, schema);
-      for (const probe of [container.readinessProbe, container.livenessProbe]) {
-        expect(probe?.httpGet?.path).toBe(spec.health.path);
-        const port = probe?.httpGet?.port;
-        expect(typeof port === 'string' ? named.get(port) : port).toBe(healthPort);
-      }
-      expect(container.resources?.requests?.cpu).toBeDefined();
-      expect(container.resources?.requests?.memory).toBeDefined();
-      if (spec.metrics) {
-        expect(annotations['prometheus.io/port']).toBe(
-          String(portOf(listener(spec, spec.metrics.listener), env, schema)),
-        );
-        expect(annotations['prometheus.io/path']).toBe(spec.metrics.path);
-      }
-      const exposed = selectedServices(deployment);
-      expect(exposed.length).toBeGreaterThan(0);
-      for (const service of exposed) {
-        for (const port of (service.spec as { ports: { targetPort: string | number }[] }).ports) {
-          const target = typeof port.targetPort === 'string' ? named.get(port.targetPort) : port.targetPort;
-          expect(ports).toContain(target);
-        }
-      }
-    },
-  );
+    }
+  });
 });
 
 // position-handler: a failed start-up exits non-zero (packages/position-handler/test/start-failure.test.ts).
@@ -172,7 +157,7 @@ describe('compose', () => {
       services.find((s) => s.id === 'als'),
       services.find((s) => s.id === 'sim'),
     ] as ServiceSpec[];
-    if (!alsSpec || !simSpec || !hasLanded(root, alsSpec) || !hasLanded(root, simSpec)) return;
+    if (!alsSpec || !simSpec) throw new Error('the service list lacks the ALS or the simulators');
     const alsEnv = composeEnv(repoRoot, compose, alsSpec);
     const simEnv = composeEnv(repoRoot, compose, simSpec);
     const [alsSchema, simSchema] = await Promise.all([loadSchema(root, alsSpec), loadSchema(root, simSpec)]);
