@@ -44,21 +44,28 @@ afterAll(async () => {
   await ledger?.drop();
 });
 
-it('DB fault mid-batch (position-change insert fails 3 times): rolled back, retried, applied once, offsets held back meanwhile', async () => {
-  const transfers = generateTransfers({ transfers: 50, dfsps: ['faultpayer', 'faultpayee'], currencies: ['USD'] }).map(
-    (t) => ({ ...t, payer: 'faultpayer', payee: 'faultpayee' }),
-  );
+/**
+ * `count` transfers from faultpayer to faultpayee in RECEIVED_PREPARE, their prepares produced to `topic`;
+ * answers them and the payer's position account.
+ */
+async function preparesFromFaultPayer(count: number, topic: string, amount: string) {
+  const transfers = generateTransfers({
+    transfers: count,
+    dfsps: ['faultpayer', 'faultpayee'],
+    currencies: ['USD'],
+  }).map((t) => ({ ...t, payer: 'faultpayer', payee: 'faultpayee', amount }));
   await insertTransfers(
     ledger.knex,
     transfers.map((t) => ({ ...t, state: 'RECEIVED_PREPARE' as const })),
     ledger.ledger.accounts,
   );
   const payer = ledger.ledger.accounts.get('faultpayer:USD')?.position ?? -1;
-  await produce(
-    producer,
-    input.name,
-    generatePositionMessages({ transfers, action: 'prepare', accountOf: () => payer }),
-  );
+  await produce(producer, topic, generatePositionMessages({ transfers, action: 'prepare', accountOf: () => payer }));
+  return { transfers, payer };
+}
+
+it('DB fault mid-batch (position-change insert fails 3 times): rolled back, retried, applied once, offsets held back meanwhile', async () => {
+  const { payer } = await preparesFromFaultPayer(50, input.name, '10');
   const group = `${input.name}-group`;
   const offsetsDuringFaults: string[] = [];
   let failures = 0;
@@ -101,22 +108,7 @@ it('graceful stop in the middle of the work: every written chunk is notified and
   const [stopIn, stopOut] = await newTopics('position_stop');
   const stopReader = await TopicReader.open(stopOut);
   try {
-    const transfers = generateTransfers({
-      transfers: 1500,
-      dfsps: ['faultpayer', 'faultpayee'],
-      currencies: ['USD'],
-    }).map((t) => ({ ...t, payer: 'faultpayer', payee: 'faultpayee', amount: '1' }));
-    await insertTransfers(
-      ledger.knex,
-      transfers.map((t) => ({ ...t, state: 'RECEIVED_PREPARE' as const })),
-      ledger.ledger.accounts,
-    );
-    const payer = ledger.ledger.accounts.get('faultpayer:USD')?.position ?? -1;
-    await produce(
-      producer,
-      stopIn.name,
-      generatePositionMessages({ transfers, action: 'prepare', accountOf: () => payer }),
-    );
+    const { transfers } = await preparesFromFaultPayer(1500, stopIn.name, '1');
     const service = await startPositionService(testConfig(ledger.db, stopIn, stopOut, { batchSize: 10 }), {
       logger: quietLogger,
     });
