@@ -33,7 +33,7 @@ async function openWithRetry(knex: Knex, config: PositionConfig, logger: Logger)
   let delay = config.retryInitialMs;
   for (;;) {
     try {
-      return await PositionStore.open(knex);
+      return await PositionStore.open(knex, config.referenceTtlMs);
     } catch (error) {
       logger.error('database not reachable; retrying', { error: String(error), retryInMs: delay });
       await new Promise((resolve) => setTimeout(resolve, delay));

@@ -20,6 +20,7 @@ export interface PositionConfig {
   readonly dbPassword: string;
   readonly dbName: string;
   readonly dbPoolMax: number;
+  readonly referenceTtlMs: number;
   readonly hubName: string;
   readonly retryInitialMs: number;
   readonly retryMaxMs: number;
@@ -83,6 +84,13 @@ export const configSchema: { readonly [K in keyof PositionConfig]: Field } = Obj
   dbPassword: { env: 'DB_PASSWORD', kind: 'string', doc: 'database password' },
   dbName: { env: 'DB_NAME', kind: 'string', doc: "central-ledger's database" },
   dbPoolMax: { env: 'DB_POOL_MAX', kind: 'int', min: 1, max: 100, doc: 'database connections' },
+  referenceTtlMs: {
+    env: 'POSITION_REFERENCE_TTL_MS',
+    kind: 'int',
+    min: 0,
+    max: 600_000,
+    doc: 'how long accounts, NET_DEBIT_CAP limits and settlement models are reused before a batch reads them again (0 = every batch)',
+  },
   hubName: { env: 'HUB_NAME', kind: 'string', doc: 'the switch name in error notifications (FSPIOP-Source)' },
   retryInitialMs: {
     env: 'POSITION_RETRY_INITIAL_MS',
@@ -122,6 +130,7 @@ export const configDefaults: PositionConfig = Object.freeze({
   dbPassword: 'password',
   dbName: 'central_ledger',
   dbPoolMax: 8,
+  referenceTtlMs: 1000,
   hubName: 'Hub',
   retryInitialMs: 100,
   retryMaxMs: 5_000,

@@ -13,26 +13,12 @@ import type {
   TransferFacts,
 } from '../ledger/types.js';
 import { LedgerEntryType, ParticipantLimitType, TransferParticipantRoleType } from './enums.js';
+import { type AccountRow, ReferenceData, type SettlementModelRow } from './reference-data.js';
 
 export interface StageTimings {
   lock: number;
   compute: number;
   write: number;
-}
-
-interface AccountRow {
-  participantCurrencyId: number | string;
-  participantId: number | string;
-  currencyId: string;
-  ledgerAccountTypeId: number | string;
-  netDebitCap: string | null;
-}
-
-interface SettlementModelRow {
-  currencyId: string | null;
-  ledgerAccountTypeId: number | string;
-  settlementAccountTypeId: number | string;
-  requireLiquidityCheck: number | boolean;
 }
 
 interface PositionRow {
@@ -60,9 +46,10 @@ function rowsOf<T>(result: unknown): T[] {
 
 /**
  * central-ledger's tables through knex: one transaction per batch with a constant number of statements,
- * whatever the batch size: read the accounts (1), the settlement models (1, only with prepares), lock the
- * positions (1), read the transfers' state histories (1) and payee amounts (1, only with non-prepares), then
- * insert state changes (1), insert position changes (1), update positions (1), commit.
+ * whatever the batch size: one read that locks the positions and reads the transfers' state histories (and,
+ * for non-prepares, the payee amounts), then insert state changes (1), insert position changes (1), update
+ * positions (1), between BEGIN and COMMIT: 6 statements. The accounts and settlement models come from
+ * ReferenceData and are read only when its copy has expired (2 more statements then).
  *
  * Connections run READ COMMITTED (set once per connection in createKnex): the history read must see what any
  * other process committed before we got the position locks, or a message applied by the previous owner of a
@@ -75,9 +62,11 @@ export class PositionStore {
     private readonly consecutiveIds: boolean,
     /** Index hints for the batch reads; empty where the index is missing (a schema migrated differently). */
     private readonly hints: { readonly history: string; readonly payee: string } = { history: '', payee: '' },
+    private readonly reference: ReferenceData = new ReferenceData(0),
   ) {}
 
-  static async open(knex: Knex): Promise<PositionStore> {
+  /** `referenceTtlMs`: how long accounts, limits and settlement models are reused (ReferenceData). */
+  static async open(knex: Knex, referenceTtlMs = 0): Promise<PositionStore> {
     const rows = rowsOf<{ mode: number | string; increment: number | string }>(
       await knex.raw('SELECT @@innodb_autoinc_lock_mode AS mode, @@auto_increment_increment AS increment'),
     );
@@ -93,10 +82,15 @@ export class PositionStore {
       ).map((r) => r.name),
     );
     const hint = (table: string, index: string) => (indexes.has(`${table}.${index}`) ? `FORCE INDEX (${index})` : '');
-    return new PositionStore(knex, Number(row?.mode) < 2 && Number(row?.increment) === 1, {
-      history: hint('transferStateChange', 'transferstatechange_transferid_index'),
-      payee: hint('transferParticipant', 'getTransferInfoToChangePosition'),
-    });
+    return new PositionStore(
+      knex,
+      Number(row?.mode) < 2 && Number(row?.increment) === 1,
+      {
+        history: hint('transferStateChange', 'transferstatechange_transferid_index'),
+        payee: hint('transferParticipant', 'getTransferInfoToChangePosition'),
+      },
+      new ReferenceData(referenceTtlMs),
+    );
   }
 
   async ping(): Promise<void> {
@@ -115,17 +109,17 @@ export class PositionStore {
         (a, b) => Number(a) - Number(b),
       );
       const prepareAccounts = new Set(commands.filter((c) => c.action === 'prepare').map((c) => c.accountId));
-      const accountRows = accountIds.length > 0 ? await this.readAccounts(trx, accountIds) : [];
-      const models = prepareAccounts.size > 0 ? await this.readSettlementModels(trx) : [];
+      const accountRows =
+        accountIds.length > 0 ? await this.reference.accounts(accountIds, (ids) => this.readAccounts(trx, ids)) : [];
+      const models =
+        prepareAccounts.size > 0 ? await this.reference.settlementModels(() => this.readSettlementModels(trx)) : [];
       const settlementOf = resolveSettlementAccounts(accountRows, models, prepareAccounts);
       const lockIds = [
         ...new Set([...accountIds, ...[...settlementOf.values()].flatMap((s) => (s.accountId ? [s.accountId] : []))]),
       ];
-      const positions = lockIds.length > 0 ? await this.lockPositions(trx, lockIds) : new Map<string, PositionRow>();
       const transferIds = [...new Set(commands.map((c) => c.transferId))];
-      const histories = await this.readHistories(trx, transferIds);
       const payeeIds = [...new Set(commands.filter((c) => c.action !== 'prepare').map((c) => c.transferId))];
-      const payeeAmounts = payeeIds.length > 0 ? await this.readPayeeAmounts(trx, payeeIds) : new Map<string, Amount>();
+      const { positions, histories, payeeAmounts } = await this.lockAndRead(trx, lockIds, transferIds, payeeIds);
       timings.lock += performance.now() - started;
 
       started = performance.now();
@@ -195,63 +189,87 @@ export class PositionStore {
   }
 
   /**
-   * Locks the batch's position rows with one locking read, in participantCurrencyId order (the index the scan
-   * uses), so two batches that share accounts always take their locks in the same order and cannot deadlock.
+   * One statement, one round trip: locks the batch's position rows and reads the transfers' state histories
+   * and payee amounts, as a UNION ALL of three query blocks tagged by `kind` (only the first takes locks: a
+   * locking clause inside a parenthesized block applies to that block, in MariaDB 10.4+ and MySQL 8). The
+   * columns of the three are unioned as text, which is how mysql2 hands DECIMAL and BIGINT over anyway.
+   *
+   * Positions are locked in participantCurrencyId order (the index range the scan walks), so two batches
+   * that share accounts always take their locks in the same order and cannot deadlock.
+   *
+   * Histories: no ORDER BY in SQL (with "ORDER BY transferStateChangeId" the optimizer may walk the primary
+   * key of the whole table instead of the transferId index); the few rows per transfer are sorted here.
+   * FORCE INDEX: past eq_range_index_dive_limit (200) values the optimizer estimates from index statistics
+   * and, with a few rows per transfer, picks a full table scan (158 ms for 1,000 ids in an 80k-row table,
+   * against 35 ms on the index); the batch's ids are always a tiny part of a table that only grows. The
+   * payee amounts use central-ledger's (transferId, role, ledgerEntryType) index the same way. See open().
    */
-  async lockPositions(trx: Trx, accountIds: readonly string[]): Promise<Map<string, PositionRow>> {
-    const result = await trx.raw(
-      `SELECT participantPositionId, participantCurrencyId, value, reservedValue FROM participantPosition
-        WHERE participantCurrencyId IN (${list(accountIds.length)})
-        ORDER BY participantCurrencyId FOR UPDATE`,
-      [...accountIds].sort((a, b) => Number(a) - Number(b)),
-    );
-    return new Map(rowsOf<PositionRow>(result).map((row) => [String(row.participantCurrencyId), row]));
-  }
-
-  async readHistories(trx: Trx, transferIds: readonly string[]): Promise<Map<string, StateRecord[]>> {
-    // No ORDER BY in SQL: with "ORDER BY transferStateChangeId" the optimizer may walk the primary key of
-    // the whole table instead of the transferId index; the few rows per transfer are sorted here instead.
-    // FORCE INDEX: past eq_range_index_dive_limit (200) values the optimizer estimates from index statistics
-    // and, with a few rows per transfer, picks a full table scan (158 ms for 1,000 ids in an 80k-row table,
-    // against 35 ms on the index); the batch's ids are always a tiny part of a table that only grows.
-    // The index is central-ledger's (knex .index('transferId')); see open().
-    const result = await trx.raw(
-      `SELECT transferStateChangeId, transferId, transferStateId, reason FROM transferStateChange ${this.hints.history}
-        WHERE transferId IN (${list(transferIds.length)})`,
-      transferIds,
-    );
-    type Row = {
-      transferStateChangeId: string | number;
-      transferId: string;
-      transferStateId: string;
-      reason: string | null;
-    };
-    const rows = rowsOf<Row>(result).sort((a, b) => Number(a.transferStateChangeId) - Number(b.transferStateChangeId));
+  async lockAndRead(
+    trx: Trx,
+    accountIds: readonly string[],
+    transferIds: readonly string[],
+    payeeIds: readonly string[],
+  ): Promise<{
+    positions: Map<string, PositionRow>;
+    histories: Map<string, StateRecord[]>;
+    payeeAmounts: Map<string, Amount>;
+  }> {
+    const blocks: string[] = [];
+    const bindings: (string | number)[] = [];
+    if (accountIds.length > 0) {
+      blocks.push(
+        `(SELECT 'position' AS kind, participantCurrencyId AS k, participantPositionId AS id, value AS a, reservedValue AS b
+            FROM participantPosition WHERE participantCurrencyId IN (${list(accountIds.length)})
+           ORDER BY participantCurrencyId FOR UPDATE)`,
+      );
+      bindings.push(...[...accountIds].sort((a, b) => Number(a) - Number(b)));
+    }
+    if (transferIds.length > 0) {
+      blocks.push(
+        `(SELECT 'history', transferId, transferStateChangeId, transferStateId, reason
+            FROM transferStateChange ${this.hints.history} WHERE transferId IN (${list(transferIds.length)}))`,
+      );
+      bindings.push(...transferIds);
+    }
+    if (payeeIds.length > 0) {
+      blocks.push(
+        `(SELECT 'payee', transferId, NULL, amount, NULL FROM transferParticipant ${this.hints.payee}
+           WHERE transferId IN (${list(payeeIds.length)}) AND transferParticipantRoleTypeId = ? AND ledgerEntryTypeId = ?)`,
+      );
+      bindings.push(...payeeIds, TransferParticipantRoleType.PAYEE_DFSP, LedgerEntryType.PRINCIPLE_VALUE);
+    }
+    const positions = new Map<string, PositionRow>();
     const histories = new Map<string, StateRecord[]>();
+    const payeeAmounts = new Map<string, Amount>();
+    if (blocks.length === 0) return { positions, histories, payeeAmounts };
+    type Row = { kind: string; k: string | number; id: string | number | null; a: string | null; b: string | null };
+    const rows = rowsOf<Row>(await trx.raw(blocks.join(' UNION ALL '), bindings));
+    const stateRows: Row[] = [];
     for (const row of rows) {
-      let history = histories.get(row.transferId);
+      if (row.kind === 'position') {
+        positions.set(String(row.k), {
+          participantPositionId: String(row.id),
+          participantCurrencyId: String(row.k),
+          value: String(row.a),
+          reservedValue: String(row.b),
+        });
+      } else if (row.kind === 'history') {
+        stateRows.push(row);
+      } else if (!payeeAmounts.has(String(row.k))) {
+        payeeAmounts.set(String(row.k), parseAmount(String(row.a)));
+      }
+    }
+    stateRows.sort((x, y) => Number(x.id) - Number(y.id));
+    for (const row of stateRows) {
+      const transferId = String(row.k);
+      let history = histories.get(transferId);
       if (!history) {
         history = [];
-        histories.set(row.transferId, history);
+        histories.set(transferId, history);
       }
-      history.push({ transferStateId: row.transferStateId, reason: row.reason });
+      history.push({ transferStateId: String(row.a), reason: row.b });
     }
-    return histories;
-  }
-
-  async readPayeeAmounts(trx: Trx, transferIds: readonly string[]): Promise<Map<string, Amount>> {
-    const result = await trx.raw(
-      // As readHistories: central-ledger's (transferId, role, ledgerEntryType) index, not a table scan.
-      `SELECT transferId, amount FROM transferParticipant ${this.hints.payee}
-        WHERE transferId IN (${list(transferIds.length)})
-          AND transferParticipantRoleTypeId = ? AND ledgerEntryTypeId = ?`,
-      [...transferIds, TransferParticipantRoleType.PAYEE_DFSP, LedgerEntryType.PRINCIPLE_VALUE],
-    );
-    const amounts = new Map<string, Amount>();
-    for (const row of rowsOf<{ transferId: string; amount: string }>(result)) {
-      if (!amounts.has(row.transferId)) amounts.set(row.transferId, parseAmount(row.amount));
-    }
-    return amounts;
+    return { positions, histories, payeeAmounts };
   }
 
   /** Inserts the state changes with one statement and returns their ids, in order. */
