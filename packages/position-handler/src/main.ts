@@ -26,6 +26,8 @@ export interface ServiceOverrides {
   readonly bus?: PositionBus;
   /** Lets a test wrap one store call to inject a fault. */
   readonly decorateStore?: (store: PositionStore) => PositionStore;
+  /** Lets a test wrap one bus call to inject a fault. */
+  readonly decorateBus?: (bus: PositionBus) => PositionBus;
 }
 
 /** A database that is down at start-up is waited for (with back-off), not a reason for a crash loop. */
@@ -57,7 +59,7 @@ export async function startPositionService(
   try {
     const opened = await openWithRetry(knex, config, logger);
     const store = overrides.decorateStore ? overrides.decorateStore(opened) : opened;
-    const bus =
+    const kafkaBus =
       overrides.bus ??
       createKafkajsBus({
         brokers: config.kafkaBrokers,
@@ -71,6 +73,7 @@ export async function startPositionService(
         sessionTimeoutMs: config.sessionTimeoutMs,
         logger,
       });
+    const bus = overrides.decorateBus ? overrides.decorateBus(kafkaBus) : kafkaBus;
     started = { bus };
     const runner = new PositionRunner(bus, store, metrics, logger, {
       batchSize: config.batchSize,

@@ -1,6 +1,7 @@
 import type { TestTopic } from '@mojafast/testkit';
 import type { Producer } from 'kafkajs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { formatAmount, parseAmount } from '../src/ledger/amount.js';
 import { startPositionService } from '../src/main.js';
 import { generatePositionMessages, generateTransfers } from '../src/messages/generate.js';
 import { insertTransfers } from '../src/store/provision.js';
@@ -17,6 +18,7 @@ import {
   testConfig,
 } from './helpers.js';
 
+const plus = (a: string, b: string) => formatAmount(parseAmount(a) + parseAmount(b));
 let ledger: TestLedger;
 let input: TestTopic;
 let output: TestTopic;
@@ -132,5 +134,64 @@ it('graceful stop in the middle of the work: every written chunk is notified and
     await stopReader.close();
     await stopIn.drop();
     await stopOut.drop();
+  }
+});
+
+it('notifications refused by the broker (the second chunk produce fails twice): fetched again, replayed, nothing written twice, every transfer notified, offsets past acknowledged notifications only', async () => {
+  const [faultIn, faultOut] = await newTopics('position_produce_fault');
+  const faultReader = await TopicReader.open(faultOut);
+  try {
+    const { transfers, payer } = await preparesFromFaultPayer(100, faultIn.name, '3');
+    const before = await positionOf(ledger.knex, payer);
+    const group = `${faultIn.name}-group`;
+    const offsetsAtFaults: string[] = [];
+    let produces = 0;
+    let failures = 0;
+    const service = await startPositionService(testConfig(ledger.db, faultIn, faultOut, { batchSize: 20 }), {
+      logger: quietLogger,
+      decorateBus(bus) {
+        const produceReal = bus.produce.bind(bus);
+        bus.produce = async (messages) => {
+          produces += 1;
+          if (produces >= 2 && failures < 2) {
+            failures += 1;
+            offsetsAtFaults.push(await committedOffset(group, faultIn.name));
+            throw new Error('injected fault: NOT_ENOUGH_REPLICAS');
+          }
+          return produceReal(messages);
+        };
+        return bus;
+      },
+    });
+    try {
+      await faultReader.waitFor(100);
+      for (let i = 0; i < 50 && (await committedOffset(group, faultIn.name)) !== '100'; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(failures).toBe(2);
+      // Never committed past the chunk whose notifications failed (the first chunk is offsets 0-19).
+      for (const offset of offsetsAtFaults) expect(Number(offset)).toBeLessThanOrEqual(20);
+      expect(await committedOffset(group, faultIn.name)).toBe('100');
+      const reserved = await ledger
+        .knex('transferStateChange')
+        .count({ n: '*' })
+        .where({ transferStateId: 'RESERVED' })
+        .whereIn(
+          'transferId',
+          transfers.map((t) => t.transferId),
+        );
+      expect(Number(reserved[0]?.n)).toBe(100);
+      expect(await positionOf(ledger.knex, payer)).toBe(plus(before, '300'));
+      expect(new Set(faultReader.values.map((n) => n.id)).size).toBe(100);
+      expect(await service.registry.getSingleMetricAsString('position_messages_total')).toMatch(
+        /position_messages_total\{action="prepare",result="replayed"\} [1-9]/,
+      );
+    } finally {
+      await service.stop();
+    }
+  } finally {
+    await faultReader.close();
+    await faultIn.drop();
+    await faultOut.drop();
   }
 });

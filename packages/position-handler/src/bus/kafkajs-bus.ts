@@ -128,6 +128,10 @@ export function createKafkajsBus(options: KafkajsBusOptions): PositionBus {
     async commit(topic, partition, nextOffset) {
       await consumer.commitOffsets([{ topic, partition, offset: nextOffset }]);
     },
+    seek(topic, partition, offset) {
+      // kafkajs applies a seek on its next fetch and marks the batches fetched before it stale.
+      consumer.seek({ topic, partition, offset });
+    },
     isReady() {
       return inGroup && producerUp;
     },

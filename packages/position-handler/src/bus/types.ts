@@ -33,6 +33,11 @@ export interface PositionBus {
   produce(messages: readonly OutboundMessage[]): Promise<void>;
   /** Commits `nextOffset` (the offset of the next message to read) for the group. */
   commit(topic: string, partition: number, nextOffset: string): Promise<void>;
+  /**
+   * Moves this process's fetch position of a partition back to `offset` (nothing is committed): the messages
+   * from there are fetched and handled again, and batches fetched before it report `isActive()` false.
+   */
+  seek(topic: string, partition: number, offset: string): void;
   /** Broker readiness: the consumer is in its group and the producer is connected. */
   isReady(): boolean;
   /** Leaves the group after the batch in hand is finished, then disconnects. */

@@ -57,16 +57,22 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 
 /**
  * The loop for one partition batch: decode → plan and write (one DB transaction per chunk of `batchSize`) →
- * produce the notifications (awaited) → commit the offsets. Never in another order: a crash anywhere leaves
- * the offsets at or before the first message whose notification is not acknowledged, and the redelivery is
- * recognised by the ledger (planBatch) and only re-notified.
+ * produce the notifications → once they are acknowledged, commit the offsets. Never in another order: a crash
+ * anywhere leaves the committed offset at or before the first message whose notification is not
+ * acknowledged, and the redelivery is recognised by the ledger (planBatch) and only re-notified.
  *
- * The produce of chunk N overlaps the DB work of chunk N+1; chunk N's offsets are committed only after its
- * produce resolved, and chunk N+1's after chunk N's.
+ * The produce of chunk N overlaps the DB work of chunk N+1. The wait for the acknowledgement and the offset
+ * commit happen off the fetch loop, chained per partition (see settle), so the next fetch does not wait for
+ * two more broker round trips: the DB transaction is the only wait between fetches.
  */
+/** Chunks of one partition whose notifications may be awaiting their acknowledgement at once. */
+const MAX_UNSETTLED_CHUNKS = 4;
+
 export class PositionRunner {
   private stopping = false;
-  private readonly inFlight = new Set<Promise<void>>();
+  private readonly inFlight = new Set<Promise<unknown>>();
+  /** Per partition: the last chunk's settle (true = its offset was committed) and how many are open. */
+  private readonly settling = new Map<string, { last: Promise<boolean>; open: number }>();
 
   constructor(
     private readonly bus: PositionBus,
@@ -84,34 +90,81 @@ export class PositionRunner {
   /** Finishes the chunk in hand (its DB transaction, notifications and offset commit), then leaves the group. */
   async stop(): Promise<void> {
     this.stopping = true;
-    // First the chunk in hand, while the producer and the group are still there to notify and commit;
-    // then leave the group (kafkajs waits for an eachBatch that started meanwhile; it stops at once).
-    await Promise.allSettled([...this.inFlight]);
+    // First the chunk in hand and the settles behind it (a handle that ends adds its last settle), while the
+    // producer and the group are still there to notify and commit; then leave the group (kafkajs waits for an
+    // eachBatch that started meanwhile; it stops at once).
+    await this.drain();
     await this.bus.stop();
-    await Promise.allSettled([...this.inFlight]);
+    await this.drain();
   }
 
-  private track(work: Promise<void>): Promise<void> {
+  private async drain(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+  }
+
+  private track<T>(work: Promise<T>): Promise<T> {
     this.inFlight.add(work);
     return work.finally(() => this.inFlight.delete(work));
+  }
+
+  /**
+   * After chunk [firstOffset..lastOffset]'s notifications were sent: waits for their acknowledgement, then
+   * commits the offset after lastOffset, in chunk order per partition (each settle waits for the previous
+   * one). If the produce or the commit fails, the fetch position goes back to firstOffset: the chunk (and any
+   * fetched after it) is handled again, recognised as replays and re-notified; the settles already queued
+   * behind it commit nothing. Resolves once this chunk's settle is queued, after waiting while
+   * MAX_UNSETTLED_CHUNKS are open (back-pressure when the broker is slow to acknowledge).
+   */
+  private async settle(batch: PartitionBatch, produced: Promise<void>, firstOffset: string, lastOffset: string) {
+    const key = `${batch.topic}:${batch.partition}`;
+    let chain = this.settling.get(key);
+    if (!chain) {
+      chain = { last: Promise.resolve(true), open: 0 };
+      this.settling.set(key, chain);
+    }
+    while (chain.open >= MAX_UNSETTLED_CHUNKS) await chain.last;
+    const previous = chain.last;
+    const state = chain;
+    state.open += 1;
+    const queued = performance.now();
+    const settled = (async () => {
+      try {
+        const committedBefore = await previous;
+        await produced;
+        this.metrics.stageSeconds.observe({ stage: 'produce' }, (performance.now() - queued) / 1000);
+        if (!committedBefore) return false;
+        const started = performance.now();
+        await this.bus.commit(batch.topic, batch.partition, (BigInt(lastOffset) + 1n).toString());
+        this.metrics.stageSeconds.observe({ stage: 'commit' }, (performance.now() - started) / 1000);
+        return true;
+      } catch (error) {
+        this.logger.error('notifications or offset commit failed; the chunk is fetched again', {
+          topic: batch.topic,
+          partition: batch.partition,
+          fromOffset: firstOffset,
+          error: String(error),
+        });
+        // The partition may have been revoked meanwhile; its new owner starts from the committed offset.
+        if (batch.isActive()) {
+          try {
+            this.bus.seek(batch.topic, batch.partition, firstOffset);
+          } catch {}
+        }
+        return false;
+      } finally {
+        state.open -= 1;
+      }
+    })();
+    state.last = settled;
+    // A seek starts a new chain: settles of batches fetched before it see isActive() false and are not queued.
+    void this.track(settled).then((ok) => {
+      if (!ok && this.settling.get(key) === state && state.last === settled) this.settling.delete(key);
+    });
   }
 
   async handle(batch: PartitionBatch): Promise<void> {
     const { messages } = batch;
     const size = this.options.batchSize;
-    let pending: { produced: Promise<void>; lastOffset: string } | undefined;
-    const settle = async () => {
-      if (!pending) return;
-      const { produced, lastOffset } = pending;
-      pending = undefined;
-      let started = performance.now();
-      await produced;
-      this.metrics.stageSeconds.observe({ stage: 'produce' }, (performance.now() - started) / 1000);
-      started = performance.now();
-      await this.bus.commit(batch.topic, batch.partition, (BigInt(lastOffset) + 1n).toString());
-      batch.resolve(lastOffset);
-      this.metrics.stageSeconds.observe({ stage: 'commit' }, (performance.now() - started) / 1000);
-    };
     const chunkAt = (start: number) => messages.slice(start, start + size);
     let nextWrite: Promise<PlanResult | undefined> | undefined;
     try {
@@ -119,7 +172,7 @@ export class PositionRunner {
       // Pipelined per partition: while chunk N's transaction runs, chunk N+1 is decoded; while chunk N+1's
       // transaction runs, chunk N's notifications are built and produced. Transactions of one partition never
       // overlap (N+1 starts after N committed, so it reads N's effects), and offsets are committed in order,
-      // each after its chunk's notifications were acknowledged.
+      // each after its chunk's notifications were acknowledged (settle).
       let chunk = chunkAt(0);
       let decoded = this.decodeChunk(batch, chunk);
       let write = this.writeChunk(batch, decoded);
@@ -134,15 +187,15 @@ export class PositionRunner {
           nextWrite.catch(() => {});
         }
         const notifications = this.notify(decoded, plan);
+        const first = chunk[0];
         const last = chunk[chunk.length - 1];
-        await settle();
-        if (last) {
-          pending = {
-            produced: notifications.length > 0 ? this.bus.produce(notifications) : Promise.resolve(),
-            lastOffset: last.offset,
-          };
-          // An unobserved rejection before settle() awaits it would crash the process.
-          pending.produced.catch(() => {});
+        if (first && last && batch.isActive()) {
+          const produced = notifications.length > 0 ? this.bus.produce(notifications) : Promise.resolve();
+          // Observed in settle, possibly a turn later; an unobserved rejection meanwhile would crash the process.
+          produced.catch(() => {});
+          // The fetch position moves on now; the committed offset only after the acknowledgement (settle).
+          batch.resolve(last.offset);
+          await this.settle(batch, produced, first.offset, last.offset);
           this.metrics.lag.set(
             { topic: batch.topic, partition: String(batch.partition) },
             Number(BigInt(batch.highWatermark) - BigInt(last.offset) - 1n),
@@ -157,7 +210,6 @@ export class PositionRunner {
       // On an error path the next chunk's transaction may still be running: let it end (its messages are
       // not committed, so they come back as replays) before the handler reports this batch done.
       if (nextWrite) await Promise.allSettled([nextWrite]);
-      await settle();
     }
   }
 
