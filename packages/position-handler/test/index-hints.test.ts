@@ -57,3 +57,44 @@ describe('index hints of the batch reads', () => {
     expect(await positionOf(ledger.knex, payee)).toBe('-12.0000');
   });
 });
+
+describe('state change ids on a server that may interleave them (innodb_autoinc_lock_mode = 2, MySQL 8)', () => {
+  it('reads the ids back: each position change names the state change of its own transfer', async () => {
+    const accounts = ledger.ledger.accounts;
+    const payer = accounts.get('payerfsp:USD')?.position as number;
+    const transfers = ['00000000-0000-4000-8000-000000000011', '00000000-0000-4000-8000-000000000012'].map(
+      (transferId, i) => ({ transferId, payer: 'payerfsp', payee: 'payeefsp', currency: 'USD', amount: String(i + 1) }),
+    );
+    await insertTransfers(
+      ledger.knex,
+      transfers.map((t) => ({ ...t, state: 'RECEIVED_PREPARE' as const })),
+      accounts,
+    );
+    // consecutiveIds = false: the path for servers where a multi-row INSERT's ids need not be consecutive.
+    const store = new PositionStore(ledger.knex, false);
+    const result = await store.applyBatch(
+      transfers.map((t, i) => ({
+        seq: i,
+        action: 'prepare' as const,
+        transferId: t.transferId,
+        accountId: String(payer),
+        amount: BigInt(i + 1) * 10_000n,
+      })),
+      planBatch,
+    );
+    expect(result.outcomes.map((o) => o.result)).toEqual(['applied', 'applied']);
+    const rows = await ledger
+      .knex('participantPositionChange as ppc')
+      .join('transferStateChange as tsc', 'tsc.transferStateChangeId', 'ppc.transferStateChangeId')
+      .select('tsc.transferId', 'tsc.transferStateId', 'ppc.change')
+      .whereIn(
+        'tsc.transferId',
+        transfers.map((t) => t.transferId),
+      )
+      .orderBy('tsc.transferId');
+    expect(rows).toEqual([
+      { transferId: transfers[0]?.transferId, transferStateId: 'RESERVED', change: '1.00' },
+      { transferId: transfers[1]?.transferId, transferStateId: 'RESERVED', change: '2.00' },
+    ]);
+  });
+});

@@ -27,6 +27,8 @@ export function createKnex(settings: DbSettings): Knex {
       bigNumberStrings: true,
       decimalNumbers: false,
       dateStrings: true,
+      // A batch sends its statements in two round trips (PositionStore); every value is bound and escaped.
+      multipleStatements: true,
     },
     pool: {
       min: 0,

@@ -28,7 +28,27 @@ interface PositionRow {
   reservedValue: string;
 }
 
-type Trx = Knex.Transaction;
+/** A pooled mysql2 connection (knex's pool hands these out). */
+interface Connection {
+  query(sql: string, values: unknown[], callback: (error: Error | null, result: unknown) => void): void;
+}
+
+/** A statement and its values, `?` placeholders escaped by mysql2 (sqlstring rules). */
+interface Sql {
+  readonly sql: string;
+  readonly values: unknown[];
+}
+
+function query(connection: Connection, statement: Sql): Promise<unknown> {
+  return new Promise((resolve, reject) =>
+    connection.query(statement.sql, statement.values, (error, result) => (error ? reject(error) : resolve(result))),
+  );
+}
+
+/** Several statements in one COM_QUERY (the connection allows multiple statements; see createKnex). */
+function joined(...statements: Sql[]): Sql {
+  return { sql: statements.map((s) => s.sql).join(';\n'), values: statements.flatMap((s) => s.values) };
+}
 
 function placeholders(rows: number, columns: number): string {
   const row = `(${new Array(columns).fill('?').join(',')})`;
@@ -44,16 +64,26 @@ function rowsOf<T>(result: unknown): T[] {
   return (result as [T[], unknown])[0];
 }
 
+const START = { sql: 'START TRANSACTION', values: [] } satisfies Sql;
+const COMMIT = { sql: 'COMMIT', values: [] } satisfies Sql;
+const ROLLBACK = { sql: 'ROLLBACK', values: [] } satisfies Sql;
+
 /**
- * central-ledger's tables through knex: one transaction per batch with a constant number of statements,
- * whatever the batch size: one read that locks the positions and reads the transfers' state histories (and,
- * for non-prepares, the payee amounts), then insert state changes (1), insert position changes (1), update
- * positions (1), between BEGIN and COMMIT: 6 statements. The accounts and settlement models come from
- * ReferenceData and are read only when its copy has expired (2 more statements then).
+ * central-ledger's tables: one transaction per batch with a constant number of statements whatever the batch
+ * size, sent in two round trips:
+ *   1. START TRANSACTION; one read that locks the positions and reads the transfers' state histories (and, for
+ *      non-prepares, the payee amounts);
+ *   2. (after the pure plan) INSERT the state changes; INSERT the position changes; UPDATE the positions; COMMIT.
+ * 6 statements. The position changes name their state change as LAST_INSERT_ID() + its index: the state
+ * changes' ids, one multi-row INSERT ... VALUES, are consecutive from the first one (InnoDB, unless
+ * innodb_autoinc_lock_mode = 2, MySQL 8's default: there the ids are read back, one more round trip).
+ * The accounts with their limits and the settlement models come from ReferenceData and are read (2 more
+ * statements) only when its copy has expired.
  *
- * Connections run READ COMMITTED (set once per connection in createKnex): the history read must see what any
- * other process committed before we got the position locks, or a message applied by the previous owner of a
- * partition would look new after a rebalance.
+ * Round trips, not statements, are what a batch waits for; fewer also means fewer socket writes, each of which
+ * hands the CPU to the database on a machine the two share. Connections run READ COMMITTED (createKnex): the
+ * history read must see what any other process committed before we got the position locks, or a message
+ * applied by the previous owner of a partition would look new after a rebalance.
  */
 export class PositionStore {
   constructor(
@@ -103,96 +133,167 @@ export class PositionStore {
     plan: (input: PlanInput) => PlanResult,
     timings: StageTimings = { lock: 0, compute: 0, write: 0 },
   ): Promise<PlanResult> {
-    return this.knex.transaction(async (trx) => {
-      let started = performance.now();
-      const accountIds = [...new Set(commands.map((c) => c.accountId).filter((id) => id !== NO_POSITION_ACCOUNT))].sort(
-        (a, b) => Number(a) - Number(b),
-      );
-      const prepareAccounts = new Set(commands.filter((c) => c.action === 'prepare').map((c) => c.accountId));
-      const accountRows =
-        accountIds.length > 0 ? await this.reference.accounts(accountIds, (ids) => this.readAccounts(trx, ids)) : [];
-      const models =
-        prepareAccounts.size > 0 ? await this.reference.settlementModels(() => this.readSettlementModels(trx)) : [];
-      const settlementOf = resolveSettlementAccounts(accountRows, models, prepareAccounts);
-      const lockIds = [
-        ...new Set([...accountIds, ...[...settlementOf.values()].flatMap((s) => (s.accountId ? [s.accountId] : []))]),
-      ];
-      const transferIds = [...new Set(commands.map((c) => c.transferId))];
-      const payeeIds = [...new Set(commands.filter((c) => c.action !== 'prepare').map((c) => c.transferId))];
-      const { positions, histories, payeeAmounts } = await this.lockAndRead(trx, lockIds, transferIds, payeeIds);
-      timings.lock += performance.now() - started;
+    const connection = (await this.knex.client.acquireConnection()) as Connection;
+    try {
+      return await this.applyOn(connection, commands, plan, timings);
+    } catch (error) {
+      // Whatever ran of the transaction is undone; a connection that cannot even roll back is dropped by the
+      // pool's validation (mysql2 marks it fatal) instead of being handed out again.
+      await query(connection, ROLLBACK).catch(() => {});
+      throw error;
+    } finally {
+      await this.knex.client.releaseConnection(connection);
+    }
+  }
 
-      started = performance.now();
-      const accounts = new Map<string, AccountFacts>();
-      const accountRowById = new Map(accountRows.map((r) => [String(r.participantCurrencyId), r]));
-      for (const id of accountIds) {
-        const row = accountRowById.get(id);
-        const position = positions.get(id);
-        if (!row || !position) continue;
-        const settlement = settlementOf.get(id);
-        const settlementPosition = settlement?.accountId ? positions.get(settlement.accountId) : undefined;
-        let liquidityCover: Amount | null = null;
-        let prepareProblem: string | undefined;
-        if (prepareAccounts.has(id)) {
-          if (!settlement?.model) prepareProblem = `no settlement model for currency ${row.currencyId}`;
-          else if (settlement.model.requireLiquidityCheck) {
-            if (!settlementPosition) prepareProblem = `no settlement account position for account ${id}`;
-            else liquidityCover = -parseAmount(settlementPosition.value);
-          }
+  private async applyOn(
+    connection: Connection,
+    commands: readonly LedgerCommand[],
+    plan: (input: PlanInput) => PlanResult,
+    timings: StageTimings,
+  ): Promise<PlanResult> {
+    let started = performance.now();
+    const accountIds = [...new Set(commands.map((c) => c.accountId).filter((id) => id !== NO_POSITION_ACCOUNT))].sort(
+      (a, b) => Number(a) - Number(b),
+    );
+    const prepareAccounts = new Set(commands.filter((c) => c.action === 'prepare').map((c) => c.accountId));
+    const accountRows =
+      accountIds.length > 0
+        ? await this.reference.accounts(accountIds, async (ids) =>
+            rowsOfQuery<AccountRow>(await query(connection, this.accountsSql(ids))),
+          )
+        : [];
+    const models =
+      prepareAccounts.size > 0
+        ? await this.reference.settlementModels(async () =>
+            rowsOfQuery<SettlementModelRow>(await query(connection, this.settlementModelsSql())),
+          )
+        : [];
+    const settlementOf = resolveSettlementAccounts(accountRows, models, prepareAccounts);
+    const lockIds = [
+      ...new Set([...accountIds, ...[...settlementOf.values()].flatMap((s) => (s.accountId ? [s.accountId] : []))]),
+    ];
+    const transferIds = [...new Set(commands.map((c) => c.transferId))];
+    const payeeIds = [...new Set(commands.filter((c) => c.action !== 'prepare').map((c) => c.transferId))];
+    const results = (await query(connection, joined(START, this.lockAndReadSql(lockIds, transferIds, payeeIds)))) as [
+      unknown,
+      FactRow[],
+    ];
+    const { positions, histories, payeeAmounts } = factsOf(results[1]);
+    timings.lock += performance.now() - started;
+
+    started = performance.now();
+    const accounts = new Map<string, AccountFacts>();
+    const accountRowById = new Map(accountRows.map((r) => [String(r.participantCurrencyId), r]));
+    for (const id of accountIds) {
+      const row = accountRowById.get(id);
+      const position = positions.get(id);
+      if (!row || !position) continue;
+      const settlement = settlementOf.get(id);
+      const settlementPosition = settlement?.accountId ? positions.get(settlement.accountId) : undefined;
+      let liquidityCover: Amount | null = null;
+      let prepareProblem: string | undefined;
+      if (prepareAccounts.has(id)) {
+        if (!settlement?.model) prepareProblem = `no settlement model for currency ${row.currencyId}`;
+        else if (settlement.model.requireLiquidityCheck) {
+          if (!settlementPosition) prepareProblem = `no settlement account position for account ${id}`;
+          else liquidityCover = -parseAmount(settlementPosition.value);
         }
-        accounts.set(id, {
-          participantCurrencyId: id,
-          participantPositionId: String(position.participantPositionId),
-          value: parseAmount(position.value),
-          reservedValue: parseAmount(position.reservedValue),
-          netDebitCap: row.netDebitCap === null ? undefined : parseAmount(row.netDebitCap),
-          liquidityCover,
-          ...(prepareProblem === undefined ? {} : { prepareProblem }),
-        });
       }
-      const transfers = new Map<string, TransferFacts>();
-      for (const id of transferIds) {
-        transfers.set(id, { history: histories.get(id) ?? [], payeeAmount: payeeAmounts.get(id) });
-      }
-      const result = plan({ commands, accounts, transfers });
-      timings.compute += performance.now() - started;
+      accounts.set(id, {
+        participantCurrencyId: id,
+        participantPositionId: String(position.participantPositionId),
+        value: parseAmount(position.value),
+        reservedValue: parseAmount(position.reservedValue),
+        netDebitCap: row.netDebitCap === null ? undefined : parseAmount(row.netDebitCap),
+        liquidityCover,
+        ...(prepareProblem === undefined ? {} : { prepareProblem }),
+      });
+    }
+    const transfers = new Map<string, TransferFacts>();
+    for (const id of transferIds) {
+      transfers.set(id, { history: histories.get(id) ?? [], payeeAmount: payeeAmounts.get(id) });
+    }
+    const result = plan({ commands, accounts, transfers });
+    timings.compute += performance.now() - started;
 
-      started = performance.now();
-      if (result.stateChanges.length > 0) {
-        const ids = await this.insertStateChanges(trx, result.stateChanges);
-        if (result.positionChanges.length > 0) await this.insertPositionChanges(trx, result.positionChanges, ids);
-        if (result.positionUpdates.length > 0) await this.updatePositions(trx, result.positionUpdates);
-      }
-      timings.write += performance.now() - started;
-      return result;
-    });
+    started = performance.now();
+    await this.write(connection, result);
+    timings.write += performance.now() - started;
+    return result;
   }
 
-  async readAccounts(trx: Trx, accountIds: readonly string[]): Promise<AccountRow[]> {
-    // Every account of the participants involved: the position accounts and the settlement accounts beside them.
-    const result = await trx.raw(
-      `SELECT pc.participantCurrencyId, pc.participantId, pc.currencyId, pc.ledgerAccountTypeId, pl.value AS netDebitCap
-         FROM participantCurrency pc
-         LEFT JOIN participantLimit pl ON pl.participantCurrencyId = pc.participantCurrencyId
-              AND pl.participantLimitTypeId = ? AND pl.isActive = 1
-        WHERE pc.participantId IN (SELECT participantId FROM participantCurrency WHERE participantCurrencyId IN (${list(accountIds.length)}))`,
-      [ParticipantLimitType.NET_DEBIT_CAP, ...accountIds],
-    );
-    return rowsOf<AccountRow>(result);
-  }
-
-  async readSettlementModels(trx: Trx): Promise<SettlementModelRow[]> {
-    const result = await trx.raw(
-      'SELECT currencyId, ledgerAccountTypeId, settlementAccountTypeId, requireLiquidityCheck FROM settlementModel WHERE isActive = 1',
-    );
-    return rowsOf<SettlementModelRow>(result);
+  /** The plan's rows and the COMMIT: one round trip when the state changes' ids are known to be consecutive. */
+  private async write(connection: Connection, result: PlanResult): Promise<void> {
+    if (result.stateChanges.length === 0) {
+      await query(connection, COMMIT);
+      return;
+    }
+    const updates = result.positionUpdates.length > 0 ? [this.positionUpdatesSql(result.positionUpdates)] : [];
+    if (this.consecutiveIds) {
+      const changes =
+        result.positionChanges.length > 0
+          ? [this.positionChangesSql(result.positionChanges, (i) => ({ sql: `LAST_INSERT_ID() + ${i}`, values: [] }))]
+          : [];
+      await query(connection, joined(this.stateChangesSql(result.stateChanges), ...changes, ...updates, COMMIT));
+      return;
+    }
+    const inserted = (await query(connection, this.stateChangesSql(result.stateChanges))) as {
+      insertId: number | string;
+    };
+    const ids = await this.readBackIds(connection, result.stateChanges, String(inserted.insertId));
+    const changes =
+      result.positionChanges.length > 0
+        ? [this.positionChangesSql(result.positionChanges, (i) => ({ sql: '?', values: [ids[i] ?? null] }))]
+        : [];
+    await query(connection, joined(...changes, ...updates, COMMIT));
   }
 
   /**
-   * One statement, one round trip: locks the batch's position rows and reads the transfers' state histories
-   * and payee amounts, as a UNION ALL of three query blocks tagged by `kind` (only the first takes locks: a
-   * locking clause inside a parenthesized block applies to that block, in MariaDB 10.4+ and MySQL 8). The
-   * columns of the three are unioned as text, which is how mysql2 hands DECIMAL and BIGINT over anyway.
+   * The ids of the state changes just inserted, where they may interleave with other sessions' (lock mode 2).
+   * At most one state change per transfer per batch (no action's result state is another action's
+   * precondition), so the transfer id identifies the row.
+   */
+  private async readBackIds(connection: Connection, changes: readonly StateChangePlan[], first: string) {
+    const rows = rowsOfQuery<{ transferStateChangeId: number | string; transferId: string }>(
+      await query(connection, {
+        sql: `SELECT transferStateChangeId, transferId FROM transferStateChange
+               WHERE transferStateChangeId >= ? AND transferId IN (${list(changes.length)})`,
+        values: [first, ...changes.map((c) => c.transferId)],
+      }),
+    );
+    const byTransfer = new Map(rows.map((r) => [r.transferId, String(r.transferStateChangeId)]));
+    return changes.map((c) => {
+      const id = byTransfer.get(c.transferId);
+      if (id === undefined) throw new Error(`transferStateChange of ${c.transferId} not found after insert`);
+      return id;
+    });
+  }
+
+  /** Every account of the participants involved: the position accounts and the settlement accounts beside them. */
+  accountsSql(accountIds: readonly string[]): Sql {
+    return {
+      sql: `SELECT pc.participantCurrencyId, pc.participantId, pc.currencyId, pc.ledgerAccountTypeId, pl.value AS netDebitCap
+              FROM participantCurrency pc
+              LEFT JOIN participantLimit pl ON pl.participantCurrencyId = pc.participantCurrencyId
+                   AND pl.participantLimitTypeId = ? AND pl.isActive = 1
+             WHERE pc.participantId IN (SELECT participantId FROM participantCurrency WHERE participantCurrencyId IN (${list(accountIds.length)}))`,
+      values: [ParticipantLimitType.NET_DEBIT_CAP, ...accountIds],
+    };
+  }
+
+  settlementModelsSql(): Sql {
+    return {
+      sql: 'SELECT currencyId, ledgerAccountTypeId, settlementAccountTypeId, requireLiquidityCheck FROM settlementModel WHERE isActive = 1',
+      values: [],
+    };
+  }
+
+  /**
+   * One statement: locks the batch's position rows and reads the transfers' state histories and payee amounts,
+   * as a UNION ALL of query blocks tagged by `kind` (only the first takes locks: a locking clause inside a
+   * parenthesized block applies to that block, in MariaDB 10.4+ and MySQL 8). The columns are unioned as text,
+   * which is how mysql2 hands DECIMAL and BIGINT over anyway.
    *
    * Positions are locked in participantCurrencyId order (the index range the scan walks), so two batches
    * that share accounts always take their locks in the same order and cannot deadlock.
@@ -204,132 +305,118 @@ export class PositionStore {
    * against 35 ms on the index); the batch's ids are always a tiny part of a table that only grows. The
    * payee amounts use central-ledger's (transferId, role, ledgerEntryType) index the same way. See open().
    */
-  async lockAndRead(
-    trx: Trx,
-    accountIds: readonly string[],
-    transferIds: readonly string[],
-    payeeIds: readonly string[],
-  ): Promise<{
-    positions: Map<string, PositionRow>;
-    histories: Map<string, StateRecord[]>;
-    payeeAmounts: Map<string, Amount>;
-  }> {
-    const blocks: string[] = [];
-    const bindings: (string | number)[] = [];
-    if (accountIds.length > 0) {
-      blocks.push(
-        `(SELECT 'position' AS kind, participantCurrencyId AS k, participantPositionId AS id, value AS a, reservedValue AS b
-            FROM participantPosition WHERE participantCurrencyId IN (${list(accountIds.length)})
-           ORDER BY participantCurrencyId FOR UPDATE)`,
-      );
-      bindings.push(...[...accountIds].sort((a, b) => Number(a) - Number(b)));
-    }
+  lockAndReadSql(accountIds: readonly string[], transferIds: readonly string[], payeeIds: readonly string[]): Sql {
+    const blocks: string[] = [
+      // Always one block, so the statement is valid even for a batch with nothing to read.
+      `(SELECT 'position' AS kind, participantCurrencyId AS k, participantPositionId AS id, value AS a, reservedValue AS b
+          FROM participantPosition WHERE participantCurrencyId IN (${accountIds.length > 0 ? list(accountIds.length) : 'NULL'})
+         ORDER BY participantCurrencyId FOR UPDATE)`,
+    ];
+    const values: unknown[] = [...accountIds].sort((a, b) => Number(a) - Number(b));
     if (transferIds.length > 0) {
       blocks.push(
         `(SELECT 'history', transferId, transferStateChangeId, transferStateId, reason
             FROM transferStateChange ${this.hints.history} WHERE transferId IN (${list(transferIds.length)}))`,
       );
-      bindings.push(...transferIds);
+      values.push(...transferIds);
     }
     if (payeeIds.length > 0) {
       blocks.push(
         `(SELECT 'payee', transferId, NULL, amount, NULL FROM transferParticipant ${this.hints.payee}
            WHERE transferId IN (${list(payeeIds.length)}) AND transferParticipantRoleTypeId = ? AND ledgerEntryTypeId = ?)`,
       );
-      bindings.push(...payeeIds, TransferParticipantRoleType.PAYEE_DFSP, LedgerEntryType.PRINCIPLE_VALUE);
+      values.push(...payeeIds, TransferParticipantRoleType.PAYEE_DFSP, LedgerEntryType.PRINCIPLE_VALUE);
     }
-    const positions = new Map<string, PositionRow>();
-    const histories = new Map<string, StateRecord[]>();
-    const payeeAmounts = new Map<string, Amount>();
-    if (blocks.length === 0) return { positions, histories, payeeAmounts };
-    type Row = { kind: string; k: string | number; id: string | number | null; a: string | null; b: string | null };
-    const rows = rowsOf<Row>(await trx.raw(blocks.join(' UNION ALL '), bindings));
-    const stateRows: Row[] = [];
-    for (const row of rows) {
-      if (row.kind === 'position') {
-        positions.set(String(row.k), {
-          participantPositionId: String(row.id),
-          participantCurrencyId: String(row.k),
-          value: String(row.a),
-          reservedValue: String(row.b),
-        });
-      } else if (row.kind === 'history') {
-        stateRows.push(row);
-      } else if (!payeeAmounts.has(String(row.k))) {
-        payeeAmounts.set(String(row.k), parseAmount(String(row.a)));
-      }
-    }
-    stateRows.sort((x, y) => Number(x.id) - Number(y.id));
-    for (const row of stateRows) {
-      const transferId = String(row.k);
-      let history = histories.get(transferId);
-      if (!history) {
-        history = [];
-        histories.set(transferId, history);
-      }
-      history.push({ transferStateId: String(row.a), reason: row.b });
-    }
-    return { positions, histories, payeeAmounts };
+    return { sql: blocks.join(' UNION ALL '), values };
   }
 
-  /** Inserts the state changes with one statement and returns their ids, in order. */
-  async insertStateChanges(trx: Trx, changes: readonly StateChangePlan[]): Promise<string[]> {
-    const result = await trx.raw(
-      `INSERT INTO transferStateChange (transferId, transferStateId, reason) VALUES ${placeholders(changes.length, 3)}`,
-      changes.flatMap((c) => [c.transferId, c.transferStateId, c.reason]),
-    );
-    const first = BigInt((result as [{ insertId: number | string }])[0].insertId);
-    // InnoDB gives a multi-row INSERT ... VALUES ("simple insert") consecutive ids unless
-    // innodb_autoinc_lock_mode = 2 (MySQL 8's default); then the ids are read back. At most one state change
-    // per transfer per batch (no action's result state is another action's precondition), so the transfer
-    // id identifies the row.
-    if (this.consecutiveIds) return changes.map((_, i) => String(first + BigInt(i)));
-    const rows = rowsOf<{ transferStateChangeId: number | string; transferId: string }>(
-      await trx.raw(
-        `SELECT transferStateChangeId, transferId FROM transferStateChange
-          WHERE transferStateChangeId >= ? AND transferId IN (${list(changes.length)})`,
-        [String(first), ...changes.map((c) => c.transferId)],
-      ),
-    );
-    const byTransfer = new Map(rows.map((r) => [r.transferId, String(r.transferStateChangeId)]));
-    return changes.map((c) => {
-      const id = byTransfer.get(c.transferId);
-      if (id === undefined) throw new Error(`transferStateChange of ${c.transferId} not found after insert`);
-      return id;
-    });
+  stateChangesSql(changes: readonly StateChangePlan[]): Sql {
+    return {
+      sql: `INSERT INTO transferStateChange (transferId, transferStateId, reason) VALUES ${placeholders(changes.length, 3)}`,
+      values: changes.flatMap((c) => [c.transferId, c.transferStateId, c.reason]),
+    };
   }
 
-  async insertPositionChanges(
-    trx: Trx,
-    changes: readonly PositionChangePlan[],
-    stateChangeIds: readonly string[],
-  ): Promise<void> {
-    await trx.raw(
-      `INSERT INTO participantPositionChange
-         (participantPositionId, participantCurrencyId, transferStateChangeId, value, \`change\`, reservedValue)
-       VALUES ${placeholders(changes.length, 6)}`,
-      changes.flatMap((c) => [
+  /** `stateChangeId(i)`: the SQL expression of the id of the batch's i-th state change. */
+  positionChangesSql(changes: readonly PositionChangePlan[], stateChangeId: (index: number) => Sql): Sql {
+    const rows: string[] = [];
+    const values: unknown[] = [];
+    for (const c of changes) {
+      const id = stateChangeId(c.stateChange);
+      rows.push(`(?,?,${id.sql},?,?,?)`);
+      values.push(
         c.participantPositionId,
         c.participantCurrencyId,
-        stateChangeIds[c.stateChange] ?? null,
+        ...id.values,
         formatAmount(c.value),
         formatAmount(c.change),
         formatAmount(c.reservedValue),
-      ]),
-    );
+      );
+    }
+    return {
+      sql: `INSERT INTO participantPositionChange
+              (participantPositionId, participantCurrencyId, transferStateChangeId, value, \`change\`, reservedValue)
+            VALUES ${rows.join(',')}`,
+      values,
+    };
   }
 
-  async updatePositions(trx: Trx, updates: readonly PositionUpdatePlan[]): Promise<void> {
-    const cases = updates.map(() => 'WHEN ? THEN ?').join(' ');
-    await trx.raw(
-      `UPDATE participantPosition SET value = CASE participantPositionId ${cases} END, changedDate = CURRENT_TIMESTAMP
-        WHERE participantPositionId IN (${list(updates.length)})`,
-      [
+  positionUpdatesSql(updates: readonly PositionUpdatePlan[]): Sql {
+    return {
+      sql: `UPDATE participantPosition SET value = CASE participantPositionId ${updates.map(() => 'WHEN ? THEN ?').join(' ')} END,
+                   changedDate = CURRENT_TIMESTAMP
+             WHERE participantPositionId IN (${list(updates.length)})`,
+      values: [
         ...updates.flatMap((u) => [u.participantPositionId, formatAmount(u.value)]),
         ...updates.map((u) => u.participantPositionId),
       ],
-    );
+    };
   }
+}
+
+interface FactRow {
+  kind: string;
+  k: string | number;
+  id: string | number | null;
+  a: string | null;
+  b: string | null;
+}
+
+function rowsOfQuery<T>(result: unknown): T[] {
+  return result as T[];
+}
+
+/** The rows of lockAndReadSql by kind: positions by account, histories oldest first, payee amounts. */
+function factsOf(rows: readonly FactRow[]) {
+  const positions = new Map<string, PositionRow>();
+  const histories = new Map<string, StateRecord[]>();
+  const payeeAmounts = new Map<string, Amount>();
+  const stateRows: FactRow[] = [];
+  for (const row of rows) {
+    if (row.kind === 'position') {
+      positions.set(String(row.k), {
+        participantPositionId: String(row.id),
+        participantCurrencyId: String(row.k),
+        value: String(row.a),
+        reservedValue: String(row.b),
+      });
+    } else if (row.kind === 'history') {
+      stateRows.push(row);
+    } else if (!payeeAmounts.has(String(row.k))) {
+      payeeAmounts.set(String(row.k), parseAmount(String(row.a)));
+    }
+  }
+  stateRows.sort((x, y) => Number(x.id) - Number(y.id));
+  for (const row of stateRows) {
+    const transferId = String(row.k);
+    let history = histories.get(transferId);
+    if (!history) {
+      history = [];
+      histories.set(transferId, history);
+    }
+    history.push({ transferStateId: String(row.a), reason: row.b });
+  }
+  return { positions, histories, payeeAmounts };
 }
 
 interface SettlementChoice {
