@@ -91,10 +91,12 @@ describe('notification metadata', () => {
     ] as const) {
       const message = JSON.parse(await readFile(new URL(file, examples), 'utf8'));
       const value = message.value ?? message;
-      const metadata = metadataOf(JSON.stringify(value));
-      expect(metadata?.correlationId).toBe(value.metadata.correlationId);
-      expect(metadata?.event?.action).toBe(action);
-      expect(metadata?.event?.state?.status).toBe(status);
+      // As text and as the bytes the Kafka client hands over.
+      for (const metadata of [metadataOf(JSON.stringify(value)), metadataOf(Buffer.from(JSON.stringify(value)))]) {
+        expect(metadata?.correlationId).toBe(value.metadata.correlationId);
+        expect(metadata?.event?.action).toBe(action);
+        expect(metadata?.event?.state?.status).toBe(status);
+      }
     }
   });
 
@@ -102,5 +104,6 @@ describe('notification metadata', () => {
     const { metadataOf } = await import('../src/position/notifications.js');
     const text = JSON.stringify({ metadata: { correlationId: 't9', event: { action: 'commit' } }, id: 't9' });
     expect(metadataOf(text)?.correlationId).toBe('t9');
+    expect(metadataOf(Buffer.from(text))?.correlationId).toBe('t9');
   });
 });

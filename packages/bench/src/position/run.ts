@@ -14,7 +14,7 @@ import type { Knex } from 'knex';
 import mysql from 'mysql2/promise';
 import { entryPoints, stateDir } from '../load/paths.js';
 import { freePort } from '../load/ports.js';
-import { type Service, spawnUntilHealthy } from '../load/processes.js';
+import { type Service, spawnUntilHealthy, spawnUntilReadyLine } from '../load/processes.js';
 import type { LatencySummary } from '../report/latency.js';
 import { CpuMeter } from '../system/cpu.js';
 import { StatementMeter } from '../system/mysql-status.js';
@@ -22,10 +22,17 @@ import { readDump, writeDump } from './dump.js';
 import { workloadFromDump } from './dump-workload.js';
 import { readStageSeconds, stageDelta } from './handler-stages.js';
 import { NotificationCollector } from './notifications.js';
-import { type ReplayMessage, replay } from './replay.js';
+import { prepareReplay, type ReplayMessage, replay } from './replay.js';
 import { currencyCodes, dfspNames, expectedPositions, generateWorkload, positionMessages } from './workload.js';
 
+/**
+ * What consumes the position topic: the handler, or the passthrough (passthrough.ts: the handler's Kafka layer,
+ * decode and notification encoding without the database), whose msgs/s is the floor the Kafka client sets.
+ */
+export type PositionTarget = 'handler' | 'passthrough';
+
 export interface PositionBenchOptions {
+  readonly target?: PositionTarget;
   readonly transfers: number;
   readonly dfsps: number;
   readonly currencies: number;
@@ -160,29 +167,40 @@ export async function runPositionBench(options: PositionBenchOptions): Promise<P
     const work = await workload(options, knex);
     say(`${work.prepares.length} prepares, ${work.commits.length} commits, ${work.ledger.accounts.size} accounts`);
     await Promise.all([producer.connect(), collector.start()]);
+    const target = options.target ?? 'handler';
     for (let i = 0; i < options.instances; i++) {
       const port = await freePort();
+      const env = {
+        KAFKA_BROKERS: settings.kafka.brokers.join(','),
+        POSITION_TOPICS: inputTopic.name,
+        NOTIFICATION_TOPIC: notificationTopic.name,
+        POSITION_CONSUMER_GROUP: `${inputTopic.name}-handlers`,
+        POSITION_BATCH_SIZE: String(options.batchSize),
+        DB_HOST: db.connection.host,
+        DB_PORT: String(db.connection.port),
+        DB_USER: db.connection.user,
+        DB_PASSWORD: db.connection.password,
+        DB_NAME: db.name,
+        POSITION_HTTP_PORT: String(port),
+        LOG_LEVEL: 'warn',
+        ...options.handlerEnv,
+      };
+      if (target === 'passthrough') {
+        handlers.push(
+          await spawnUntilReadyLine(
+            { name: `passthrough-${i + 1}`, command: process.execPath, args: [entryPoints.positionPassthrough], env },
+            60_000,
+          ),
+        );
+        continue;
+      }
       handlers.push(
         await spawnUntilHealthy(
           {
             name: `position-handler-${i + 1}`,
             command: process.execPath,
             args: [entryPoints.position],
-            env: {
-              KAFKA_BROKERS: settings.kafka.brokers.join(','),
-              POSITION_TOPICS: inputTopic.name,
-              NOTIFICATION_TOPIC: notificationTopic.name,
-              POSITION_CONSUMER_GROUP: `${inputTopic.name}-handlers`,
-              POSITION_BATCH_SIZE: String(options.batchSize),
-              DB_HOST: db.connection.host,
-              DB_PORT: String(db.connection.port),
-              DB_USER: db.connection.user,
-              DB_PASSWORD: db.connection.password,
-              DB_NAME: db.name,
-              POSITION_HTTP_PORT: String(port),
-              LOG_LEVEL: 'warn',
-              ...options.handlerEnv,
-            },
+            env,
           },
           `http://127.0.0.1:${port}/health`,
           60_000,
@@ -192,7 +210,7 @@ export async function runPositionBench(options: PositionBenchOptions): Promise<P
     }
     const pids = new Map<string, number>();
     for (const [i, h] of handlers.entries())
-      pids.set(options.instances === 1 ? 'handler' : `handler${i + 1}`, h.child.pid ?? 0);
+      pids.set(options.instances === 1 ? target : `${target}${i + 1}`, h.child.pid ?? 0);
     const brokerPid = await pidFrom(join(stateDir, 'kafka', 'kafka.pid'));
     const dbPid = await pidFrom(join(stateDir, 'mariadb', 'mysqld.pid'));
     if (brokerPid) pids.set('kafka', brokerPid);
@@ -201,6 +219,7 @@ export async function runPositionBench(options: PositionBenchOptions): Promise<P
 
     const phases: PhaseResult[] = [];
     const runPhase = async (action: 'prepare' | 'commit', messages: ReplayMessage[]) => {
+      const encoded = prepareReplay(messages);
       const statements = new StatementMeter(statusConnection);
       const cpu = new CpuMeter(pids);
       await Promise.all([statements.start(), cpu.start()]);
@@ -213,7 +232,7 @@ export async function runPositionBench(options: PositionBenchOptions): Promise<P
       const firstInput = Date.now();
       await replay(
         producer,
-        messages,
+        encoded,
         { topic: inputTopic.name, rate: options.rate, chunk: 1000, inFlight: 4 },
         inputTimes,
       );
@@ -260,9 +279,11 @@ export async function runPositionBench(options: PositionBenchOptions): Promise<P
     const prepared = await runPhase('prepare', work.prepares);
     const committedIds = work.commits.map((m) => m.transferId).filter((id) => prepared.seen.has(id));
     if (work.commits.length > 0) {
-      await markFulfilled(knex, committedIds);
+      if (target === 'handler') await markFulfilled(knex, committedIds);
       await runPhase('commit', work.commits);
     }
+    // The passthrough writes nothing: exactly-once notification is its only outcome to check.
+    if (target === 'passthrough') return { phases, positionMismatches: [], database: db.name };
     const expected = expectedPositions(work.transfers, work.ledger, work.commits.length > 0);
     const rows = await knex('participantPosition')
       .select('participantCurrencyId', 'value')
