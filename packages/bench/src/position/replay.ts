@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Producer } from 'kafkajs';
 import type { DumpedMessage } from './dump.js';
+import { encodeRecordTail, type RawProducer, type RawRecord } from './raw-producer.js';
 
 /** A dumped message with its transfer id read once, before anything is timed. */
 export interface ReplayMessage extends DumpedMessage {
@@ -8,7 +8,6 @@ export interface ReplayMessage extends DumpedMessage {
 }
 
 export interface ReplayOptions {
-  readonly topic: string;
   /** Messages per second; 0 = a burst, as fast as the producer goes. */
   readonly rate: number;
   /** Messages per produce request in a burst. */
@@ -19,50 +18,39 @@ export interface ReplayOptions {
   readonly tickMs?: number;
 }
 
-/** A message as kafkajs takes it, built once; `timestamp` is overwritten in place by each send. */
-interface ReplayRecord {
-  readonly key: Buffer | null;
-  readonly value: Buffer;
-  timestamp: string;
-}
-
 /**
- * The dump as kafkajs records, encoded before the measured window: the UTF-8 encoding of every value and
- * the record objects are not paid for while the bench shares the cores with what it measures.
+ * The dump as records, encoded and partitioned before the measured window: the UTF-8 encoding of every
+ * value and the record bytes are not paid for while the bench shares the cores with what it measures.
  */
 export interface PreparedReplay {
-  readonly records: readonly ReplayRecord[];
+  readonly records: readonly RawRecord[];
   readonly transferIds: readonly string[];
-  /** Byte size of each record's key and value, to keep every send under the broker's limit. */
-  readonly sizes: Uint32Array;
 }
 
-export function prepareReplay(messages: readonly ReplayMessage[]): PreparedReplay {
-  const records: ReplayRecord[] = [];
-  const sizes = new Uint32Array(messages.length);
-  for (const [i, m] of messages.entries()) {
-    const key = m.key === null ? null : Buffer.from(m.key);
-    const value = Buffer.from(m.value);
-    records.push({ key, value, timestamp: '0' });
-    sizes[i] = value.length + (key?.length ?? 0);
-  }
-  return { records, transferIds: messages.map((m) => m.transferId), sizes };
+export function prepareReplay(messages: readonly ReplayMessage[], producer: RawProducer): PreparedReplay {
+  const keys = messages.map((m) => (m.key === null ? null : Buffer.from(m.key)));
+  const partitions = producer.partitionsOf(keys);
+  const records = messages.map((m, i) => ({
+    partition: partitions[i] as number,
+    tail: encodeRecordTail(keys[i] as Buffer | null, Buffer.from(m.value)),
+  }));
+  return { records, transferIds: messages.map((m) => m.transferId) };
 }
 
 /**
- * kafkajs puts one record batch per partition in a produce request, and the broker refuses a batch over
+ * A send puts one record batch per partition in a produce request, and the broker refuses a batch over
  * message.max.bytes (1 MiB by default; MESSAGE_TOO_LARGE, not retriable): a send holds at most this many
- * bytes of keys and values, whatever the partitioning.
+ * bytes of records, whatever the partitioning.
  */
 const SEND_BYTES = 800_000;
 
 /** Ends of the sends that cover [from, to): each under SEND_BYTES (a single larger message goes alone). */
-function sendEnds(sizes: Uint32Array, from: number, to: number): number[] {
+function sendEnds(records: readonly RawRecord[], from: number, to: number): number[] {
   const ends: number[] = [];
   let bytes = 0;
   for (let i = from; i < to; i++) {
-    const size = (sizes[i] as number) + 64;
-    if (i > from && bytes + size > SEND_BYTES && ends.at(-1) !== i) {
+    const size = (records[i] as RawRecord).tail.length + 8;
+    if (i > from && bytes + size > SEND_BYTES) {
       ends.push(i);
       bytes = 0;
     }
@@ -75,28 +63,24 @@ function sendEnds(sizes: Uint32Array, from: number, to: number): number[] {
 /**
  * Produces the dump to the broker, keyed as in the dump (the position account), and records each
  * transfer's input time in `inputTimes`: the CreateTime stamped on its record. A burst overlaps several
- * produce requests (kafkajs sends are otherwise one round trip each); a paced replay sends, every `tickMs`,
+ * produce requests; a paced replay sends, every `tickMs`,
  * what the rate has made due as one produce request, so the offered load is even and costs one request
  * per tick rather than one per message.
  */
 export async function replay(
-  producer: Producer,
+  producer: RawProducer,
   prepared: PreparedReplay,
   options: ReplayOptions,
   inputTimes: Map<string, number>,
 ): Promise<void> {
-  const { records, transferIds, sizes } = prepared;
+  const { records, transferIds } = prepared;
   const send = (from: number, to: number): Promise<unknown>[] => {
     const now = Date.now();
-    const stamp = String(now);
-    for (let i = from; i < to; i++) {
-      (records[i] as ReplayRecord).timestamp = stamp;
-      inputTimes.set(transferIds[i] as string, now);
-    }
+    for (let i = from; i < to; i++) inputTimes.set(transferIds[i] as string, now);
     const sends: Promise<unknown>[] = [];
     let start = from;
-    for (const end of sendEnds(sizes, from, to)) {
-      sends.push(producer.send({ topic: options.topic, acks: -1, messages: records.slice(start, end) }));
+    for (const end of sendEnds(records, from, to)) {
+      sends.push(producer.send(records, start, end, now));
       start = end;
     }
     return sends;

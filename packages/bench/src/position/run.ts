@@ -22,6 +22,7 @@ import { readDump, writeDump } from './dump.js';
 import { workloadFromDump } from './dump-workload.js';
 import { readStageSeconds, stageDelta } from './handler-stages.js';
 import { NotificationCollector } from './notifications.js';
+import { RawProducer } from './raw-producer.js';
 import { prepareReplay, type ReplayMessage, replay } from './replay.js';
 import { currencyCodes, dfspNames, expectedPositions, generateWorkload, positionMessages } from './workload.js';
 
@@ -156,7 +157,7 @@ export async function runPositionBench(options: PositionBenchOptions): Promise<P
   const inputTopic = await createTopic({ prefix: 'bench-position', partitions: options.partitions });
   const notificationTopic = await createTopic({ prefix: 'bench-notification', partitions: options.partitions });
   const kafka = testKafka(settings, 'mojafast-bench-position');
-  const producer = kafka.producer({ allowAutoTopicCreation: false });
+  let producer: RawProducer | undefined;
   const collector = new NotificationCollector(kafka, notificationTopic.name);
   const handlers: Service[] = [];
   const metricsUrls: string[] = [];
@@ -166,7 +167,8 @@ export async function runPositionBench(options: PositionBenchOptions): Promise<P
     say(`provisioning ${db.name}`);
     const work = await workload(options, knex);
     say(`${work.prepares.length} prepares, ${work.commits.length} commits, ${work.ledger.accounts.size} accounts`);
-    await Promise.all([producer.connect(), collector.start()]);
+    const [raw] = await Promise.all([RawProducer.connect(kafka, inputTopic.name), collector.start()]);
+    producer = raw;
     const target = options.target ?? 'handler';
     for (let i = 0; i < options.instances; i++) {
       const port = await freePort();
@@ -219,7 +221,7 @@ export async function runPositionBench(options: PositionBenchOptions): Promise<P
 
     const phases: PhaseResult[] = [];
     const runPhase = async (action: 'prepare' | 'commit', messages: ReplayMessage[]) => {
-      const encoded = prepareReplay(messages);
+      const encoded = prepareReplay(messages, raw);
       const statements = new StatementMeter(statusConnection);
       const cpu = new CpuMeter(pids);
       await Promise.all([statements.start(), cpu.start()]);
@@ -230,12 +232,7 @@ export async function runPositionBench(options: PositionBenchOptions): Promise<P
         `${action}: replaying ${messages.length} messages ${options.rate === 0 ? 'as a burst' : `at ${options.rate}/s`}`,
       );
       const firstInput = Date.now();
-      await replay(
-        producer,
-        encoded,
-        { topic: inputTopic.name, rate: options.rate, chunk: 1000, inFlight: 4 },
-        inputTimes,
-      );
+      await replay(raw, encoded, { rate: options.rate, chunk: 1000, inFlight: 4 }, inputTimes);
       let lastPrint = 0;
       await collector.waitFor(messages.length, options.stallMs, (seen) => {
         if (Date.now() - lastPrint < 2000) return;
@@ -301,7 +298,7 @@ export async function runPositionBench(options: PositionBenchOptions): Promise<P
   } finally {
     for (const h of handlers) await h.stop();
     await collector.stop().catch(() => {});
-    await producer.disconnect().catch(() => {});
+    await producer?.disconnect().catch(() => {});
     await statusConnection.end().catch(() => {});
     await knex.destroy();
     if (!options.keep) {
