@@ -66,26 +66,30 @@ describe('bench:position replay', () => {
     expect(replayed.positionMismatches).toEqual([]);
   });
 
-  it('the Kafka-only floor (passthrough process) notifies every transfer once per phase, as a success', async () => {
-    const floor = await runPositionBench({
-      target: 'passthrough',
-      transfers: 200,
-      dfsps: 3,
-      currencies: 1,
-      partitions: 2,
-      instances: 1,
-      batchSize: 50,
-      rate: 0,
-      delimiter: '|',
-      stallMs: 20_000,
-      keep: false,
-    });
-    expect(floor.phases.map((p) => [p.action, p.messages, p.lost, p.duplicated, p.errorNotifications])).toEqual([
-      ['prepare', 200, 0, 0, 0],
-      ['commit', 200, 0, 0, 0],
-    ]);
-    expect(floor.phases[0]?.cpu.passthrough).toBeGreaterThan(0);
-  });
+  it.each(['kafkajs', 'platformatic'])(
+    'the Kafka-only floor (passthrough process on %s) notifies every transfer once per phase, as a success',
+    async (client) => {
+      const floor = await runPositionBench({
+        target: 'passthrough',
+        handlerEnv: { PASSTHROUGH_CLIENT: client },
+        transfers: 200,
+        dfsps: 3,
+        currencies: 1,
+        partitions: 2,
+        instances: 1,
+        batchSize: 50,
+        rate: 0,
+        delimiter: '|',
+        stallMs: 20_000,
+        keep: false,
+      });
+      expect(floor.phases.map((p) => [p.action, p.messages, p.lost, p.duplicated, p.errorNotifications])).toEqual([
+        ['prepare', 200, 0, 0, 0],
+        ['commit', 200, 0, 0, 0],
+      ]);
+      expect(floor.phases[0]?.cpu.passthrough).toBeGreaterThan(0);
+    },
+  );
 
   it('refuses a dump with a commit whose prepare is missing (bad input: commit-only dump)', () => {
     const commit = JSON.stringify({ metadata: { correlationId: 't1', event: { action: 'commit' } } });

@@ -26,6 +26,8 @@ export const positionUsage = `mojafast-bench position [options]
                        the handler; print both msgs/s, CPU µs per message and the ratio: what the Kafka
                        client alone allows on this machine
   --floor-only         only the passthrough
+  --floor-client C     the passthrough's Kafka client: kafkajs (the handler's, default) or platformatic
+                       (@platformatic/kafka, for comparison)
   --stall S            give up when no notification came for S seconds (default 30)
   --keep               keep the database and topics afterwards
   --threshold EXPR     k6 syntax, repeatable: 'rate>20000' (lower of the two phases' msgs/s),
@@ -46,6 +48,7 @@ const options = {
   compare: { type: 'boolean', default: false },
   floor: { type: 'boolean', default: false },
   'floor-only': { type: 'boolean', default: false },
+  'floor-client': { type: 'string', default: 'kafkajs' },
   stall: { type: 'string', default: '30' },
   keep: { type: 'boolean', default: false },
   threshold: { type: 'string', multiple: true, default: [] },
@@ -113,6 +116,13 @@ function qualify(threshold: string): string {
   return /^\s*rate\b/.test(threshold) ? `msgs:${threshold}` : `latency:${threshold}`;
 }
 
+function floorClient(value: string): 'kafkajs' | 'platformatic' {
+  if (value !== 'kafkajs' && value !== 'platformatic') {
+    throw new Error(`--floor-client must be kafkajs or platformatic, got "${value}"`);
+  }
+  return value;
+}
+
 export async function positionCommand(argv: string[]): Promise<void> {
   const { values } = parseArgs({ args: argv, options });
   if (values.help) {
@@ -132,6 +142,7 @@ export async function positionCommand(argv: string[]): Promise<void> {
     delimiter: values['key-delimiter'],
     stallMs: positiveInteger('--stall', values.stall) * 1000,
     keep: values.keep,
+    handlerEnv: { PASSTHROUGH_CLIENT: floorClient(values['floor-client']) },
     onProgress: progress,
   };
   if (base.dfsps < 2) throw new Error('--dfsps must be at least 2');
