@@ -86,6 +86,11 @@ function cpuMicrosPerMessage(phase: PhaseResult): Record<string, number> {
   );
 }
 
+/** The CPU of all processes named `prefix` (`handler`, or `handler1`, `handler2`... with --instances). */
+function summed(perProcess: Record<string, number>, prefix: string): number {
+  return Object.entries(perProcess).reduce((sum, [name, value]) => (name.startsWith(prefix) ? sum + value : sum), 0);
+}
+
 function metricsOf(result: PositionBenchResult): Map<string, Metric> {
   const metrics = new Map<string, Metric>();
   for (const p of result.phases) {
@@ -210,8 +215,8 @@ export async function positionCommand(argv: string[]): Promise<void> {
       const fc = cpuMicrosPerMessage(f);
       const hc = cpuMicrosPerMessage(p);
       process.stdout.write(
-        `${p.action}: Kafka floor (passthrough) ${f.msgsPerSecond.toFixed(0)} msgs/s, CPU µs/msg passthrough ${fc.passthrough} kafka ${fc.kafka} bench ${fc.bench}; ` +
-          `handler ${p.msgsPerSecond.toFixed(0)} msgs/s, CPU µs/msg handler ${hc.handler} mariadb ${hc.mariadb} kafka ${hc.kafka} bench ${hc.bench}; ` +
+        `${p.action}: Kafka floor (passthrough) ${f.msgsPerSecond.toFixed(0)} msgs/s, CPU µs/msg passthrough ${summed(fc, 'passthrough')} kafka ${fc.kafka} bench ${fc.bench}; ` +
+          `handler ${p.msgsPerSecond.toFixed(0)} msgs/s, CPU µs/msg handler ${summed(hc, 'handler')} mariadb ${hc.mariadb} kafka ${hc.kafka} bench ${hc.bench}; ` +
           `handler/floor ${(p.msgsPerSecond / Math.max(f.msgsPerSecond, 1e-9)).toFixed(2)}\n`,
       );
     }
