@@ -91,6 +91,27 @@ describe('bench:position replay', () => {
     },
   );
 
+  it('the handler with its bus on @platformatic/kafka (--handler-client platformatic) notifies once and leaves the expected positions', async () => {
+    const result = await runPositionBench({
+      handlerClient: 'platformatic',
+      transfers: 200,
+      dfsps: 3,
+      currencies: 1,
+      partitions: 2,
+      instances: 1,
+      batchSize: 50,
+      rate: 0,
+      delimiter: '|',
+      stallMs: 20_000,
+      keep: false,
+    });
+    expect(result.phases.map((p) => [p.action, p.messages, p.lost, p.duplicated, p.errorNotifications])).toEqual([
+      ['prepare', 200, 0, 0, 0],
+      ['commit', 200, 0, 0, 0],
+    ]);
+    expect(result.positionMismatches).toEqual([]);
+  });
+
   it('refuses a dump with a commit whose prepare is missing (bad input: commit-only dump)', () => {
     const commit = JSON.stringify({ metadata: { correlationId: 't1', event: { action: 'commit' } } });
     expect(() => workloadFromDump([{ key: '3', value: commit }])).toThrow('commit for t1 has no prepare in the dump');

@@ -28,6 +28,8 @@ export const positionUsage = `mojafast-bench position [options]
   --floor-only         only the passthrough
   --floor-client C     the passthrough's Kafka client: kafkajs (the handler's, default) or platformatic
                        (@platformatic/kafka, for comparison)
+  --handler-client C   the handler's Kafka client: kafkajs (default) or platformatic (the same handler
+                       with its bus on @platformatic/kafka, passed in; for comparison)
   --stall S            give up when no notification came for S seconds (default 30)
   --keep               keep the database and topics afterwards
   --threshold EXPR     k6 syntax, repeatable: 'rate>20000' (lower of the two phases' msgs/s),
@@ -49,6 +51,7 @@ const options = {
   floor: { type: 'boolean', default: false },
   'floor-only': { type: 'boolean', default: false },
   'floor-client': { type: 'string', default: 'kafkajs' },
+  'handler-client': { type: 'string', default: 'kafkajs' },
   stall: { type: 'string', default: '30' },
   keep: { type: 'boolean', default: false },
   threshold: { type: 'string', multiple: true, default: [] },
@@ -121,9 +124,9 @@ function qualify(threshold: string): string {
   return /^\s*rate\b/.test(threshold) ? `msgs:${threshold}` : `latency:${threshold}`;
 }
 
-function floorClient(value: string): 'kafkajs' | 'platformatic' {
+function kafkaClient(flag: string, value: string): 'kafkajs' | 'platformatic' {
   if (value !== 'kafkajs' && value !== 'platformatic') {
-    throw new Error(`--floor-client must be kafkajs or platformatic, got "${value}"`);
+    throw new Error(`${flag} must be kafkajs or platformatic, got "${value}"`);
   }
   return value;
 }
@@ -147,7 +150,8 @@ export async function positionCommand(argv: string[]): Promise<void> {
     delimiter: values['key-delimiter'],
     stallMs: positiveInteger('--stall', values.stall) * 1000,
     keep: values.keep,
-    handlerEnv: { PASSTHROUGH_CLIENT: floorClient(values['floor-client']) },
+    handlerEnv: { PASSTHROUGH_CLIENT: kafkaClient('--floor-client', values['floor-client']) },
+    handlerClient: kafkaClient('--handler-client', values['handler-client']),
     onProgress: progress,
   };
   if (base.dfsps < 2) throw new Error('--dfsps must be at least 2');

@@ -34,6 +34,8 @@ export type PositionTarget = 'handler' | 'passthrough';
 
 export interface PositionBenchOptions {
   readonly target?: PositionTarget;
+  /** The handler's Kafka client: its own kafkajs bus, or @platformatic/kafka through the `bus` override. */
+  readonly handlerClient?: 'kafkajs' | 'platformatic';
   readonly transfers: number;
   readonly dfsps: number;
   readonly currencies: number;
@@ -201,7 +203,9 @@ export async function runPositionBench(options: PositionBenchOptions): Promise<P
           {
             name: `position-handler-${i + 1}`,
             command: process.execPath,
-            args: [entryPoints.position],
+            args: [
+              options.handlerClient === 'platformatic' ? entryPoints.positionOnPlatformatic : entryPoints.position,
+            ],
             env,
           },
           `http://127.0.0.1:${port}/health`,
