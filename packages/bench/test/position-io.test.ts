@@ -1,4 +1,5 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createDatabase, type TestDatabase } from '@mojafast/testkit';
@@ -91,10 +92,12 @@ describe('notification metadata', () => {
     ] as const) {
       const message = JSON.parse(await readFile(new URL(file, examples), 'utf8'));
       const value = message.value ?? message;
-      const metadata = metadataOf(JSON.stringify(value));
-      expect(metadata?.correlationId).toBe(value.metadata.correlationId);
-      expect(metadata?.event?.action).toBe(action);
-      expect(metadata?.event?.state?.status).toBe(status);
+      // As text and as the bytes the Kafka client hands over.
+      for (const metadata of [metadataOf(JSON.stringify(value)), metadataOf(Buffer.from(JSON.stringify(value)))]) {
+        expect(metadata?.correlationId).toBe(value.metadata.correlationId);
+        expect(metadata?.event?.action).toBe(action);
+        expect(metadata?.event?.state?.status).toBe(status);
+      }
     }
   });
 
@@ -102,5 +105,21 @@ describe('notification metadata', () => {
     const { metadataOf } = await import('../src/position/notifications.js');
     const text = JSON.stringify({ metadata: { correlationId: 't9', event: { action: 'commit' } }, id: 't9' });
     expect(metadataOf(text)?.correlationId).toBe('t9');
+    expect(metadataOf(Buffer.from(text))?.correlationId).toBe('t9');
+  });
+});
+
+describe('replay record encoding', () => {
+  it('computes CRC-32C (Castagnoli) as Kafka checks it: the standard check value and kafkajs agree', async () => {
+    const { crc32c } = await import('../src/position/crc32c.js');
+    // RFC 3720 B.4 check value of "123456789".
+    expect(crc32c(Buffer.from('123456789'))).toBe(0xe3069283);
+    const require = createRequire(import.meta.url);
+    const kafkajsCrc = require(require.resolve('kafkajs/src/protocol/recordBatch/crc32C/index.js')) as (
+      buffer: Buffer,
+    ) => number;
+    const odd = Buffer.from(Array.from({ length: 1999 }, (_, i) => (i * 31 + 7) & 0xff));
+    expect(crc32c(odd)).toBe(kafkajsCrc(odd) >>> 0);
+    expect(crc32c(odd, 3, 1000)).toBe(kafkajsCrc(odd.subarray(3, 1000)) >>> 0);
   });
 });

@@ -66,6 +66,52 @@ describe('bench:position replay', () => {
     expect(replayed.positionMismatches).toEqual([]);
   });
 
+  it.each(['kafkajs', 'platformatic'])(
+    'the Kafka-only floor (passthrough process on %s) notifies every transfer once per phase, as a success',
+    async (client) => {
+      const floor = await runPositionBench({
+        target: 'passthrough',
+        handlerEnv: { PASSTHROUGH_CLIENT: client },
+        transfers: 200,
+        dfsps: 3,
+        currencies: 1,
+        partitions: 2,
+        instances: 1,
+        batchSize: 50,
+        rate: 0,
+        delimiter: '|',
+        stallMs: 20_000,
+        keep: false,
+      });
+      expect(floor.phases.map((p) => [p.action, p.messages, p.lost, p.duplicated, p.errorNotifications])).toEqual([
+        ['prepare', 200, 0, 0, 0],
+        ['commit', 200, 0, 0, 0],
+      ]);
+      expect(floor.phases[0]?.cpu.passthrough).toBeGreaterThan(0);
+    },
+  );
+
+  it('the handler with its bus on @platformatic/kafka (--handler-client platformatic) notifies once and leaves the expected positions', async () => {
+    const result = await runPositionBench({
+      handlerClient: 'platformatic',
+      transfers: 200,
+      dfsps: 3,
+      currencies: 1,
+      partitions: 2,
+      instances: 1,
+      batchSize: 50,
+      rate: 0,
+      delimiter: '|',
+      stallMs: 20_000,
+      keep: false,
+    });
+    expect(result.phases.map((p) => [p.action, p.messages, p.lost, p.duplicated, p.errorNotifications])).toEqual([
+      ['prepare', 200, 0, 0, 0],
+      ['commit', 200, 0, 0, 0],
+    ]);
+    expect(result.positionMismatches).toEqual([]);
+  });
+
   it('refuses a dump with a commit whose prepare is missing (bad input: commit-only dump)', () => {
     const commit = JSON.stringify({ metadata: { correlationId: 't1', event: { action: 'commit' } } });
     expect(() => workloadFromDump([{ key: '3', value: commit }])).toThrow('commit for t1 has no prepare in the dump');

@@ -1,5 +1,8 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { type ParseArgsOptionDescriptor, parseArgs } from 'node:util';
-import { type PhaseResult, type PositionBenchResult, runPositionBench } from '../position/run.js';
+import { type PhaseResult, type PositionBenchResult, type PositionTarget, runPositionBench } from '../position/run.js';
 import type { Metric } from '../report/metrics.js';
 import { positiveInteger } from './http.js';
 import { finish, progress } from './outcome.js';
@@ -18,6 +21,15 @@ export const positionUsage = `mojafast-bench position [options]
   --write-dump FILE    write the generated messages as a kcat dump (prepares, then commits)
   --key-delimiter D    kcat -K delimiter (default |)
   --compare            run the same workload at batch size 1 and at --batch-size, print the ratio
+  --floor              first replay the same messages through the passthrough (the handler's Kafka layer,
+                       decode and notification encoding, no database) in its own process, then through
+                       the handler; print both msgs/s, CPU µs per message and the ratio: what the Kafka
+                       client alone allows on this machine
+  --floor-only         only the passthrough
+  --floor-client C     the passthrough's Kafka client: kafkajs (the handler's, default) or platformatic
+                       (@platformatic/kafka, for comparison)
+  --handler-client C   the handler's Kafka client: kafkajs (default) or platformatic (the same handler
+                       with its bus on @platformatic/kafka, passed in; for comparison)
   --stall S            give up when no notification came for S seconds (default 30)
   --keep               keep the database and topics afterwards
   --threshold EXPR     k6 syntax, repeatable: 'rate>20000' (lower of the two phases' msgs/s),
@@ -36,6 +48,10 @@ const options = {
   'write-dump': { type: 'string' },
   'key-delimiter': { type: 'string', default: '|' },
   compare: { type: 'boolean', default: false },
+  floor: { type: 'boolean', default: false },
+  'floor-only': { type: 'boolean', default: false },
+  'floor-client': { type: 'string', default: 'kafkajs' },
+  'handler-client': { type: 'string', default: 'kafkajs' },
   stall: { type: 'string', default: '30' },
   keep: { type: 'boolean', default: false },
   threshold: { type: 'string', multiple: true, default: [] },
@@ -58,8 +74,24 @@ function phaseJson(phase: PhaseResult | undefined) {
     error_notifications: phase.errorNotifications,
     duration_s: Number(phase.durationSeconds.toFixed(3)),
     cpu_cores: Object.fromEntries(Object.entries(phase.cpu).map(([k, v]) => [k, Number(v.toFixed(3))])),
+    cpu_us_per_msg: cpuMicrosPerMessage(phase),
     handler_stage_s: Object.fromEntries(Object.entries(phase.handlerStages).map(([k, v]) => [k, Number(v.toFixed(3))])),
   };
+}
+
+/** CPU time of each measured process over the phase, per message: comparable across rates and durations. */
+function cpuMicrosPerMessage(phase: PhaseResult): Record<string, number> {
+  return Object.fromEntries(
+    Object.entries(phase.cpu).map(([k, cores]) => [
+      k,
+      Math.round((cores * phase.durationSeconds * 1e6) / phase.messages),
+    ]),
+  );
+}
+
+/** The CPU of all processes named `prefix` (`handler`, or `handler1`, `handler2`... with --instances). */
+function summed(perProcess: Record<string, number>, prefix: string): number {
+  return Object.entries(perProcess).reduce((sum, [name, value]) => (name.startsWith(prefix) ? sum + value : sum), 0);
 }
 
 function metricsOf(result: PositionBenchResult): Map<string, Metric> {
@@ -92,6 +124,13 @@ function qualify(threshold: string): string {
   return /^\s*rate\b/.test(threshold) ? `msgs:${threshold}` : `latency:${threshold}`;
 }
 
+function kafkaClient(flag: string, value: string): 'kafkajs' | 'platformatic' {
+  if (value !== 'kafkajs' && value !== 'platformatic') {
+    throw new Error(`${flag} must be kafkajs or platformatic, got "${value}"`);
+  }
+  return value;
+}
+
 export async function positionCommand(argv: string[]): Promise<void> {
   const { values } = parseArgs({ args: argv, options });
   if (values.help) {
@@ -111,22 +150,50 @@ export async function positionCommand(argv: string[]): Promise<void> {
     delimiter: values['key-delimiter'],
     stallMs: positiveInteger('--stall', values.stall) * 1000,
     keep: values.keep,
+    handlerEnv: { PASSTHROUGH_CLIENT: kafkaClient('--floor-client', values['floor-client']) },
+    handlerClient: kafkaClient('--handler-client', values['handler-client']),
     onProgress: progress,
   };
   if (base.dfsps < 2) throw new Error('--dfsps must be at least 2');
-  const batchSizes = values.compare ? [1, base.batchSize] : [base.batchSize];
-  const runs: { batchSize: number; result: PositionBenchResult }[] = [];
-  for (const batchSize of batchSizes) {
-    progress(
-      `bench:position batch size ${batchSize}, ${base.partitions} partitions, ${base.instances} handler(s), ${base.rate === 0 ? 'burst' : `${base.rate}/s`}`,
-    );
-    runs.push({ batchSize, result: await runPositionBench({ ...base, batchSize }) });
+  if (values.compare && (values.floor || values['floor-only'])) throw new Error('--compare and --floor are exclusive');
+  const plan: { batchSize: number; target: PositionTarget }[] = values.compare
+    ? [
+        { batchSize: 1, target: 'handler' },
+        { batchSize: base.batchSize, target: 'handler' },
+      ]
+    : values['floor-only']
+      ? [{ batchSize: base.batchSize, target: 'passthrough' }]
+      : values.floor
+        ? [
+            { batchSize: base.batchSize, target: 'passthrough' },
+            { batchSize: base.batchSize, target: 'handler' },
+          ]
+        : [{ batchSize: base.batchSize, target: 'handler' }];
+  // The floor and the handler replay the same messages: a generated workload is written to a dump by the
+  // first run and replayed from it by the second.
+  const scratch = values.floor && !base.dump ? await mkdtemp(join(tmpdir(), 'bench-position-floor-')) : undefined;
+  const runs: { batchSize: number; target: PositionTarget; result: PositionBenchResult }[] = [];
+  try {
+    for (const [i, step] of plan.entries()) {
+      progress(
+        `bench:position ${step.target}, batch size ${step.batchSize}, ${base.partitions} partitions, ${base.instances} process(es), ${base.rate === 0 ? 'burst' : `${base.rate}/s`}`,
+      );
+      const dumpFiles = scratch
+        ? i === 0
+          ? { writeDump: join(scratch, 'dump.txt') }
+          : { dump: join(scratch, 'dump.txt') }
+        : {};
+      runs.push({ ...step, result: await runPositionBench({ ...base, ...dumpFiles, ...step }) });
+    }
+  } finally {
+    if (scratch) await rm(scratch, { recursive: true, force: true });
   }
   const last = runs.at(-1) as (typeof runs)[number];
   const metrics = metricsOf(last.result);
   const json: Record<string, unknown> = {
     prepare: phaseJson(last.result.phases.find((p) => p.action === 'prepare')),
     commit: phaseJson(last.result.phases.find((p) => p.action === 'commit')),
+    target: last.target,
     batch_size: last.batchSize,
     partitions: base.partitions,
     instances: base.instances,
@@ -134,7 +201,30 @@ export async function positionCommand(argv: string[]): Promise<void> {
     transfers: base.transfers,
     position_mismatches: last.result.positionMismatches,
   };
-  if (runs.length === 2) {
+  if (values.floor) {
+    const [floor, handler] = runs as [(typeof runs)[0], (typeof runs)[0]];
+    json.floor = {
+      prepare: phaseJson(floor.result.phases.find((p) => p.action === 'prepare')),
+      commit: phaseJson(floor.result.phases.find((p) => p.action === 'commit')),
+    };
+    json.handler_to_floor = Object.fromEntries(
+      handler.result.phases.map((p) => {
+        const f = floor.result.phases.find((q) => q.action === p.action);
+        return [p.action, Number((p.msgsPerSecond / Math.max(f?.msgsPerSecond ?? 0, 1e-9)).toFixed(3))];
+      }),
+    );
+    for (const p of handler.result.phases) {
+      const f = floor.result.phases.find((q) => q.action === p.action);
+      if (!f) continue;
+      const fc = cpuMicrosPerMessage(f);
+      const hc = cpuMicrosPerMessage(p);
+      process.stdout.write(
+        `${p.action}: Kafka floor (passthrough) ${f.msgsPerSecond.toFixed(0)} msgs/s, CPU µs/msg passthrough ${summed(fc, 'passthrough')} kafka ${fc.kafka} bench ${fc.bench}; ` +
+          `handler ${p.msgsPerSecond.toFixed(0)} msgs/s, CPU µs/msg handler ${summed(hc, 'handler')} mariadb ${hc.mariadb} kafka ${hc.kafka} bench ${hc.bench}; ` +
+          `handler/floor ${(p.msgsPerSecond / Math.max(f.msgsPerSecond, 1e-9)).toFixed(2)}\n`,
+      );
+    }
+  } else if (runs.length === 2) {
     const [one, chosen] = runs as [(typeof runs)[0], (typeof runs)[0]];
     const ratios = chosen.result.phases.map((p) => {
       const baseline = one.result.phases.find((q) => q.action === p.action);
@@ -151,17 +241,17 @@ export async function positionCommand(argv: string[]): Promise<void> {
     }
   }
   await finish({
-    title: `bench:position — batch ${last.batchSize}, ${base.partitions} partitions, ${base.instances} handler(s), ${base.rate === 0 ? 'burst' : `${base.rate}/s offered`}`,
+    title: `bench:position — ${last.target}, batch ${last.batchSize}, ${base.partitions} partitions, ${base.instances} handler(s), ${base.rate === 0 ? 'burst' : `${base.rate}/s offered`}`,
     metrics,
     thresholds: values.threshold.map(qualify),
     defaultMetric: 'msgs',
     out: values.out,
     json,
   });
-  const failures = runs.flatMap(({ batchSize, result }) => [
+  const failures = runs.flatMap(({ batchSize, target, result }) => [
     ...result.phases
       .filter((p) => p.lost > 0 || p.duplicated > 0)
-      .map((p) => `batch ${batchSize} ${p.action}: ${p.lost} lost, ${p.duplicated} duplicated`),
+      .map((p) => `${target} batch ${batchSize} ${p.action}: ${p.lost} lost, ${p.duplicated} duplicated`),
     ...result.positionMismatches.map((m) => `batch ${batchSize}: ${m}`),
   ]);
   if (failures.length > 0) {

@@ -14,7 +14,7 @@ import type { Knex } from 'knex';
 import mysql from 'mysql2/promise';
 import { entryPoints, stateDir } from '../load/paths.js';
 import { freePort } from '../load/ports.js';
-import { type Service, spawnUntilHealthy } from '../load/processes.js';
+import { type Service, spawnUntilHealthy, spawnUntilReadyLine } from '../load/processes.js';
 import type { LatencySummary } from '../report/latency.js';
 import { CpuMeter } from '../system/cpu.js';
 import { StatementMeter } from '../system/mysql-status.js';
@@ -22,10 +22,20 @@ import { readDump, writeDump } from './dump.js';
 import { workloadFromDump } from './dump-workload.js';
 import { readStageSeconds, stageDelta } from './handler-stages.js';
 import { NotificationCollector } from './notifications.js';
-import { type ReplayMessage, replay } from './replay.js';
+import { RawProducer } from './raw-producer.js';
+import { prepareReplay, type ReplayMessage, replay } from './replay.js';
 import { currencyCodes, dfspNames, expectedPositions, generateWorkload, positionMessages } from './workload.js';
 
+/**
+ * What consumes the position topic: the handler, or the passthrough (passthrough.ts: the handler's Kafka layer,
+ * decode and notification encoding without the database), whose msgs/s is the floor the Kafka client sets.
+ */
+export type PositionTarget = 'handler' | 'passthrough';
+
 export interface PositionBenchOptions {
+  readonly target?: PositionTarget;
+  /** The handler's Kafka client: its own kafkajs bus, or @platformatic/kafka through the `bus` override. */
+  readonly handlerClient?: 'kafkajs' | 'platformatic';
   readonly transfers: number;
   readonly dfsps: number;
   readonly currencies: number;
@@ -149,7 +159,7 @@ export async function runPositionBench(options: PositionBenchOptions): Promise<P
   const inputTopic = await createTopic({ prefix: 'bench-position', partitions: options.partitions });
   const notificationTopic = await createTopic({ prefix: 'bench-notification', partitions: options.partitions });
   const kafka = testKafka(settings, 'mojafast-bench-position');
-  const producer = kafka.producer({ allowAutoTopicCreation: false });
+  let producer: RawProducer | undefined;
   const collector = new NotificationCollector(kafka, notificationTopic.name);
   const handlers: Service[] = [];
   const metricsUrls: string[] = [];
@@ -159,30 +169,44 @@ export async function runPositionBench(options: PositionBenchOptions): Promise<P
     say(`provisioning ${db.name}`);
     const work = await workload(options, knex);
     say(`${work.prepares.length} prepares, ${work.commits.length} commits, ${work.ledger.accounts.size} accounts`);
-    await Promise.all([producer.connect(), collector.start()]);
+    const [raw] = await Promise.all([RawProducer.connect(kafka, inputTopic.name), collector.start()]);
+    producer = raw;
+    const target = options.target ?? 'handler';
     for (let i = 0; i < options.instances; i++) {
       const port = await freePort();
+      const env = {
+        KAFKA_BROKERS: settings.kafka.brokers.join(','),
+        POSITION_TOPICS: inputTopic.name,
+        NOTIFICATION_TOPIC: notificationTopic.name,
+        POSITION_CONSUMER_GROUP: `${inputTopic.name}-handlers`,
+        POSITION_BATCH_SIZE: String(options.batchSize),
+        DB_HOST: db.connection.host,
+        DB_PORT: String(db.connection.port),
+        DB_USER: db.connection.user,
+        DB_PASSWORD: db.connection.password,
+        DB_NAME: db.name,
+        POSITION_HTTP_PORT: String(port),
+        LOG_LEVEL: 'warn',
+        ...options.handlerEnv,
+      };
+      if (target === 'passthrough') {
+        handlers.push(
+          await spawnUntilReadyLine(
+            { name: `passthrough-${i + 1}`, command: process.execPath, args: [entryPoints.positionPassthrough], env },
+            60_000,
+          ),
+        );
+        continue;
+      }
       handlers.push(
         await spawnUntilHealthy(
           {
             name: `position-handler-${i + 1}`,
             command: process.execPath,
-            args: [entryPoints.position],
-            env: {
-              KAFKA_BROKERS: settings.kafka.brokers.join(','),
-              POSITION_TOPICS: inputTopic.name,
-              NOTIFICATION_TOPIC: notificationTopic.name,
-              POSITION_CONSUMER_GROUP: `${inputTopic.name}-handlers`,
-              POSITION_BATCH_SIZE: String(options.batchSize),
-              DB_HOST: db.connection.host,
-              DB_PORT: String(db.connection.port),
-              DB_USER: db.connection.user,
-              DB_PASSWORD: db.connection.password,
-              DB_NAME: db.name,
-              POSITION_HTTP_PORT: String(port),
-              LOG_LEVEL: 'warn',
-              ...options.handlerEnv,
-            },
+            args: [
+              options.handlerClient === 'platformatic' ? entryPoints.positionOnPlatformatic : entryPoints.position,
+            ],
+            env,
           },
           `http://127.0.0.1:${port}/health`,
           60_000,
@@ -192,7 +216,7 @@ export async function runPositionBench(options: PositionBenchOptions): Promise<P
     }
     const pids = new Map<string, number>();
     for (const [i, h] of handlers.entries())
-      pids.set(options.instances === 1 ? 'handler' : `handler${i + 1}`, h.child.pid ?? 0);
+      pids.set(options.instances === 1 ? target : `${target}${i + 1}`, h.child.pid ?? 0);
     const brokerPid = await pidFrom(join(stateDir, 'kafka', 'kafka.pid'));
     const dbPid = await pidFrom(join(stateDir, 'mariadb', 'mysqld.pid'));
     if (brokerPid) pids.set('kafka', brokerPid);
@@ -201,6 +225,7 @@ export async function runPositionBench(options: PositionBenchOptions): Promise<P
 
     const phases: PhaseResult[] = [];
     const runPhase = async (action: 'prepare' | 'commit', messages: ReplayMessage[]) => {
+      const encoded = prepareReplay(messages, raw);
       const statements = new StatementMeter(statusConnection);
       const cpu = new CpuMeter(pids);
       await Promise.all([statements.start(), cpu.start()]);
@@ -211,12 +236,7 @@ export async function runPositionBench(options: PositionBenchOptions): Promise<P
         `${action}: replaying ${messages.length} messages ${options.rate === 0 ? 'as a burst' : `at ${options.rate}/s`}`,
       );
       const firstInput = Date.now();
-      await replay(
-        producer,
-        messages,
-        { topic: inputTopic.name, rate: options.rate, chunk: 1000, inFlight: 4 },
-        inputTimes,
-      );
+      await replay(raw, encoded, { rate: options.rate, chunk: 1000, inFlight: 4 }, inputTimes);
       let lastPrint = 0;
       await collector.waitFor(messages.length, options.stallMs, (seen) => {
         if (Date.now() - lastPrint < 2000) return;
@@ -260,9 +280,11 @@ export async function runPositionBench(options: PositionBenchOptions): Promise<P
     const prepared = await runPhase('prepare', work.prepares);
     const committedIds = work.commits.map((m) => m.transferId).filter((id) => prepared.seen.has(id));
     if (work.commits.length > 0) {
-      await markFulfilled(knex, committedIds);
+      if (target === 'handler') await markFulfilled(knex, committedIds);
       await runPhase('commit', work.commits);
     }
+    // The passthrough writes nothing: exactly-once notification is its only outcome to check.
+    if (target === 'passthrough') return { phases, positionMismatches: [], database: db.name };
     const expected = expectedPositions(work.transfers, work.ledger, work.commits.length > 0);
     const rows = await knex('participantPosition')
       .select('participantCurrencyId', 'value')
@@ -280,7 +302,7 @@ export async function runPositionBench(options: PositionBenchOptions): Promise<P
   } finally {
     for (const h of handlers) await h.stop();
     await collector.stop().catch(() => {});
-    await producer.disconnect().catch(() => {});
+    await producer?.disconnect().catch(() => {});
     await statusConnection.end().catch(() => {});
     await knex.destroy();
     if (!options.keep) {

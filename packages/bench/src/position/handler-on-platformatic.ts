@@ -1,0 +1,40 @@
+import { loadConfig, startPositionService } from '@mojafast/position-handler';
+import { createPlatformaticBus } from './platformatic-bus.js';
+
+/**
+ * `node dist/position/handler-on-platformatic.js`: the real handler (runner, store, database, /health and
+ * /metrics) with its PositionBus on @platformatic/kafka instead of kafkajs, passed in through
+ * startPositionService's `bus` override: what the handler would do on the other client
+ * (`bench:position --handler-client platformatic`). Same environment as `dist/position.js`.
+ */
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const write = (level: string) => (msg: string, fields?: Record<string, unknown>) =>
+    process.stderr.write(`${JSON.stringify({ level, msg, ...fields })}\n`);
+  const bus = createPlatformaticBus({
+    brokers: config.kafkaBrokers,
+    clientId: `${config.kafkaClientId}-platformatic`,
+    groupId: config.consumerGroup,
+    topics: config.positionTopics,
+    notificationTopic: config.notificationTopic,
+    fromBeginning: config.fromBeginning,
+    partitionsConsumedConcurrently: config.partitionsConsumedConcurrently,
+    maxBytesPerPartition: config.maxBytesPerPartition,
+    sessionTimeoutMs: config.sessionTimeoutMs,
+    logger: { error: write('error'), warn: write('warn'), info: () => {}, debug: () => {} },
+  });
+  const service = await startPositionService(config, { bus });
+  const stop = () => {
+    service.stop().catch((error: unknown) => {
+      process.stderr.write(`${JSON.stringify({ level: 'error', msg: 'stop failed', error: String(error) })}\n`);
+      process.exitCode = 1;
+    });
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${JSON.stringify({ level: 'error', msg: 'start failed', error: String(error) })}\n`);
+  process.exitCode = 1;
+});

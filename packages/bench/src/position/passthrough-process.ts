@@ -1,0 +1,57 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createKafkajsBus, loadConfig } from '@mojafast/position-handler';
+import { Passthrough } from './passthrough.js';
+import { createPlatformaticBus } from './platformatic-bus.js';
+
+/**
+ * `node dist/position/passthrough-process.js`: the Kafka-only floor of bench:position, in a process of its own
+ * like the handler. It reads the handler's own environment (loadConfig: KAFKA_BROKERS, POSITION_TOPICS,
+ * NOTIFICATION_TOPIC, POSITION_CONSUMER_GROUP, POSITION_BATCH_SIZE, KAFKA_MAX_BYTES_PER_PARTITION, ...; the DB_*
+ * variables are ignored; PASSTHROUGH_CLIENT=platformatic swaps kafkajs for @platformatic/kafka), prints `{"ready":true}` once it is in its group, and stops on SIGTERM/SIGINT after
+ * the batch in hand.
+ */
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const write = (level: string) => (msg: string, fields?: Record<string, unknown>) =>
+    process.stderr.write(`${JSON.stringify({ level, msg, ...fields })}\n`);
+  const client = process.env.PASSTHROUGH_CLIENT ?? 'kafkajs';
+  if (client !== 'kafkajs' && client !== 'platformatic') {
+    throw new Error(`PASSTHROUGH_CLIENT must be kafkajs or platformatic, got "${client}"`);
+  }
+  const busOptions = {
+    brokers: config.kafkaBrokers,
+    clientId: `${config.kafkaClientId}-passthrough`,
+    groupId: config.consumerGroup,
+    topics: config.positionTopics,
+    notificationTopic: config.notificationTopic,
+    fromBeginning: config.fromBeginning,
+    partitionsConsumedConcurrently: config.partitionsConsumedConcurrently,
+    maxBytesPerPartition: config.maxBytesPerPartition,
+    sessionTimeoutMs: config.sessionTimeoutMs,
+    logger: { error: write('error'), warn: write('warn'), info: () => {}, debug: () => {} },
+  };
+  const bus = client === 'platformatic' ? createPlatformaticBus(busOptions) : createKafkajsBus(busOptions);
+  const passthrough = new Passthrough(bus, { batchSize: config.batchSize, hubName: config.hubName });
+  let stopping = false;
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    passthrough.stop().then(
+      () => process.stderr.write(`${JSON.stringify({ level: 'info', msg: 'stopped', ...passthrough.counts })}\n`),
+      (error: unknown) => {
+        process.stderr.write(`${JSON.stringify({ level: 'error', msg: 'stop failed', error: String(error) })}\n`);
+        process.exitCode = 1;
+      },
+    );
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  await passthrough.start();
+  while (!bus.isReady() && !stopping) await sleep(50);
+  process.stdout.write(`${JSON.stringify({ ready: true })}\n`);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${JSON.stringify({ level: 'error', msg: 'start failed', error: String(error) })}\n`);
+  process.exitCode = 1;
+});
