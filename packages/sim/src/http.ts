@@ -83,14 +83,15 @@ export function sendJson(res: ServerResponse, status: number, body: Buffer | str
   res.end(bytes);
 }
 
-/** Path segments of a request URL, percent-decoded, and its query string (parsed on first use). */
-export function pathSegments(url: string | undefined): { segments: string[]; readonly query: URLSearchParams } {
+/** Path segments of a request URL, percent-decoded, without the query string. */
+export function pathSegments(url: string | undefined): string[] {
   const raw = url ?? '/';
   const q = raw.indexOf('?');
   const path = q === -1 ? raw : raw.slice(0, q);
   const segments: string[] = [];
   for (const part of path.split('/')) {
     if (part === '') continue;
+    // Most segments hold no escape: decoding (and its try) only where one is.
     if (!part.includes('%')) {
       segments.push(part);
       continue;
@@ -101,15 +102,13 @@ export function pathSegments(url: string | undefined): { segments: string[]; rea
       segments.push(part);
     }
   }
-  let query: URLSearchParams | undefined;
-  return {
-    segments,
-    // Only the long poll and the oracle's currency read a query; most requests never build one.
-    get query() {
-      query ??= new URLSearchParams(q === -1 ? '' : raw.slice(q + 1));
-      return query;
-    },
-  };
+  return segments;
+}
+
+/** The query string of a request URL; only the long poll and the oracle's currency read one. */
+export function queryOf(url: string | undefined): URLSearchParams {
+  const q = url?.indexOf('?') ?? -1;
+  return new URLSearchParams(q === -1 ? '' : (url as string).slice(q + 1));
 }
 
 let lastSecond = 0;

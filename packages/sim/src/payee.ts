@@ -121,7 +121,7 @@ export async function startPayeeSim(opts: PayeeSimOptions = {}): Promise<PayeeSi
   };
 
   const answer = (req: IncomingMessage, res: ServerResponse): void => {
-    const { segments } = pathSegments(req.url);
+    const segments = pathSegments(req.url);
     if (req.method !== 'GET' || segments[0] !== 'parties' || segments.length < 3 || segments.length > 4) {
       // Callbacks for /participants and anything else a payee may receive: acknowledged, not simulated.
       stats.other++;

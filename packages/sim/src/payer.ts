@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { applyFaults, type FaultOptions } from './faults.js';
-import { type Bind, listen, pathSegments, readBody, sendJson, traceIdOf } from './http.js';
+import { type Bind, listen, pathSegments, queryOf, readBody, sendJson, traceIdOf } from './http.js';
 
 export interface ReceivedCallback {
   readonly kind: 'success' | 'error';
@@ -139,10 +139,10 @@ export async function startPayerSim(opts: PayerSimOptions = {}): Promise<PayerSi
   };
 
   const answer = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const { segments, query } = pathSegments(req.url);
+    const segments = pathSegments(req.url);
     if (req.method === 'GET' && segments[0] === 'callbacks' && segments.length === 2) {
       req.resume();
-      longPoll(res, segments[1] as string, query);
+      longPoll(res, segments[1] as string, queryOf(req.url));
       return;
     }
     if (req.method !== 'PUT' || (segments[0] !== 'parties' && segments[0] !== 'participants')) {
