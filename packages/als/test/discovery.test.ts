@@ -151,6 +151,28 @@ describe('read-through cache', () => {
     expect(await cache.get('other')).toEqual({ version: 3 });
   });
 
+  it('loads again, and does not serve the old value, once an entry is past TTL plus its stale window', async () => {
+    let now = 0;
+    let version = 0;
+    const results: string[] = [];
+    const cache = createCache({
+      name: 't',
+      ttlMs: 100,
+      maxStaleMs: 200,
+      max: 10,
+      now: () => now,
+      record: (_c, r) => results.push(r),
+      load: async () => ({ version: ++version }),
+    });
+    expect(await cache.get('k')).toEqual({ version: 1 });
+    now = 300;
+    expect(await cache.get('k')).toEqual({ version: 1 });
+    await new Promise((r) => setImmediate(r));
+    now = 601;
+    expect(await cache.get('k')).toEqual({ version: 3 });
+    expect(results).toEqual(['miss', 'stale', 'miss']);
+  });
+
   it('a delete during a load keeps that load out of the cache', async () => {
     let release!: () => void;
     let loads = 0;

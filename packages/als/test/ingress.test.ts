@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseMediaType } from '../src/fspiop/versions.js';
 import { callbackHeaders, lookupHeaders, newTraceId, type Stack, startStack } from './helpers.js';
 
 let stack: Stack;
@@ -212,5 +213,26 @@ describe('header injection attempts', () => {
     expect(callback?.kind).toBe('error');
     expect(callback?.path).toBe('/parties/MSISDN/123%0D%0AX-Evil%3A%201/error');
     expect(callback?.headers['x-evil']).toBeUndefined();
+  });
+});
+
+describe('media type parsing (remembered per header text)', () => {
+  it('gives the same answer for a header seen before, also after many distinct headers filled the memory', () => {
+    const fspiop = 'application/vnd.interoperability.parties+json;version=1.1';
+    expect(parseMediaType(fspiop)).toEqual({ resource: 'parties', version: '1.1' });
+    expect(parseMediaType('application/json')).toBeUndefined();
+    const letters = (n: number) =>
+      n.toString(26).replace(/./g, (d) => String.fromCharCode(97 + Number.parseInt(d, 26)));
+    for (let i = 0; i < 300; i++) {
+      expect(parseMediaType(`application/vnd.interoperability.${letters(i)}x+json;version=2.0`)?.resource).toBe(
+        `${letters(i)}x`,
+      );
+    }
+    expect(parseMediaType('application/json')).toBeUndefined();
+    expect(parseMediaType(fspiop)).toEqual({ resource: 'parties', version: '1.1' });
+    expect(parseMediaType(' APPLICATION/VND.INTEROPERABILITY.PARTIES+JSON ; version = 2.0 ')).toEqual({
+      resource: 'parties',
+      version: '2.0',
+    });
   });
 });

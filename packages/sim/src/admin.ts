@@ -150,7 +150,7 @@ export async function startAdminSim(opts: AdminSimOptions = {}): Promise<AdminSi
   };
 
   const answer = (req: IncomingMessage, res: ServerResponse): void => {
-    const { segments } = pathSegments(req.url);
+    const segments = pathSegments(req.url);
     if (req.method !== 'GET' || segments[0] !== 'participants' || segments.length < 2 || segments.length > 3) {
       stats.other++;
       sendJson(res, 404, undefined);

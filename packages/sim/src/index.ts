@@ -1,6 +1,6 @@
 export { type AdminSim, type AdminSimOptions, endpointList, type ParticipantSpec, startAdminSim } from './admin.js';
 export { type FaultOptions, type Latency, parseLatency } from './faults.js';
-export { type Bind, statusOf } from './http.js';
+export { type Bind, httpDate, statusOf } from './http.js';
 export { hashId, type OracleSim, type OracleSimOptions, type PartyEntry, startOracleSim } from './oracle.js';
 export { type PayeeSim, type PayeeSimOptions, partyBody, startPayeeSim, versionOf } from './payee.js';
 export {

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { applyFaults, type FaultOptions } from './faults.js';
-import { type Bind, listen, pathSegments, readBody, sendJson } from './http.js';
+import { type Bind, listen, pathSegments, queryOf, readBody, sendJson } from './http.js';
 
 export interface PartyEntry {
   readonly fspId: string;
@@ -78,7 +78,7 @@ export async function startOracleSim(opts: OracleSimOptions = {}): Promise<Oracl
   };
 
   const answer = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const { segments, query } = pathSegments(req.url);
+    const segments = pathSegments(req.url);
     if (segments[0] !== 'participants') {
       stats.other++;
       req.resume();
@@ -111,7 +111,7 @@ export async function startOracleSim(opts: OracleSimOptions = {}): Promise<Oracl
     if (req.method === 'GET') {
       stats.get++;
       req.resume();
-      const currency = query.get('currency');
+      const currency = queryOf(req.url).get('currency');
       const list = lookup(type, id, subId).filter((e) => !currency || !e.currency || e.currency === currency);
       sendJson(res, 200, list.length === 0 ? emptyList : JSON.stringify({ partyList: list }));
       return;

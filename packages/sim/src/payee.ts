@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Pool } from 'undici';
 import { applyFaults, type FaultOptions } from './faults.js';
-import { type Bind, listen, pathSegments, sendJson, statusOf } from './http.js';
+import { type Bind, httpDate, listen, pathSegments, sendJson, statusOf } from './http.js';
 
 export interface PayeeSimOptions {
   readonly port?: number;
@@ -41,7 +41,12 @@ export function versionOf(accept: string | undefined): '1.1' | '2.0' {
   return match?.[1] === '2' ? '2.0' : '1.1';
 }
 
-/** A Party for PUT /parties (FSPIOP v1.1 section 6.3.4.1; v2.0 adds supportedCurrencies). */
+const text = (value: string) => JSON.stringify(value);
+
+/**
+ * A Party for PUT /parties (FSPIOP v1.1 section 6.3.4.1; v2.0 adds supportedCurrencies), written as text
+ * around the escaped values: the payee builds one per lookup, and an object tree per call costs more.
+ */
 export function partyBody(
   type: string,
   id: string,
@@ -49,16 +54,10 @@ export function partyBody(
   fspId: string,
   version: '1.1' | '2.0',
 ): string {
-  const partyIdInfo = subId
-    ? { partyIdType: type, partyIdentifier: id, partySubIdOrType: subId, fspId }
-    : { partyIdType: type, partyIdentifier: id, fspId };
-  const party: Record<string, unknown> = {
-    partyIdInfo,
-    name: 'Mats Hagman',
-    personalInfo: { complexName: { firstName: 'Mats', lastName: 'Hagman' }, dateOfBirth: '1983-10-25' },
-  };
-  if (version === '2.0') party.supportedCurrencies = ['USD'];
-  return JSON.stringify({ party });
+  const sub = subId ? `,"partySubIdOrType":${text(subId)}` : '';
+  const partyIdInfo = `{"partyIdType":${text(type)},"partyIdentifier":${text(id)}${sub},"fspId":${text(fspId)}}`;
+  const currencies = version === '2.0' ? ',"supportedCurrencies":["USD"]' : '';
+  return `{"party":{"partyIdInfo":${partyIdInfo},"name":"Mats Hagman","personalInfo":{"complexName":{"firstName":"Mats","lastName":"Hagman"},"dateOfBirth":"1983-10-25"}${currencies}}}`;
 }
 
 const notFoundError = JSON.stringify({
@@ -96,7 +95,7 @@ export async function startPayeeSim(opts: PayeeSimOptions = {}): Promise<PayeeSi
       .join('/');
     const headers: Record<string, string> = {
       'content-type': `application/vnd.interoperability.parties+json;version=${version}`,
-      date: new Date().toUTCString(),
+      date: httpDate(),
       'fspiop-source': fspId,
       'fspiop-http-method': 'PUT',
     };
@@ -122,7 +121,7 @@ export async function startPayeeSim(opts: PayeeSimOptions = {}): Promise<PayeeSi
   };
 
   const answer = (req: IncomingMessage, res: ServerResponse): void => {
-    const { segments } = pathSegments(req.url);
+    const segments = pathSegments(req.url);
     if (req.method !== 'GET' || segments[0] !== 'parties' || segments.length < 3 || segments.length > 4) {
       // Callbacks for /participants and anything else a payee may receive: acknowledged, not simulated.
       stats.other++;

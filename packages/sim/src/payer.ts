@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { applyFaults, type FaultOptions } from './faults.js';
-import { type Bind, listen, pathSegments, readBody, sendJson, traceIdOf } from './http.js';
+import { type Bind, listen, pathSegments, queryOf, readBody, sendJson, traceIdOf } from './http.js';
 
 export interface ReceivedCallback {
   readonly kind: 'success' | 'error';
@@ -36,8 +36,17 @@ export interface PayerSim {
 
 interface Waiter {
   resolve(callback: ReceivedCallback): void;
-  timer: NodeJS.Timeout;
+  reject(error: Error): void;
+  readonly deadline: number;
+  readonly timeoutMs: number;
 }
+
+/**
+ * How often expired waiters are failed. One interval for all instead of a timer per waiter: the bench
+ * waits on one callback per lookup, and arming and clearing a timer each time was a visible share of the
+ * generator's CPU. A timeout fires up to this much late.
+ */
+const expiryTickMs = 10;
 
 export class CallbackTimeoutError extends Error {
   constructor(
@@ -77,6 +86,21 @@ export async function startPayerSim(opts: PayerSimOptions = {}): Promise<PayerSi
   }, 1_000);
   sweep.unref();
 
+  const expire = setInterval(() => {
+    if (waiters.size === 0) return;
+    const now = performance.now();
+    for (const [traceId, queue] of waiters) {
+      if (!queue.some((w) => w.deadline <= now)) continue;
+      const rest = queue.filter((w) => w.deadline > now);
+      if (rest.length === 0) waiters.delete(traceId);
+      else waiters.set(traceId, rest);
+      for (const waiter of queue) {
+        if (waiter.deadline <= now) waiter.reject(new CallbackTimeoutError(traceId, waiter.timeoutMs));
+      }
+    }
+  }, expiryTickMs);
+  expire.unref();
+
   const deliver = (traceId: string, callback: ReceivedCallback): void => {
     if (opts.recordHistory) {
       const list = history.get(traceId);
@@ -86,10 +110,7 @@ export async function startPayerSim(opts: PayerSimOptions = {}): Promise<PayerSi
     const queue = waiters.get(traceId);
     if (queue && queue.length > 0) {
       waiters.delete(traceId);
-      for (const waiter of queue) {
-        clearTimeout(waiter.timer);
-        waiter.resolve(callback);
-      }
+      for (const waiter of queue) waiter.resolve(callback);
       return;
     }
     if (!unclaimed.has(traceId)) unclaimed.set(traceId, callback);
@@ -102,18 +123,7 @@ export async function startPayerSim(opts: PayerSimOptions = {}): Promise<PayerSi
       return Promise.resolve(early);
     }
     return new Promise((resolve, reject) => {
-      const waiter: Waiter = {
-        resolve,
-        timer: setTimeout(() => {
-          const queue = waiters.get(traceId);
-          if (queue) {
-            const rest = queue.filter((w) => w !== waiter);
-            if (rest.length === 0) waiters.delete(traceId);
-            else waiters.set(traceId, rest);
-          }
-          reject(new CallbackTimeoutError(traceId, timeoutMs));
-        }, timeoutMs),
-      };
+      const waiter: Waiter = { resolve, reject, deadline: performance.now() + timeoutMs, timeoutMs };
       const queue = waiters.get(traceId);
       if (queue) queue.push(waiter);
       else waiters.set(traceId, [waiter]);
@@ -129,10 +139,10 @@ export async function startPayerSim(opts: PayerSimOptions = {}): Promise<PayerSi
   };
 
   const answer = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const { segments, query } = pathSegments(req.url);
+    const segments = pathSegments(req.url);
     if (req.method === 'GET' && segments[0] === 'callbacks' && segments.length === 2) {
       req.resume();
-      longPoll(res, segments[1] as string, query);
+      longPoll(res, segments[1] as string, queryOf(req.url));
       return;
     }
     if (req.method !== 'PUT' || (segments[0] !== 'parties' && segments[0] !== 'participants')) {
@@ -185,11 +195,9 @@ export async function startPayerSim(opts: PayerSimOptions = {}): Promise<PayerSi
     callbacksFor: (traceId) => history.get(traceId) ?? [],
     async close() {
       clearInterval(sweep);
+      clearInterval(expire);
       await running.close();
-      for (const [traceId, queue] of waiters) {
-        for (const waiter of queue) clearTimeout(waiter.timer);
-        waiters.delete(traceId);
-      }
+      waiters.clear();
     },
   };
 }

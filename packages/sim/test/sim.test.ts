@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,6 +12,7 @@ import {
   endpointList,
   hashId,
   parseLatency,
+  partyBody,
   startAdminSim,
   startOracleSim,
   startPayeeSim,
@@ -196,6 +198,46 @@ describe('payee and payer simulators', () => {
     expect(error.kind).toBe('error');
     expect(error.path).toBe('/parties/MSISDN/9991/error');
     expect(JSON.parse(error.body.toString())).toMatchObject({ errorInformation: { errorCode: '3204' } });
+  });
+
+  it('writes a party body that is the JSON of the party, with quotes and a percent-encoded ID decoded', async () => {
+    const als = track(await startPayerSim({ recordHistory: true }));
+    const payee = track(await startPayeeSim({ alsUrl: als.url }));
+    const traceId = '11111111111111111111111111111111';
+    await (
+      await request(`${payee.url}/parties/ALIAS/${encodeURIComponent('a "b"/c')}/SUB`, {
+        headers: lookupHeaders(traceId, 'application/vnd.interoperability.parties+json;version=2.0'),
+      })
+    ).body.dump();
+    const callback = await als.waitForCallback(traceId, 5_000);
+    expect(JSON.parse(callback.body.toString())).toEqual({
+      party: {
+        partyIdInfo: { partyIdType: 'ALIAS', partyIdentifier: 'a "b"/c', partySubIdOrType: 'SUB', fspId: 'payeefsp3' },
+        name: 'Mats Hagman',
+        personalInfo: { complexName: { firstName: 'Mats', lastName: 'Hagman' }, dateOfBirth: '1983-10-25' },
+        supportedCurrencies: ['USD'],
+      },
+    });
+    expect(JSON.parse(partyBody('MSISDN', '1', undefined, 'x', '1.1'))).toEqual({
+      party: {
+        partyIdInfo: { partyIdType: 'MSISDN', partyIdentifier: '1', fspId: 'x' },
+        name: 'Mats Hagman',
+        personalInfo: { complexName: { firstName: 'Mats', lastName: 'Hagman' }, dateOfBirth: '1983-10-25' },
+      },
+    });
+  });
+
+  it('answers a PUT callback without Content-Length (no body headers at all) and delivers it with an empty body', async () => {
+    const payer = track(await startPayerSim());
+    const traceId = '22222222222222222222222222222222';
+    const socket = connect(payer.port, '127.0.0.1');
+    socket.write(`PUT /parties/MSISDN/5 HTTP/1.1\r\nhost: x\r\ntraceparent: ${traceparent(traceId)}\r\n\r\n`);
+    const [chunk] = (await once(socket, 'data')) as [Buffer];
+    socket.destroy();
+    expect(chunk.toString()).toMatch(/^HTTP\/1\.1 200 /);
+    const callback = await payer.waitForCallback(traceId, 5_000);
+    expect(callback.kind).toBe('success');
+    expect(callback.body.length).toBe(0);
   });
 
   it('never calls back a dropped lookup', async () => {

@@ -15,11 +15,22 @@ export interface MediaType {
   readonly version: string | undefined;
 }
 
+/**
+ * Parsed media types by header text. FSPs send a handful of distinct values, so nearly every request is
+ * a hit; the bound only keeps a client sending ever new values from growing it.
+ */
+const parsedMediaTypes = new Map<string, MediaType | null>();
+const parsedMediaTypesMax = 256;
+
 /** Parses one FSPIOP media type; undefined when it is not one. */
 export function parseMediaType(text: string): MediaType | undefined {
+  const known = parsedMediaTypes.get(text);
+  if (known !== undefined) return known ?? undefined;
   const match = mediaType.exec(text.trim());
-  if (!match) return undefined;
-  return { resource: (match[1] as string).toLowerCase(), version: match[2] };
+  const parsed = match ? { resource: (match[1] as string).toLowerCase(), version: match[2] } : null;
+  if (parsedMediaTypes.size >= parsedMediaTypesMax) parsedMediaTypes.clear();
+  parsedMediaTypes.set(text, parsed);
+  return parsed ?? undefined;
 }
 
 /**

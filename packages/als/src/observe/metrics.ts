@@ -74,27 +74,27 @@ export function createMetrics(registry: Registry): Metrics {
     },
   });
 
-  // Children are bound once per label set; the hot path is a Map lookup and an addition.
-  const memo = <T>(make: (key: string) => T) => {
-    const children = new Map<string, T>();
-    return (key: string) => {
-      let child = children.get(key);
+  // Children are bound once per label set; the hot path is two Map lookups and an addition, with no key
+  // string built per call (it showed in the ALS's profile at thousands of lookups a second).
+  const memo = <A, B, T>(make: (a: A, b: B) => T) => {
+    const outer = new Map<A, Map<B, T>>();
+    return (a: A, b: B) => {
+      let inner = outer.get(a);
+      if (!inner) {
+        inner = new Map();
+        outer.set(a, inner);
+      }
+      let child = inner.get(b);
       if (!child) {
-        child = make(key);
-        children.set(key, child);
+        child = make(a, b);
+        inner.set(b, child);
       }
       return child;
     };
   };
-  const cacheChild = memo((key) => {
-    const [cache, result] = key.split(' ') as [string, string];
-    return cacheCounter.child({ cache, result });
-  });
-  const eventChild = memo((event) => events.child({ event }));
-  const requestChild = memo((key) => {
-    const [route, status] = key.split(' ') as [string, string];
-    return requests.child({ route, status });
-  });
+  const cacheChild = memo((cache: string, result: string) => cacheCounter.child({ cache, result }));
+  const eventChild = memo((event: string, _none: '') => events.child({ event }));
+  const requestChild = memo((route: string, status: number) => requests.child({ route, status: String(status) }));
 
   return {
     observeStage(name, startedAt) {
@@ -105,13 +105,13 @@ export function createMetrics(registry: Registry): Metrics {
       if (seconds >= 0 && seconds < 3600) e2e.observe(seconds);
     },
     cache(cache, result) {
-      cacheChild(`${cache} ${result}`).inc();
+      cacheChild(cache, result).inc();
     },
     event(event) {
-      eventChild(event).inc();
+      eventChild(event, '').inc();
     },
     ingress(route, status) {
-      requestChild(`${route} ${status}`).inc();
+      requestChild(route, status).inc();
     },
     retry() {
       retries.inc();

@@ -33,11 +33,10 @@ export interface Cache<V> {
  */
 export function createCache<V extends {}>(options: CacheOptions<V>): Cache<V> {
   const now = options.now ?? Date.now;
-  const lru = new LRUCache<string, Entry<V>>({
-    max: options.max,
-    ttl: options.ttlMs + options.maxStaleMs,
-    ttlAutopurge: false,
-  });
+  // Age is checked here against loadedAt, not with lru-cache's own ttl, which reads a second clock and
+  // keeps per-entry timestamps on every get and set.
+  const lru = new LRUCache<string, Entry<V>>({ max: options.max });
+  const servable = options.ttlMs + options.maxStaleMs;
   const loading = new Map<string, Promise<V>>();
   const record = (result: CacheResult) => options.record?.(options.name, result);
 
@@ -64,15 +63,20 @@ export function createCache<V extends {}>(options: CacheOptions<V>): Cache<V> {
   return {
     get(key) {
       const entry = lru.get(key);
-      if (entry) {
-        if (now() - entry.loadedAt <= options.ttlMs) {
+      if (entry !== undefined) {
+        const age = now() - entry.loadedAt;
+        if (age <= options.ttlMs) {
           record('hit');
           return Promise.resolve(entry.value);
         }
-        record('stale');
-        // The refresh's failure leaves the stale entry in place until it expires.
-        load(key).catch(() => {});
-        return Promise.resolve(entry.value);
+        if (age <= servable) {
+          record('stale');
+          // The refresh's failure leaves the stale entry in place until it expires.
+          load(key).catch(() => {});
+          return Promise.resolve(entry.value);
+        }
+        // Past the stale window: as if it had never been loaded.
+        lru.delete(key);
       }
       record('miss');
       return load(key);

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { httpDate } from '@mojafast/sim';
 
 export type FspiopVersion = '1.1' | '2.0';
 
@@ -12,17 +13,6 @@ export interface LookupRequest {
 // the CSPRNG each time (it was 5% of the generator's CPU). W3C only asks for 16 non-zero random-looking bytes.
 const traceIdPrefix = randomBytes(8).toString('hex');
 let traceCounter = 0;
-let lastSecond = 0;
-let lastDate = '';
-
-function httpDate(now: number): string {
-  const second = Math.floor(now / 1000);
-  if (second !== lastSecond) {
-    lastSecond = second;
-    lastDate = new Date(now).toUTCString();
-  }
-  return lastDate;
-}
 
 /**
  * The GET /parties a payer FSP sends, with the headers the Mojaloop harness sends: FSPIOP 1.1 or 2.0
