@@ -18,6 +18,20 @@ beforeAll(async () => {
 
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
+/** A small burst run: enough messages to cross chunk and partition boundaries, few enough to be quick. */
+const small = {
+  transfers: 200,
+  dfsps: 3,
+  currencies: 1,
+  partitions: 2,
+  instances: 1,
+  batchSize: 50,
+  rate: 0,
+  delimiter: '|',
+  stallMs: 20_000,
+  keep: false,
+} as const;
+
 describe('bench:position replay', () => {
   it('notifies every transfer once per phase and leaves the expected positions; the dump it writes replays the same', async () => {
     const dump = join(dir, 'dump.txt');
@@ -70,18 +84,9 @@ describe('bench:position replay', () => {
     'the Kafka-only floor (passthrough process on %s) notifies every transfer once per phase, as a success',
     async (client) => {
       const floor = await runPositionBench({
+        ...small,
         target: 'passthrough',
         handlerEnv: { PASSTHROUGH_CLIENT: client },
-        transfers: 200,
-        dfsps: 3,
-        currencies: 1,
-        partitions: 2,
-        instances: 1,
-        batchSize: 50,
-        rate: 0,
-        delimiter: '|',
-        stallMs: 20_000,
-        keep: false,
       });
       expect(floor.phases.map((p) => [p.action, p.messages, p.lost, p.duplicated, p.errorNotifications])).toEqual([
         ['prepare', 200, 0, 0, 0],
@@ -92,19 +97,7 @@ describe('bench:position replay', () => {
   );
 
   it('the handler with its bus on @platformatic/kafka (--handler-client platformatic) notifies once and leaves the expected positions', async () => {
-    const result = await runPositionBench({
-      handlerClient: 'platformatic',
-      transfers: 200,
-      dfsps: 3,
-      currencies: 1,
-      partitions: 2,
-      instances: 1,
-      batchSize: 50,
-      rate: 0,
-      delimiter: '|',
-      stallMs: 20_000,
-      keep: false,
-    });
+    const result = await runPositionBench({ ...small, handlerClient: 'platformatic' });
     expect(result.phases.map((p) => [p.action, p.messages, p.lost, p.duplicated, p.errorNotifications])).toEqual([
       ['prepare', 200, 0, 0, 0],
       ['commit', 200, 0, 0, 0],

@@ -1,4 +1,4 @@
-export { createKafkajsBus, type KafkajsBusOptions } from './bus/kafkajs-bus.js';
+export { busOptionsFromConfig, createKafkajsBus, type KafkajsBusOptions } from './bus/kafkajs-bus.js';
 export type { InboundMessage, OutboundMessage, PartitionBatch, PositionBus } from './bus/types.js';
 export { ConfigError, configDefaults, configSchema, loadConfig, type PositionConfig } from './config/index.js';
 export { type Amount, formatAmount, parseAmount } from './ledger/amount.js';

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { Registry } from 'prom-client';
-import { createKafkajsBus } from './bus/kafkajs-bus.js';
+import { busOptionsFromConfig, createKafkajsBus } from './bus/kafkajs-bus.js';
 import type { PositionBus } from './bus/types.js';
 import type { PositionConfig } from './config/index.js';
 import { createLogger, type Logger } from './observe/logger.js';
@@ -59,20 +59,7 @@ export async function startPositionService(
   try {
     const opened = await openWithRetry(knex, config, logger);
     const store = overrides.decorateStore ? overrides.decorateStore(opened) : opened;
-    const kafkaBus =
-      overrides.bus ??
-      createKafkajsBus({
-        brokers: config.kafkaBrokers,
-        clientId: config.kafkaClientId,
-        groupId: config.consumerGroup,
-        topics: config.positionTopics,
-        notificationTopic: config.notificationTopic,
-        fromBeginning: config.fromBeginning,
-        partitionsConsumedConcurrently: config.partitionsConsumedConcurrently,
-        maxBytesPerPartition: config.maxBytesPerPartition,
-        sessionTimeoutMs: config.sessionTimeoutMs,
-        logger,
-      });
+    const kafkaBus = overrides.bus ?? createKafkajsBus(busOptionsFromConfig(config, logger));
     const bus = overrides.decorateBus ? overrides.decorateBus(kafkaBus) : kafkaBus;
     started = { bus };
     const runner = new PositionRunner(bus, store, metrics, logger, {

@@ -1,5 +1,6 @@
-import { loadConfig, startPositionService } from '@mojafast/position-handler';
+import { busOptionsFromConfig, loadConfig, startPositionService } from '@mojafast/position-handler';
 import { createPlatformaticBus } from './platformatic-bus.js';
+import { quietLogger } from './stderr-logger.js';
 
 /**
  * `node dist/position/handler-on-platformatic.js`: the real handler (runner, store, database, /health and
@@ -9,20 +10,9 @@ import { createPlatformaticBus } from './platformatic-bus.js';
  */
 async function main(): Promise<void> {
   const config = loadConfig();
-  const write = (level: string) => (msg: string, fields?: Record<string, unknown>) =>
-    process.stderr.write(`${JSON.stringify({ level, msg, ...fields })}\n`);
-  const bus = createPlatformaticBus({
-    brokers: config.kafkaBrokers,
-    clientId: `${config.kafkaClientId}-platformatic`,
-    groupId: config.consumerGroup,
-    topics: config.positionTopics,
-    notificationTopic: config.notificationTopic,
-    fromBeginning: config.fromBeginning,
-    partitionsConsumedConcurrently: config.partitionsConsumedConcurrently,
-    maxBytesPerPartition: config.maxBytesPerPartition,
-    sessionTimeoutMs: config.sessionTimeoutMs,
-    logger: { error: write('error'), warn: write('warn'), info: () => {}, debug: () => {} },
-  });
+  const bus = createPlatformaticBus(
+    busOptionsFromConfig(config, quietLogger(), `${config.kafkaClientId}-platformatic`),
+  );
   const service = await startPositionService(config, { bus });
   const stop = () => {
     service.stop().catch((error: unknown) => {

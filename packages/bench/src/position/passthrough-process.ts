@@ -1,7 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createKafkajsBus, loadConfig } from '@mojafast/position-handler';
+import { busOptionsFromConfig, createKafkajsBus, loadConfig } from '@mojafast/position-handler';
 import { Passthrough } from './passthrough.js';
 import { createPlatformaticBus } from './platformatic-bus.js';
+import { quietLogger } from './stderr-logger.js';
 
 /**
  * `node dist/position/passthrough-process.js`: the Kafka-only floor of bench:position, in a process of its own
@@ -12,24 +13,11 @@ import { createPlatformaticBus } from './platformatic-bus.js';
  */
 async function main(): Promise<void> {
   const config = loadConfig();
-  const write = (level: string) => (msg: string, fields?: Record<string, unknown>) =>
-    process.stderr.write(`${JSON.stringify({ level, msg, ...fields })}\n`);
   const client = process.env.PASSTHROUGH_CLIENT ?? 'kafkajs';
   if (client !== 'kafkajs' && client !== 'platformatic') {
     throw new Error(`PASSTHROUGH_CLIENT must be kafkajs or platformatic, got "${client}"`);
   }
-  const busOptions = {
-    brokers: config.kafkaBrokers,
-    clientId: `${config.kafkaClientId}-passthrough`,
-    groupId: config.consumerGroup,
-    topics: config.positionTopics,
-    notificationTopic: config.notificationTopic,
-    fromBeginning: config.fromBeginning,
-    partitionsConsumedConcurrently: config.partitionsConsumedConcurrently,
-    maxBytesPerPartition: config.maxBytesPerPartition,
-    sessionTimeoutMs: config.sessionTimeoutMs,
-    logger: { error: write('error'), warn: write('warn'), info: () => {}, debug: () => {} },
-  };
+  const busOptions = busOptionsFromConfig(config, quietLogger(), `${config.kafkaClientId}-passthrough`);
   const bus = client === 'platformatic' ? createPlatformaticBus(busOptions) : createKafkajsBus(busOptions);
   const passthrough = new Passthrough(bus, { batchSize: config.batchSize, hubName: config.hubName });
   let stopping = false;

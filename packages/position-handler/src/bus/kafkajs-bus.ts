@@ -1,4 +1,5 @@
 import { type Consumer, Kafka, logLevel, Partitioners, type Producer } from 'kafkajs';
+import type { PositionConfig } from '../config/index.js';
 import type { Logger } from '../observe/logger.js';
 import type { OutboundMessage, PartitionBatch, PositionBus } from './types.js';
 
@@ -13,6 +14,22 @@ export interface KafkajsBusOptions {
   readonly maxBytesPerPartition: number;
   readonly sessionTimeoutMs: number;
   readonly logger: Logger;
+}
+
+/** The bus settings of a handler configuration (the handler, and the bench's processes that share its env). */
+export function busOptionsFromConfig(config: PositionConfig, logger: Logger, clientId = config.kafkaClientId) {
+  return {
+    brokers: config.kafkaBrokers,
+    clientId,
+    groupId: config.consumerGroup,
+    topics: config.positionTopics,
+    notificationTopic: config.notificationTopic,
+    fromBeginning: config.fromBeginning,
+    partitionsConsumedConcurrently: config.partitionsConsumedConcurrently,
+    maxBytesPerPartition: config.maxBytesPerPartition,
+    sessionTimeoutMs: config.sessionTimeoutMs,
+    logger,
+  } satisfies KafkajsBusOptions;
 }
 
 /**
