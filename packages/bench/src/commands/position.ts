@@ -34,7 +34,7 @@ export const positionUsage = `mojafast-bench position [options]
   --keep               keep the database and topics afterwards
   --threshold EXPR     k6 syntax, repeatable: 'rate>20000' (lower of the two phases' msgs/s),
                        'p99<50' (latency over both phases), 'prepare_latency:p(99)<50', 'lost:count==0'
-  --out FILE           JSON results`;
+  --out FILE           JSON results (default bench-results/position-<UTC time>.json: a run always leaves them)`;
 
 const options = {
   transfers: { type: 'string', default: '100000' },
@@ -245,7 +245,8 @@ export async function positionCommand(argv: string[]): Promise<void> {
     metrics,
     thresholds: values.threshold.map(qualify),
     defaultMetric: 'msgs',
-    out: values.out,
+    // Issue #6: the command with no arguments writes its JSON too.
+    out: values.out ?? join('bench-results', `position-${new Date().toISOString().replace(/[:.]/g, '-')}.json`),
     json,
   });
   const failures = runs.flatMap(({ batchSize, target, result }) => [
