@@ -236,15 +236,19 @@ export async function runPositionBench(options: PositionBenchOptions): Promise<P
         `${action}: replaying ${messages.length} messages ${options.rate === 0 ? 'as a burst' : `at ${options.rate}/s`}`,
       );
       const firstInput = Date.now();
-      await replay(raw, encoded, { rate: options.rate, chunk: 1000, inFlight: 4 }, inputTimes);
+      // Progress runs while the replay does (a paced replay of 100,000 messages takes its time): sent,
+      // notified, the notification rate, and the lag between the two.
+      const replaying = replay(raw, encoded, { rate: options.rate, chunk: 1000, inFlight: 4 }, inputTimes);
       let lastPrint = 0;
-      await collector.waitFor(messages.length, options.stallMs, (seen) => {
+      const draining = collector.waitFor(messages.length, options.stallMs, (seen) => {
         if (Date.now() - lastPrint < 2000) return;
         lastPrint = Date.now();
+        const sent = inputTimes.size;
         say(
-          `  ${action}: ${seen}/${messages.length} notified, ${(seen / ((Date.now() - firstInput) / 1000)).toFixed(0)}/s`,
+          `  ${action}: ${sent}/${messages.length} sent, ${seen} notified, ${(seen / (Math.max(1, Date.now() - firstInput) / 1000)).toFixed(0)}/s, lag ${sent - seen}`,
         );
       });
+      await Promise.all([replaying, draining]);
       const [sql, used, stagesAfter] = await Promise.all([
         statements.stop(),
         cpu.stop(),
