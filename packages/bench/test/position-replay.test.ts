@@ -105,6 +105,22 @@ describe('bench:position replay', () => {
     expect(result.positionMismatches).toEqual([]);
   });
 
+  it('a mixed phase with aborts and limit breaches (--actions mixed --aborts 0.25 --breaches 0.1): each transfer answered once, the refusals and aborts as errors, positions as the mix makes them', async () => {
+    const result = await runPositionBench({ ...small, mix: { phases: 'mixed', aborts: 0.25, breaches: 0.1 } });
+    // 100 reserved transfers settle (25 aborts), 100 new ones prepare (10 over the cap).
+    expect(
+      result.phases.map((p) => [
+        p.action,
+        p.messages,
+        p.lost,
+        p.duplicated,
+        p.errorNotifications,
+        p.expectedErrorNotifications,
+      ]),
+    ).toEqual([['mixed', 200, 0, 0, 35, 35]]);
+    expect(result.positionMismatches).toEqual([]);
+  });
+
   it('refuses a dump with a commit whose prepare is missing (bad input: commit-only dump)', () => {
     const commit = JSON.stringify({ metadata: { correlationId: 't1', event: { action: 'commit' } } });
     expect(() => workloadFromDump([{ key: '3', value: commit }])).toThrow('commit for t1 has no prepare in the dump');

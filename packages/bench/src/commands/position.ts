@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type ParseArgsOptionDescriptor, parseArgs } from 'node:util';
+import { type ActionMix, MIX_PHASES, type MixPhases } from '../position/action-mix.js';
 import { type PhaseResult, type PositionBenchResult, type PositionTarget, runPositionBench } from '../position/run.js';
 import type { Metric } from '../report/metrics.js';
 import { positiveInteger } from './http.js';
@@ -17,6 +18,13 @@ export const positionUsage = `mojafast-bench position [options]
   --instances H        handler processes in one consumer group (default 1)
   --batch-size B       POSITION_BATCH_SIZE of the handler (default 1000)
   --rate R             offered messages/s; 0 = burst (default 0)
+  --actions A          what a generated run replays: prepare,commit (default: the prepares, then their
+                       commits), prepare (prepares only), commit (only the commits, of transfers provisioned
+                       as already reserved), mixed (one phase: prepares of new transfers interleaved with the
+                       commits of reserved ones)
+  --aborts F           share of the commits replaced by aborts (the transfer in RECEIVED_ERROR; default 0)
+  --breaches F         share of the prepares over the payer's net debit cap, refused with 4200 (default 0);
+                       error notifications are counted and must match what the mix makes
   --dump FILE          replay a kcat dump (key<delimiter>value per line) instead of generating
   --write-dump FILE    write the generated messages as a kcat dump (prepares, then commits)
   --key-delimiter D    kcat -K delimiter (default |)
@@ -56,8 +64,25 @@ const options = {
   keep: { type: 'boolean', default: false },
   threshold: { type: 'string', multiple: true, default: [] },
   out: { type: 'string' },
+  actions: { type: 'string', default: 'prepare,commit' },
+  aborts: { type: 'string', default: '0' },
+  breaches: { type: 'string', default: '0' },
   help: { type: 'boolean', short: 'h', default: false },
 } satisfies Record<string, ParseArgsOptionDescriptor>;
+
+/** --actions, --aborts, --breaches: validated, naming the bad flag. */
+function actionMix(actions: string, aborts: string, breaches: string): ActionMix {
+  if (!(MIX_PHASES as readonly string[]).includes(actions)) {
+    throw new Error(`--actions must be one of ${MIX_PHASES.join(' | ')}, got "${actions}"`);
+  }
+  const share = (flag: string, text: string) => {
+    const value = Number(text);
+    if (!Number.isFinite(value) || value < 0 || value > 1)
+      throw new Error(`${flag} must be a share from 0 to 1, got "${text}"`);
+    return value;
+  };
+  return { phases: actions as MixPhases, aborts: share('--aborts', aborts), breaches: share('--breaches', breaches) };
+}
 
 function phaseJson(phase: PhaseResult | undefined) {
   if (!phase) return null;
@@ -72,6 +97,7 @@ function phaseJson(phase: PhaseResult | undefined) {
     lost: phase.lost,
     duplicated: phase.duplicated,
     error_notifications: phase.errorNotifications,
+    error_notifications_expected: phase.expectedErrorNotifications,
     duration_s: Number(phase.durationSeconds.toFixed(3)),
     cpu_cores: Object.fromEntries(Object.entries(phase.cpu).map(([k, v]) => [k, Number(v.toFixed(3))])),
     cpu_us_per_msg: cpuMicrosPerMessage(phase),
@@ -153,6 +179,7 @@ export async function positionCommand(argv: string[]): Promise<void> {
     handlerEnv: { PASSTHROUGH_CLIENT: kafkaClient('--floor-client', values['floor-client']) },
     handlerClient: kafkaClient('--handler-client', values['handler-client']),
     onProgress: progress,
+    mix: actionMix(values.actions, values.aborts, values.breaches),
   };
   if (base.dfsps < 2) throw new Error('--dfsps must be at least 2');
   if (values.compare && (values.floor || values['floor-only'])) throw new Error('--compare and --floor are exclusive');
@@ -193,6 +220,8 @@ export async function positionCommand(argv: string[]): Promise<void> {
   const json: Record<string, unknown> = {
     prepare: phaseJson(last.result.phases.find((p) => p.action === 'prepare')),
     commit: phaseJson(last.result.phases.find((p) => p.action === 'commit')),
+    mixed: phaseJson(last.result.phases.find((p) => p.action === 'mixed')),
+    actions: base.mix,
     target: last.target,
     batch_size: last.batchSize,
     partitions: base.partitions,
@@ -253,6 +282,12 @@ export async function positionCommand(argv: string[]): Promise<void> {
     ...result.phases
       .filter((p) => p.lost > 0 || p.duplicated > 0)
       .map((p) => `${target} batch ${batchSize} ${p.action}: ${p.lost} lost, ${p.duplicated} duplicated`),
+    ...result.phases
+      .filter((p) => p.errorNotifications !== p.expectedErrorNotifications)
+      .map(
+        (p) =>
+          `${target} batch ${batchSize} ${p.action}: ${p.errorNotifications} error notifications, the mix makes ${p.expectedErrorNotifications}`,
+      ),
     ...result.positionMismatches.map((m) => `batch ${batchSize}: ${m}`),
   ]);
   if (failures.length > 0) {

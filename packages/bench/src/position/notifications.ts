@@ -41,8 +41,9 @@ export function metadataOf(value: Buffer | string): Metadata | undefined {
 }
 
 export interface PhaseTally {
-  readonly action: string;
-  /** Transfer id → how many notifications of this action arrived for it. */
+  /** The actions replayed in the phase (prepare; commit and abort; or all of them in a mixed phase). */
+  readonly actions: ReadonlySet<string>;
+  /** Transfer id → how many notifications of the phase's actions arrived for it. */
   readonly seen: Map<string, number>;
   readonly latency: LatencyRecorder;
   errors: number;
@@ -88,9 +89,9 @@ export class NotificationCollector {
     });
   }
 
-  beginPhase(action: string, inputTimes: Map<string, number>): PhaseTally {
+  beginPhase(actions: ReadonlySet<string>, inputTimes: Map<string, number>): PhaseTally {
     this.#inputTimes = inputTimes;
-    this.#phase = { action, seen: new Map(), latency: new LatencyRecorder(), errors: 0, firstAt: 0, lastAt: 0 };
+    this.#phase = { actions, seen: new Map(), latency: new LatencyRecorder(), errors: 0, firstAt: 0, lastAt: 0 };
     return this.#phase;
   }
 
@@ -99,7 +100,7 @@ export class NotificationCollector {
     if (!phase || !value) return;
     const metadata = metadataOf(value);
     const event = metadata?.event;
-    if (event?.action !== phase.action) return;
+    if (event?.action === undefined || !phase.actions.has(event.action)) return;
     const id = metadata?.correlationId;
     if (!id) return;
     const count = (phase.seen.get(id) ?? 0) + 1;

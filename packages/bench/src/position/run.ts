@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   createKnex,
+  formatAmount,
   type GeneratedTransfer,
   insertTransfers,
   migrateLatest,
@@ -18,13 +19,14 @@ import { type Service, spawnUntilHealthy, spawnUntilReadyLine } from '../load/pr
 import type { LatencySummary } from '../report/latency.js';
 import { CpuMeter } from '../system/cpu.js';
 import { StatementMeter } from '../system/mysql-status.js';
+import { type ActionMix, defaultMix, expectedPositionsOf, isDefaultMix, planMix } from './action-mix.js';
 import { readDump, writeDump } from './dump.js';
 import { workloadFromDump } from './dump-workload.js';
 import { readStageSeconds, stageDelta } from './handler-stages.js';
 import { NotificationCollector } from './notifications.js';
 import { RawProducer } from './raw-producer.js';
 import { prepareReplay, type ReplayMessage, replay } from './replay.js';
-import { currencyCodes, dfspNames, expectedPositions, generateWorkload, positionMessages } from './workload.js';
+import { currencyCodes, dfspNames, generateWorkload, positionMessages } from './workload.js';
 
 /**
  * What consumes the position topic: the handler, or the passthrough (passthrough.ts: the handler's Kafka layer,
@@ -52,10 +54,12 @@ export interface PositionBenchOptions {
   readonly keep: boolean;
   readonly handlerEnv?: Record<string, string>;
   readonly onProgress?: (line: string) => void;
+  /** Which actions a generated run replays; a dump is replayed as it is (prepares, then commits). */
+  readonly mix?: ActionMix;
 }
 
 export interface PhaseResult {
-  readonly action: 'prepare' | 'commit';
+  readonly action: 'prepare' | 'commit' | 'mixed';
   readonly messages: number;
   readonly durationSeconds: number;
   readonly msgsPerSecond: number;
@@ -66,6 +70,8 @@ export interface PhaseResult {
   readonly lost: number;
   readonly duplicated: number;
   readonly errorNotifications: number;
+  /** What the workload must produce: the refused prepares and the aborts. */
+  readonly expectedErrorNotifications: number;
   readonly cpu: Record<string, number>;
   /** Handler seconds per stage (decode, lock, compute, write, produce, commit), summed over the handlers. */
   readonly handlerStages: Record<string, number>;
@@ -78,6 +84,10 @@ export interface PositionBenchResult {
 }
 
 const bigLimit = '100000000000';
+/** Liquidity above the cap, so a prepare over the cap fails the limit check (4200), not the liquidity one. */
+const bigLiquidity = '1000000000000';
+/** Over every payer's cap: a limit breach. */
+const breachAmount = '200000000000';
 
 async function pidFrom(file: string): Promise<number | undefined> {
   try {
@@ -88,61 +98,164 @@ async function pidFrom(file: string): Promise<number | undefined> {
   }
 }
 
-async function markFulfilled(knex: Knex, transferIds: readonly string[]): Promise<void> {
-  // What central-ledger's fulfil handler leaves before it hands a commit to the position handler.
+async function markState(knex: Knex, transferIds: readonly string[], transferStateId: string): Promise<void> {
   for (let i = 0; i < transferIds.length; i += 5000) {
     await knex('transferStateChange').insert(
-      transferIds.slice(i, i + 5000).map((transferId) => ({ transferId, transferStateId: 'RECEIVED_FULFIL' })),
+      transferIds.slice(i, i + 5000).map((transferId) => ({ transferId, transferStateId })),
     );
   }
 }
 
-async function workload(
-  options: PositionBenchOptions,
-  knex: Knex,
-): Promise<{
-  transfers: GeneratedTransfer[];
-  ledger: ProvisionedLedger;
-  prepares: ReplayMessage[];
-  commits: ReplayMessage[];
-}> {
+/**
+ * What central-ledger's fulfil handler leaves before it hands an outcome to the position handler:
+ * RECEIVED_FULFIL before a commit, RECEIVED_ERROR before an abort.
+ */
+async function markOutcomes(knex: Knex, steps: readonly { transferId: string; action: string }[]): Promise<void> {
+  await markState(
+    knex,
+    steps.filter((s) => s.action === 'commit').map((s) => s.transferId),
+    'RECEIVED_FULFIL',
+  );
+  await markState(
+    knex,
+    steps.filter((s) => s.action === 'abort').map((s) => s.transferId),
+    'RECEIVED_ERROR',
+  );
+}
+
+/** Transfers a position handler already reserved: RESERVED, and the payers' positions holding the amounts. */
+async function markReserved(knex: Knex, transfers: readonly GeneratedTransfer[], ledger: ProvisionedLedger) {
+  await markState(
+    knex,
+    transfers.map((t) => t.transferId),
+    'RESERVED',
+  );
+  const totals = new Map<number, bigint>();
+  for (const t of transfers) {
+    const id = ledger.accounts.get(`${t.payer}:${t.currency}`)?.position as number;
+    totals.set(id, (totals.get(id) ?? 0n) + parseAmount(t.amount));
+  }
+  for (const [id, total] of totals) {
+    await knex('participantPosition')
+      .where({ participantCurrencyId: id })
+      .update({ value: formatAmount(total) });
+  }
+}
+
+interface WorkloadPhase {
+  readonly label: 'prepare' | 'commit' | 'mixed';
+  readonly messages: ReplayMessage[];
+  /** The actions of its messages: the notifications that answer them carry the same. */
+  readonly actions: ReadonlySet<string>;
+  /** Fulfil outcomes whose state (RECEIVED_FULFIL / RECEIVED_ERROR) is written before the phase. */
+  readonly outcomes: { transferId: string; action: string }[];
+  readonly expectedErrors: number;
+}
+
+interface Workload {
+  readonly ledger: ProvisionedLedger;
+  readonly phases: WorkloadPhase[];
+  /** Final position per `dfsp:currency` when every message had its expected outcome. */
+  readonly expected: Map<string, bigint>;
+  readonly transfers: number;
+}
+
+async function workload(options: PositionBenchOptions, knex: Knex): Promise<Workload> {
+  const mix = options.mix ?? defaultMix;
   let fromDump: ReturnType<typeof workloadFromDump> | undefined;
   if (options.dump) {
+    if (!isDefaultMix(mix)) throw new Error('--actions, --aborts and --breaches shape generated runs, not a --dump');
     const dumped = [];
     for await (const message of readDump(options.dump, options.delimiter)) dumped.push(message);
     fromDump = workloadFromDump(dumped);
   }
-  const transfers = fromDump?.transfers ?? generateWorkload({ ...options, amount: '10' });
+  if (options.writeDump && !isDefaultMix(mix)) {
+    throw new Error('--write-dump writes the default mix (prepares, then their commits)');
+  }
+  // A dump is its prepares, then commits of them when it has any.
+  const dumpMix: ActionMix = { ...defaultMix, phases: fromDump?.commits.length ? 'prepare,commit' : 'prepare' };
+  const plan = planMix(
+    fromDump?.transfers ?? generateWorkload({ ...options, amount: '10' }),
+    fromDump ? dumpMix : mix,
+    breachAmount,
+  );
+  const transfers = plan.transfers;
   const dfsps = fromDump ? [...new Set(transfers.flatMap((t) => [t.payer, t.payee]))] : dfspNames(options.dfsps);
   const currencies = fromDump ? [...new Set(transfers.map((t) => t.currency))] : currencyCodes(options.currencies);
   const ledger = await provisionLedger(knex, {
     currencies,
-    dfsps: dfsps.map((name) => ({ name, netDebitCap: bigLimit, liquidity: bigLimit })),
+    dfsps: dfsps.map((name) => ({ name, netDebitCap: bigLimit, liquidity: bigLiquidity })),
   });
   await insertTransfers(
     knex,
     transfers.map((t) => ({ ...t, state: 'RECEIVED_PREPARE' as const })),
     ledger.accounts,
   );
-  if (!fromDump) {
-    const keyed = (action: 'prepare' | 'commit') =>
-      positionMessages(transfers, action, ledger).map((m, i) => ({
-        ...m,
-        transferId: (transfers[i] as GeneratedTransfer).transferId,
-      }));
-    const prepares = keyed('prepare');
-    const commits = keyed('commit');
-    if (options.writeDump) await writeDump(options.writeDump, [...prepares, ...commits], options.delimiter);
-    return { transfers, ledger, prepares, commits };
+  if (plan.reserved.length > 0) await markReserved(knex, plan.reserved, ledger);
+  const expected = expectedPositionsOf(plan);
+  if (fromDump) {
+    const byId = new Map(transfers.map((t) => [t.transferId, t]));
+    const accountKey = (dfsp: string, currency: string) => String(ledger.accounts.get(`${dfsp}:${currency}`)?.position);
+    const rekey = (messages: { transferId: string; value: string }[], side: 'payer' | 'payee') =>
+      messages.map((m) => {
+        const t = byId.get(m.transferId) as GeneratedTransfer;
+        return { key: accountKey(t[side], t.currency), value: m.value, transferId: m.transferId };
+      });
+    const commits = rekey(fromDump.commits, 'payee');
+    return {
+      ledger,
+      expected,
+      transfers: transfers.length,
+      phases: [
+        {
+          label: 'prepare',
+          messages: rekey(fromDump.prepares, 'payer'),
+          actions: new Set(['prepare']),
+          outcomes: [],
+          expectedErrors: 0,
+        },
+        ...(commits.length > 0
+          ? [
+              {
+                label: 'commit' as const,
+                messages: commits,
+                actions: new Set(['commit']),
+                outcomes: commits.map((m) => ({ transferId: m.transferId, action: 'commit' })),
+                expectedErrors: 0,
+              },
+            ]
+          : []),
+      ],
+    };
   }
-  const byId = new Map(transfers.map((t) => [t.transferId, t]));
-  const accountKey = (dfsp: string, currency: string) => String(ledger.accounts.get(`${dfsp}:${currency}`)?.position);
-  const rekey = (messages: { transferId: string; value: string }[], side: 'payer' | 'payee') =>
-    messages.map((m) => {
-      const t = byId.get(m.transferId) as GeneratedTransfer;
-      return { key: accountKey(t[side], t.currency), value: m.value, transferId: m.transferId };
-    });
-  return { transfers, ledger, prepares: rekey(fromDump.prepares, 'payer'), commits: rekey(fromDump.commits, 'payee') };
+  const phases = plan.phases.map((phase): WorkloadPhase => {
+    // Messages generated per action, then put back in the phase's order.
+    const byAction = new Map<string, Map<string, ReplayMessage>>();
+    for (const action of ['prepare', 'commit', 'abort'] as const) {
+      const group = phase.steps.filter((s) => s.action === action).map((s) => s.transfer);
+      const messages = positionMessages(group, action, ledger);
+      byAction.set(
+        action,
+        new Map(group.map((t, i) => [t.transferId, { ...(messages[i] as ReplayMessage), transferId: t.transferId }])),
+      );
+    }
+    return {
+      label: phase.label,
+      messages: phase.steps.map((s) => byAction.get(s.action)?.get(s.transfer.transferId) as ReplayMessage),
+      actions: new Set(phase.steps.map((s) => s.action)),
+      outcomes: phase.steps
+        .filter((s) => s.action !== 'prepare')
+        .map((s) => ({ transferId: s.transfer.transferId, action: s.action })),
+      expectedErrors: phase.expectedErrors,
+    };
+  });
+  if (options.writeDump)
+    await writeDump(
+      options.writeDump,
+      phases.flatMap((p) => p.messages),
+      options.delimiter,
+    );
+  return { ledger, expected, transfers: transfers.length, phases };
 }
 
 /**
@@ -168,7 +281,9 @@ export async function runPositionBench(options: PositionBenchOptions): Promise<P
     await migrateLatest(knex);
     say(`provisioning ${db.name}`);
     const work = await workload(options, knex);
-    say(`${work.prepares.length} prepares, ${work.commits.length} commits, ${work.ledger.accounts.size} accounts`);
+    say(
+      `${work.transfers} transfers, ${work.phases.map((p) => `${p.label} ${p.messages.length} messages`).join(', ')}, ${work.ledger.accounts.size} accounts`,
+    );
     const [raw] = await Promise.all([RawProducer.connect(kafka, inputTopic.name), collector.start()]);
     producer = raw;
     const target = options.target ?? 'handler';
@@ -224,14 +339,14 @@ export async function runPositionBench(options: PositionBenchOptions): Promise<P
     pids.set('bench', process.pid);
 
     const phases: PhaseResult[] = [];
-    const runPhase = async (action: 'prepare' | 'commit', messages: ReplayMessage[]) => {
+    const runPhase = async ({ label: action, messages, actions, expectedErrors }: WorkloadPhase) => {
       const encoded = prepareReplay(messages, raw);
       const statements = new StatementMeter(statusConnection);
       const cpu = new CpuMeter(pids);
       await Promise.all([statements.start(), cpu.start()]);
       const stagesBefore = await readStageSeconds(metricsUrls);
       const inputTimes = new Map<string, number>();
-      const phase = collector.beginPhase(action, inputTimes);
+      const phase = collector.beginPhase(actions, inputTimes);
       say(
         `${action}: replaying ${messages.length} messages ${options.rate === 0 ? 'as a burst' : `at ${options.rate}/s`}`,
       );
@@ -275,33 +390,36 @@ export async function runPositionBench(options: PositionBenchOptions): Promise<P
         lost,
         duplicated,
         errorNotifications: phase.errors,
+        // The passthrough answers every message as applied.
+        expectedErrorNotifications: target === 'passthrough' ? 0 : expectedErrors,
         cpu: used,
         handlerStages: stageDelta(stagesBefore, stagesAfter),
       });
       return phase;
     };
 
-    const prepared = await runPhase('prepare', work.prepares);
-    const committedIds = work.commits.map((m) => m.transferId).filter((id) => prepared.seen.has(id));
-    if (work.commits.length > 0) {
-      if (target === 'handler') await markFulfilled(knex, committedIds);
-      await runPhase('commit', work.commits);
+    for (const phase of work.phases) {
+      if (target === 'handler') await markOutcomes(knex, phase.outcomes);
+      await runPhase(phase);
     }
     // The passthrough writes nothing: exactly-once notification is its only outcome to check.
     if (target === 'passthrough') return { phases, positionMismatches: [], database: db.name };
-    const expected = expectedPositions(work.transfers, work.ledger, work.commits.length > 0);
+    const accountOf = (key: string) => work.ledger.accounts.get(key)?.position as number;
     const rows = await knex('participantPosition')
       .select('participantCurrencyId', 'value')
-      .whereIn('participantCurrencyId', [...expected.keys()]);
+      .whereIn('participantCurrencyId', [...work.expected.keys()].map(accountOf));
     const actual = new Map(
       rows.map((r: { participantCurrencyId: string | number; value: string }) => [
         Number(r.participantCurrencyId),
         parseAmount(String(r.value)),
       ]),
     );
-    const positionMismatches = [...expected]
-      .filter(([id, value]) => actual.get(id) !== value)
-      .map(([id, value]) => `account ${id}: expected ${value}, found ${actual.get(id)} (ten-thousandths)`);
+    const positionMismatches = [...work.expected]
+      .filter(([key, value]) => actual.get(accountOf(key)) !== value)
+      .map(
+        ([key, value]) =>
+          `account ${accountOf(key)} (${key}): expected ${value}, found ${actual.get(accountOf(key))} (ten-thousandths)`,
+      );
     return { phases, positionMismatches, database: db.name };
   } finally {
     for (const h of handlers) await h.stop();

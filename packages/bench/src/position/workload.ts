@@ -3,7 +3,6 @@ import {
   generatePositionMessages,
   generateTransfers,
   type ProvisionedLedger,
-  parseAmount,
 } from '@mojafast/position-handler';
 import type { DumpedMessage } from './dump.js';
 
@@ -28,10 +27,10 @@ export function generateWorkload(spec: WorkloadSpec): GeneratedTransfer[] {
   });
 }
 
-/** The messages central-ledger's prepare (or fulfil) handler would put on the position topic for these transfers. */
+/** The messages central-ledger's prepare (or fulfil) handler would put on the position topic for these transfers (an abort: the fulfil handler's answer to a payee's error callback). */
 export function positionMessages(
   transfers: readonly GeneratedTransfer[],
-  action: 'prepare' | 'commit',
+  action: 'prepare' | 'commit' | 'abort',
   ledger: ProvisionedLedger,
 ): DumpedMessage[] {
   return generatePositionMessages({
@@ -54,23 +53,4 @@ export function transferIdOf(value: string): string {
   const id = parsed.metadata?.correlationId ?? parsed.id;
   if (!id) throw new Error('position message without metadata.correlationId or id');
   return id;
-}
-
-/** Final position per account when every prepare and commit succeeds: payer up by the amount, payee down. */
-export function expectedPositions(
-  transfers: readonly GeneratedTransfer[],
-  ledger: ProvisionedLedger,
-  committed: boolean,
-): Map<number, bigint> {
-  const totals = new Map<number, bigint>();
-  const add = (dfsp: string, currency: string, delta: bigint) => {
-    const id = ledger.accounts.get(`${dfsp}:${currency}`)?.position;
-    if (id === undefined) throw new Error(`no account for ${dfsp} in ${currency}`);
-    totals.set(id, (totals.get(id) ?? 0n) + delta);
-  };
-  for (const t of transfers) {
-    add(t.payer, t.currency, parseAmount(t.amount));
-    if (committed) add(t.payee, t.currency, -parseAmount(t.amount));
-  }
-  return totals;
 }
