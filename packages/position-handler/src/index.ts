@@ -14,6 +14,9 @@ export {
   type KeyedMessage,
 } from './messages/generate.js';
 export { notificationFor } from './messages/notify.js';
+export type { Logger } from './observe/logger.js';
+export { createMetrics } from './observe/metrics.js';
+export { type BatchStore, PositionRunner } from './runner/runner.js';
 export { createKnex, type DbSettings } from './store/db.js';
 export { migrateLatest, positionMigrationSource } from './store/migrations.js';
 export { PositionStore } from './store/position-store.js';

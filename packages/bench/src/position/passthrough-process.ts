@@ -17,9 +17,10 @@ async function main(): Promise<void> {
   if (client !== 'kafkajs' && client !== 'platformatic') {
     throw new Error(`PASSTHROUGH_CLIENT must be kafkajs or platformatic, got "${client}"`);
   }
-  const busOptions = busOptionsFromConfig(config, quietLogger(), `${config.kafkaClientId}-passthrough`);
+  const logger = quietLogger();
+  const busOptions = busOptionsFromConfig(config, logger, `${config.kafkaClientId}-passthrough`);
   const bus = client === 'platformatic' ? createPlatformaticBus(busOptions) : createKafkajsBus(busOptions);
-  const passthrough = new Passthrough(bus, { batchSize: config.batchSize, hubName: config.hubName });
+  const passthrough = new Passthrough(bus, { batchSize: config.batchSize, hubName: config.hubName, logger });
   let stopping = false;
   const stop = () => {
     if (stopping) return;

@@ -1,93 +1,64 @@
 import {
-  decodeMessage,
-  MalformedMessageError,
-  notificationFor,
-  type OutboundMessage,
-  type PartitionBatch,
+  type BatchStore,
+  createMetrics,
+  type LedgerCommand,
+  type Logger,
+  type PlanResult,
   type PositionBus,
+  PositionRunner,
 } from '@mojafast/position-handler';
+import { Registry } from 'prom-client';
 
 export interface PassthroughOptions {
-  /** Messages per produced chunk: the handler's POSITION_BATCH_SIZE, so sends are the same size. */
+  /** Messages per chunk: the handler's POSITION_BATCH_SIZE, so sends are the same size. */
   readonly batchSize: number;
   readonly hubName: string;
+  readonly logger: Logger;
 }
 
-export interface PassthroughCounts {
-  passed: number;
-  skipped: number;
+/** The database taken out: nothing read or written, every command answered as applied. */
+class AppliedStore implements BatchStore {
+  applied = 0;
+
+  async applyBatch(commands: readonly LedgerCommand[]): Promise<PlanResult> {
+    this.applied += commands.length;
+    return {
+      stateChanges: [],
+      positionChanges: [],
+      positionUpdates: [],
+      outcomes: commands.map((c) => ({ seq: c.seq, result: 'applied' as const })),
+    };
+  }
 }
 
 /**
  * The handler with the database taken out, to measure what its Kafka layer alone allows (issue #6: "if the
- * Kafka client is the limit, show it with a measurement"): the handler's own bus (kafkajs), decode and
- * notification encoding, every message answered as applied. Same order and pipelining as PositionRunner:
- * per chunk of `batchSize`, decode → encode → produce (acks=all) → commit the offset after the ack, with
- * chunk N's produce overlapping chunk N+1's decode.
+ * Kafka client is the limit, show it with a measurement"): the handler's own PositionRunner on the given bus,
+ * so decode, notification encoding, chunking, pipelining and the acknowledged offset commits are the
+ * handler's, over a store that writes nothing.
  */
 export class Passthrough {
-  readonly counts: PassthroughCounts = { passed: 0, skipped: 0 };
-  readonly #inFlight = new Set<Promise<void>>();
+  readonly #store = new AppliedStore();
+  readonly #runner: PositionRunner;
 
-  constructor(
-    private readonly bus: PositionBus,
-    private readonly options: PassthroughOptions,
-  ) {}
-
-  async start(): Promise<void> {
-    await this.bus.start((batch) => {
-      const work = this.handle(batch);
-      this.#inFlight.add(work);
-      return work.finally(() => this.#inFlight.delete(work));
+  constructor(bus: PositionBus, options: PassthroughOptions) {
+    this.#runner = new PositionRunner(bus, this.#store, createMetrics(new Registry()), options.logger, {
+      batchSize: options.batchSize,
+      hubName: options.hubName,
+      retryInitialMs: 100,
+      retryMaxMs: 5_000,
     });
   }
 
-  async stop(): Promise<void> {
-    await Promise.allSettled([...this.#inFlight]);
-    await this.bus.stop();
+  get counts(): { applied: number } {
+    return { applied: this.#store.applied };
   }
 
-  async handle(batch: PartitionBatch): Promise<void> {
-    let pending: { produced: Promise<void>; lastOffset: string } | undefined;
-    const settle = async () => {
-      if (!pending) return;
-      const { produced, lastOffset } = pending;
-      pending = undefined;
-      await produced;
-      await this.bus.commit(batch.topic, batch.partition, (BigInt(lastOffset) + 1n).toString());
-      batch.resolve(lastOffset);
-    };
-    try {
-      const { messages } = batch;
-      for (let start = 0; start < messages.length && batch.isActive(); start += this.options.batchSize) {
-        const chunk = messages.slice(start, start + this.options.batchSize);
-        const notifications = this.encode(chunk);
-        await settle();
-        const last = chunk[chunk.length - 1];
-        if (!last) break;
-        const produced = notifications.length > 0 ? this.bus.produce(notifications) : Promise.resolve();
-        // Awaited by the next settle(); an unobserved rejection meanwhile would crash the process.
-        produced.catch(() => {});
-        pending = { produced, lastOffset: last.offset };
-      }
-    } finally {
-      await settle();
-    }
+  start(): Promise<void> {
+    return this.#runner.start();
   }
 
-  private encode(chunk: PartitionBatch['messages']): OutboundMessage[] {
-    const ctx = { hubName: this.options.hubName, now: new Date() };
-    const out: OutboundMessage[] = [];
-    for (const [seq, message] of chunk.entries()) {
-      try {
-        const decoded = decodeMessage(message.key, message.value);
-        out.push({ key: null, value: notificationFor(decoded, { seq, result: 'applied' }, ctx) });
-        this.counts.passed++;
-      } catch (error) {
-        if (!(error instanceof MalformedMessageError)) throw error;
-        this.counts.skipped++;
-      }
-    }
-    return out;
+  stop(): Promise<void> {
+    return this.#runner.stop();
   }
 }

@@ -55,6 +55,9 @@ interface DecodedChunk {
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+/** Chunks of one partition whose notifications may be awaiting their acknowledgement at once. */
+const MAX_UNSETTLED_CHUNKS = 4;
+
 /**
  * The loop for one partition batch: decode → plan and write (one DB transaction per chunk of `batchSize`) →
  * produce the notifications → once they are acknowledged, commit the offsets. Never in another order: a crash
@@ -65,9 +68,6 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * commit happen off the fetch loop, chained per partition (see settle), so the next fetch does not wait for
  * two more broker round trips: the DB transaction is the only wait between fetches.
  */
-/** Chunks of one partition whose notifications may be awaiting their acknowledgement at once. */
-const MAX_UNSETTLED_CHUNKS = 4;
-
 export class PositionRunner {
   private stopping = false;
   private readonly inFlight = new Set<Promise<unknown>>();
