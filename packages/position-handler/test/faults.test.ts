@@ -46,6 +46,19 @@ afterAll(async () => {
   await ledger?.drop();
 });
 
+/** How many of these transfers have a RESERVED state change: each prepare applied writes exactly one. */
+async function reservedCount(transfers: readonly { transferId: string }[]): Promise<number> {
+  const rows = await ledger
+    .knex('transferStateChange')
+    .count({ n: '*' })
+    .where({ transferStateId: 'RESERVED' })
+    .whereIn(
+      'transferId',
+      transfers.map((t) => t.transferId),
+    );
+  return Number(rows[0]?.n);
+}
+
 /**
  * `count` transfers from faultpayer to faultpayee in RECEIVED_PREPARE, their prepares produced to `topic`;
  * answers them and the payer's position account.
@@ -117,15 +130,7 @@ it('graceful stop in the middle of the work: every written chunk is notified and
     });
     await stopReader.waitFor(1);
     await service.stop();
-    const reserved = await ledger
-      .knex('transferStateChange')
-      .count({ n: '*' })
-      .where({ transferStateId: 'RESERVED' })
-      .whereIn(
-        'transferId',
-        transfers.map((t) => t.transferId),
-      );
-    const applied = Number(reserved[0]?.n);
+    const applied = await reservedCount(transfers);
     expect(applied).toBeGreaterThan(0);
     expect(applied).toBeLessThan(1500); // it really stopped in the middle
     expect(await committedOffset(`${stopIn.name}-group`, stopIn.name)).toBe(String(applied));
@@ -173,15 +178,7 @@ it('notifications refused by the broker (the second chunk produce fails twice): 
       // Never committed past the chunk whose notifications failed (the first chunk is offsets 0-19).
       for (const offset of offsetsAtFaults) expect(Number(offset)).toBeLessThanOrEqual(20);
       expect(await committedOffset(group, faultIn.name)).toBe('100');
-      const reserved = await ledger
-        .knex('transferStateChange')
-        .count({ n: '*' })
-        .where({ transferStateId: 'RESERVED' })
-        .whereIn(
-          'transferId',
-          transfers.map((t) => t.transferId),
-        );
-      expect(Number(reserved[0]?.n)).toBe(100);
+      expect(await reservedCount(transfers)).toBe(100);
       expect(await positionOf(ledger.knex, payer)).toBe(plus(before, '300'));
       expect(new Set(faultReader.values.map((n) => n.id)).size).toBe(100);
       expect(await service.registry.getSingleMetricAsString('position_messages_total')).toMatch(

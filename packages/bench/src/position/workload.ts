@@ -43,14 +43,3 @@ export function positionMessages(
     },
   });
 }
-
-/**
- * The transfer id of a position message as central-ledger reads it: `metadata.correlationId`, which the
- * prepare and fulfil handlers set to the transfer id (reference position-examples/in-*.json).
- */
-export function transferIdOf(value: string): string {
-  const parsed = JSON.parse(value) as { id?: string; metadata?: { correlationId?: string } };
-  const id = parsed.metadata?.correlationId ?? parsed.id;
-  if (!id) throw new Error('position message without metadata.correlationId or id');
-  return id;
-}
