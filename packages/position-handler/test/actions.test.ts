@@ -2,7 +2,6 @@ import { readFile, rm } from 'node:fs/promises';
 import type { TestTopic } from '@mojafast/testkit';
 import type { Producer } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatAmount, parseAmount } from '../src/ledger/amount.js';
 import type { PositionService } from '../src/main.js';
 import { startPositionService } from '../src/main.js';
 import { type GeneratedTransfer, generatePositionMessages } from '../src/messages/generate.js';
@@ -13,6 +12,7 @@ import {
   eventOf,
   newTopics,
   openProducer,
+  plus,
   positionOf,
   produce,
   quietLogger,
@@ -23,7 +23,6 @@ import {
 } from './helpers.js';
 
 let ledger: TestLedger;
-const plus = (a: string, b: string) => formatAmount(parseAmount(a) + parseAmount(b));
 let input: TestTopic;
 let output: TestTopic;
 let producer: Producer;

@@ -1,7 +1,6 @@
 import type { TestTopic } from '@mojafast/testkit';
 import type { Producer } from 'kafkajs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { formatAmount, parseAmount } from '../src/ledger/amount.js';
 import { startPositionService } from '../src/main.js';
 import { generatePositionMessages, generateTransfers } from '../src/messages/generate.js';
 import { insertTransfers } from '../src/store/provision.js';
@@ -10,6 +9,7 @@ import {
   createTestLedger,
   newTopics,
   openProducer,
+  plus,
   positionOf,
   produce,
   quietLogger,
@@ -18,7 +18,6 @@ import {
   testConfig,
 } from './helpers.js';
 
-const plus = (a: string, b: string) => formatAmount(parseAmount(a) + parseAmount(b));
 let ledger: TestLedger;
 let input: TestTopic;
 let output: TestTopic;

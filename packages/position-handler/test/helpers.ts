@@ -11,6 +11,7 @@ import type { Consumer, Producer } from 'kafkajs';
 import type { Knex } from 'knex';
 import { chunkBySize } from '../src/bus/kafkajs-bus.js';
 import { loadConfig, type PositionConfig } from '../src/config/index.js';
+import { formatAmount, parseAmount } from '../src/ledger/amount.js';
 import { createLogger } from '../src/observe/logger.js';
 import { createKnex } from '../src/store/db.js';
 import { migrateLatest } from '../src/store/migrations.js';
@@ -152,3 +153,6 @@ export function eventOf(notification: Record<string, unknown>) {
   return (notification.metadata as { event: { type: string; action: string; state: { status: string; code: number } } })
     .event;
 }
+
+/** a + b of two decimal amounts, as the position columns print them. */
+export const plus = (a: string, b: string) => formatAmount(parseAmount(a) + parseAmount(b));
