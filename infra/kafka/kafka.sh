@@ -51,6 +51,10 @@ PROPS
 KAFKA_JAVA=(java -Xms256m -Xmx"${KAFKA_HEAP_MB}m" -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -Djava.awt.headless=true
   -Dlog4j.configuration="file:$ROOT/infra/kafka/log4j.properties" -Dkafka.logs.dir="$KAFKA_DIR/logs"
   -cp "$KAFKA_LIBS/*")
+# The admin tools (topic creation) need no broker-sized heap.
+KAFKA_TOOL_JAVA=(java -Xmx128m -XX:TieredStopAtLevel=1 -Djava.awt.headless=true
+  -Dlog4j.configuration="file:$ROOT/infra/kafka/log4j.properties" -Dkafka.logs.dir="$KAFKA_DIR/logs"
+  -cp "$KAFKA_LIBS/*")
 
 kafka_running_pid() {
   local pid
@@ -71,6 +75,7 @@ kafka_start() {
   local pid t0
   if pid=$(kafka_running_pid); then
     kafka_wait_ready "$pid"
+    kafka_provision_topics
     return 0
   fi
   for port in "$KAFKA_PORT" "$KAFKA_CONTROLLER_PORT"; do
@@ -94,6 +99,26 @@ kafka_start() {
   echo $! >"$KAFKA_PID_FILE"
   SETUP_DID+=("kafka started")
   kafka_wait_ready "$!"
+  kafka_provision_topics
+}
+
+# Creates KAFKA_TOPICS (name:partitions) that are missing. A marker in the data directory names the list
+# last created, so a warm start costs no JVM launch; `reset` deletes it with the data.
+kafka_provision_topics() {
+  local marker="$KAFKA_DIR/data/.mojafast-topics" entry name partitions
+  [[ -z "${KAFKA_TOPICS// /}" ]] && return 0
+  [[ -f "$marker" && "$(cat "$marker")" == "$KAFKA_TOPICS" ]] && return 0
+  for entry in $KAFKA_TOPICS; do
+    name=${entry%%:*}; partitions=${entry#*:}
+    [[ "$entry" == *:* && "$partitions" =~ ^[1-9][0-9]*$ ]] || die "KAFKA_TOPICS entry '$entry' is not name:partitions"
+    "${KAFKA_TOOL_JAVA[@]}" org.apache.kafka.tools.TopicCommand --bootstrap-server "$KAFKA_HOST:$KAFKA_PORT" \
+      --create --if-not-exists --topic "$name" --partitions "$partitions" --replication-factor 1 \
+      >>"$KAFKA_DIR/logs/topics.log" 2>&1 \
+      || die "creating Kafka topic $name failed (see ${KAFKA_DIR#"$ROOT"/}/logs/topics.log)"
+  done
+  printf '%s' "$KAFKA_TOPICS" >"$marker"
+  log "Kafka topics present: $KAFKA_TOPICS"
+  SETUP_DID+=("kafka topics")
 }
 
 kafka_wait_ready() {

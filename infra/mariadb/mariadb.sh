@@ -96,6 +96,18 @@ mariadb_provision() {
     sql+="GRANT ALL PRIVILEGES ON *.* TO '$MYSQL_USER'@'$host' WITH GRANT OPTION;"
   done
   for db in $MYSQL_DATABASES; do sql+="CREATE DATABASE IF NOT EXISTS \`$db\`;"; done
+  # The originals' default users, each on its own database only (MYSQL_ORIGINAL_USERS, user:password:db).
+  local entry user password
+  for entry in $MYSQL_ORIGINAL_USERS; do
+    IFS=: read -r user password db <<<"$entry"
+    [[ -n "$user" && -n "$password" && -n "$db" ]] || die "MYSQL_ORIGINAL_USERS entry '$entry' is not user:password:database"
+    sql+="CREATE DATABASE IF NOT EXISTS \`$db\`;"
+    for host in 127.0.0.1 localhost; do
+      sql+="CREATE USER IF NOT EXISTS '$user'@'$host' IDENTIFIED BY '$password';"
+      sql+="ALTER USER '$user'@'$host' IDENTIFIED BY '$password';"
+      sql+="GRANT ALL PRIVILEGES ON \`$db\`.* TO '$user'@'$host';"
+    done
+  done
   mariadb_sql -e "$sql" || die "creating the MariaDB user and databases failed; run 'infra/svc reset mysql' and re-run"
 }
 

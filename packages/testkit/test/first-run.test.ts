@@ -1,0 +1,56 @@
+import { readFileSync } from 'node:fs';
+import mysql from 'mysql2/promise';
+import { describe, expect, it } from 'vitest';
+import { loadInfraSettings, parseEnvFile, testKafka } from '../src/index.js';
+
+// What `infra/svc start` (run by the global setup) leaves behind for a service started with the originals'
+// defaults: the topics a Mojaloop cluster's provisioning creates, and the originals' database users.
+const servicesEnv = {
+  ...parseEnvFile(readFileSync(new URL('../../../infra/services.env', import.meta.url), 'utf8')),
+  ...process.env,
+};
+const settings = loadInfraSettings();
+
+function entries(list: string | undefined): string[][] {
+  return (list ?? '')
+    .split(/\s+/)
+    .filter(Boolean)
+    .map((entry) => entry.split(':'));
+}
+
+describe('infra/svc start: the first run of an original configuration', () => {
+  it('creates every KAFKA_TOPICS topic with its partition count', async () => {
+    const wanted = entries(servicesEnv.KAFKA_TOPICS).map(([name, partitions]) => ({
+      name,
+      partitions: Number(partitions),
+    }));
+    expect(wanted.map((t) => t.name)).toContain('topic-transfer-position-batch');
+    const admin = testKafka(settings, 'mojafast-first-run').admin();
+    await admin.connect();
+    try {
+      const { topics } = await admin.fetchTopicMetadata({ topics: wanted.map((t) => t.name) });
+      const found = Object.fromEntries(topics.map((t) => [t.name, t.partitions.length]));
+      expect(found).toEqual(Object.fromEntries(wanted.map((t) => [t.name, t.partitions])));
+    } finally {
+      await admin.disconnect();
+    }
+  });
+
+  // An external server (MYSQL_EXTERNAL=1) is only checked, never provisioned.
+  it.skipIf(servicesEnv.MYSQL_EXTERNAL === '1')(
+    "lets each original's default user (central_ledger, account_lookup) into its own database",
+    async () => {
+      const users = entries(servicesEnv.MYSQL_ORIGINAL_USERS);
+      expect(users.map(([user]) => user)).toEqual(['central_ledger', 'account_lookup']);
+      for (const [user, password, database] of users) {
+        const connection = await mysql.createConnection({ ...settings.mysql, user, password, database });
+        try {
+          const [rows] = await connection.query('SELECT DATABASE() AS db, CURRENT_USER() AS who');
+          expect(rows).toEqual([{ db: database, who: `${user}@127.0.0.1` }]);
+        } finally {
+          await connection.end();
+        }
+      }
+    },
+  );
+});
