@@ -11,11 +11,15 @@ const servicesEnv = {
 };
 const settings = loadInfraSettings();
 
-function entries(list: string | undefined): string[][] {
+/** `a:b:c d:e:f` (the services.env list format) as [a, b, c] triples; missing parts are ''. */
+function entries(list: string | undefined): [string, string, string][] {
   return (list ?? '')
     .split(/\s+/)
     .filter(Boolean)
-    .map((entry) => entry.split(':'));
+    .map((entry) => {
+      const [first = '', second = '', third = ''] = entry.split(':');
+      return [first, second, third];
+    });
 }
 
 describe('infra/svc start: the first run of an original configuration', () => {
