@@ -51,6 +51,7 @@ async function openOracleStore(config: Config): Promise<OracleStore> {
   if (config.oraclesFile !== '') return createMemoryOracleStore(readOraclesFile(config.oraclesFile));
   if (config.oracleUrl !== '') {
     const types = ['MSISDN', 'EMAIL', 'PERSONAL_ID', 'BUSINESS', 'DEVICE', 'ACCOUNT_ID', 'IBAN', 'ALIAS'];
+    if (config.extendedPartyIdTypes === 'on') types.push(...extendedPartyIdTypes);
     return createMemoryOracleStore(
       types.map(
         (oracleIdType): OracleInput => ({ oracleIdType, endpoint: { value: config.oracleUrl }, isDefault: true }),
