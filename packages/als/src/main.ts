@@ -162,6 +162,7 @@ export async function startAls(config: Config): Promise<RunningAls> {
   });
   const health = createHealthProbe(http, {
     intervalMs: config.healthCheckIntervalMs,
+    timeoutMs: config.connectTimeoutMs,
     switchEndpoint: config.switchEndpoint,
     ...(store.ping ? { pingDatastore: () => (store.ping as () => Promise<void>)() } : {}),
   });

@@ -36,7 +36,7 @@ export interface AdminSim {
   readonly url: string;
   readonly port: number;
   /** Requests answered (or faulted), by kind: 'participant', 'endpoints', 'other'. */
-  readonly stats: { participant: number; endpoints: number; other: number };
+  readonly stats: { participant: number; endpoints: number; health: number; other: number };
   /** Replaces or adds a participant at run time. */
   setParticipant(name: string, spec: ParticipantSpec): void;
   removeParticipant(name: string): void;
@@ -136,7 +136,7 @@ export async function startAdminSim(opts: AdminSimOptions = {}): Promise<AdminSi
     }
   }
 
-  const stats = { participant: 0, endpoints: 0, other: 0 };
+  const stats = { participant: 0, endpoints: 0, health: 0, other: 0 };
   const cache = new Map<string, { participant: Buffer; endpoints: Buffer }>();
   let adminUrl = '';
   const bodiesOf = (name: string): { participant: Buffer; endpoints: Buffer } | undefined => {
@@ -157,6 +157,7 @@ export async function startAdminSim(opts: AdminSimOptions = {}): Promise<AdminSi
     const segments = pathSegments(req.url);
     // central-ledger's GET /health, which the ALS's /health probes.
     if (req.method === 'GET' && segments.length === 1 && segments[0] === 'health') {
+      stats.health++;
       sendJson(res, 200, healthBody);
       return;
     }

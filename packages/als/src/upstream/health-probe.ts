@@ -18,6 +18,8 @@ export interface HealthProbeOptions {
   readonly switchEndpoint: string;
   /** The oracle registry's database, when there is one (the original's datastore check). */
   readonly pingDatastore?: () => Promise<void>;
+  /** A check that has not answered within this is DOWN (a pool waiting for a database never answers). */
+  readonly timeoutMs: number;
   readonly now?: () => number;
 }
 
@@ -43,11 +45,18 @@ export function createHealthProbe(http: HttpClient, options: HealthProbeOptions)
     }
   };
   const datastore = async (ping: () => Promise<void>): Promise<ServiceHealth> => {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => reject(new Error('timed out')), options.timeoutMs);
+      timer.unref();
+    });
     try {
-      await ping();
+      await Promise.race([ping(), timeout]);
       return { name: 'datastore', status: 'OK' };
     } catch {
       return { name: 'datastore', status: 'DOWN' };
+    } finally {
+      clearTimeout(timer);
     }
   };
 
