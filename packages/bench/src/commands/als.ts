@@ -6,6 +6,7 @@ import { matrixMarkdown, matrixRow, matrixSvg } from '../als/matrix.js';
 import { parsePartyIdMode } from '../als/party-ids.js';
 import { alsResultJson, generatorWarning } from '../als/results.js';
 import { runScenario, type Scenario } from '../als/scenario.js';
+import { alsCacheSettings } from '../als/stack.js';
 import { assertLoopback } from '../load/loopback.js';
 import { writeJson } from '../report/json.js';
 import { positiveInteger } from './http.js';
@@ -133,6 +134,10 @@ export async function alsCommand(argv: string[]): Promise<void> {
   progress(
     `bench:als ${base.name}, ids ${values.ids}, FSPIOP ${base.version}: warm-up ${base.warmupSeconds}s, then ${base.iterations === undefined ? `${base.durationSeconds}s` : `${base.iterations} lookups`}`,
   );
+  if (!base.stack.simsOnly && !base.stack.target) {
+    const settings = Object.entries(alsCacheSettings(base.stack.cache)).map(([k, v]) => `${k}=${v}`);
+    progress(`ALS cache settings: ${settings.join(' ')}`);
+  }
   const result = await runScenario(base, progress);
   const warning = generatorWarning(result);
   const metrics = new Map(result.driver.metrics);
