@@ -192,6 +192,47 @@ describe('GET /parties asynchronous errors: exactly one error callback each', ()
     });
   }
 
+  it.each([
+    [
+      'no entry at the oracle',
+      '40400003',
+      '',
+      '3204',
+      'Party not found - No proxy found to start inter-scheme discovery flow',
+    ],
+    [
+      'only entries for another SubId',
+      '46700000013',
+      '/WALLET',
+      '3200',
+      'Generic ID not found - Empty oracle partyList, filtered based on callbackEndpointType',
+    ],
+    [
+      'only sub-id entries when none is asked',
+      '46700000013',
+      '',
+      '3200',
+      'Generic ID not found - Empty oracle partyList, filtered based on callbackEndpointType',
+    ],
+  ])('calls back the original words for %s', async (_what, id, sub, code, description) => {
+    stack.sims.oracle.answerWith('MSISDN', '46700000013', {
+      status: 200,
+      body: '{"partyList":[{"fspId":"payeefsp1","partySubIdOrType":"SAVINGS"}]}',
+    });
+    try {
+      const traceId = newTraceId();
+      await call(`${stack.als.url}/parties/MSISDN/${id}${sub}`, 'GET', lookupHeaders(traceId));
+      const callback = await onlyCallback(traceId);
+      expect(callback.path).toBe(`/parties/MSISDN/${id}${sub}/error`);
+      expect(JSON.parse(callback.body.toString()).errorInformation).toEqual({
+        errorCode: code,
+        errorDescription: description,
+      });
+    } finally {
+      stack.sims.oracle.answerWith('MSISDN', '46700000013', undefined);
+    }
+  });
+
   it('deletes the party at the oracle before the 3204 for a destination not in the scheme', async () => {
     // The original's GetPartiesService.forwardRequestToDestination drops the stale entry first.
     const id = '46700000012';

@@ -62,13 +62,15 @@ export async function lookUpParty(ports: DiscoveryPorts, request: PartyLookup): 
     try {
       const oracle = await ports.oracleFor(party.type, request.currency);
       const headers = forwardHeaders(request.headers, request.source, ports.hubName, 'GET');
-      fsps = selectParties(await ports.oracleLookup(oracle, party, request.currency, headers), party.subId);
+      const entries = await ports.oracleLookup(oracle, party, request.currency, headers);
+      if (entries.length === 0) return fail(new AlsError('PARTY_NOT_FOUND'));
+      fsps = selectParties(entries, party.subId);
     } catch (error) {
       return fail(oracleError(error, true));
     } finally {
       ports.observe('oracle', started);
     }
-    if (fsps.length === 0) return fail(new AlsError('PARTY_NOT_FOUND', { type: party.type, id: party.id }));
+    if (fsps.length === 0) return fail(new AlsError('FILTERED_PARTY_LIST_EMPTY'));
   }
 
   const outcomes = await Promise.all(fsps.map((fsp) => forwardLookup(ports, request, fsp)));
@@ -121,7 +123,7 @@ async function forwardLookup(ports: DiscoveryPorts, request: PartyLookup, fsp: s
     if (!participant?.isActive) {
       return request.destination === fsp
         ? new AlsError('DESTINATION_NOT_FOUND', { destination: fsp })
-        : new AlsError('PARTY_NOT_FOUND', { type: party.type, id: party.id });
+        : new AlsError('PARTY_NOT_FOUND');
     }
     const endpointType = party.subId === undefined ? Endpoint.PARTIES_GET : Endpoint.PARTIES_SUB_ID_GET;
     const template = (await ports.endpoints(fsp)).get(endpointType);

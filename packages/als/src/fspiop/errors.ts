@@ -31,7 +31,8 @@ export const AlsErrors = catalogue({
   UNKNOWN_SOURCE: {
     fspiop: FspiopError.MALFORMED_SYNTAX,
     status: 400,
-    template: 'FSPIOP-Source {source} is not an active participant',
+    // The original's words (src/lib/validators.js validateSourceFspHeader).
+    template: 'invalid fspiop-source header',
   },
   MALFORMED_BODY: { fspiop: FspiopError.MALFORMED_SYNTAX, status: 400, template: 'body is not valid JSON' },
   BODY_TOO_LARGE: { fspiop: FspiopError.TOO_LARGE_PAYLOAD, status: 400, template: 'body exceeds {limit} bytes' },
@@ -39,7 +40,19 @@ export const AlsErrors = catalogue({
   BODY_MALFORMED_ELEMENT: { fspiop: FspiopError.MALFORMED_SYNTAX, status: 400, template: '{path} {reason}' },
   BODY_INVALID: { fspiop: FspiopError.VALIDATION_ERROR, status: 400, template: '{path} {reason}' },
   INVALID_PARTY_ID: { fspiop: FspiopError.MALFORMED_SYNTAX, status: undefined, template: '{reason}' },
-  PARTY_NOT_FOUND: { fspiop: FspiopError.PARTY_NOT_FOUND, status: undefined, template: '{type}/{id}' },
+  // GET /parties: no FSP of the oracle's answer is in the scheme, and no proxy to ask (the original's
+  // GetPartiesService.triggerInterSchemeDiscoveryFlow), in its words.
+  PARTY_NOT_FOUND: {
+    fspiop: FspiopError.PARTY_NOT_FOUND,
+    status: undefined,
+    template: 'No proxy found to start inter-scheme discovery flow',
+  },
+  // GET /parties: the oracle answered entries, none for the sub-id asked (or any, without one).
+  FILTERED_PARTY_LIST_EMPTY: {
+    fspiop: FspiopError.ID_NOT_FOUND,
+    status: undefined,
+    template: 'Empty oracle partyList, filtered based on callbackEndpointType',
+  },
   // The original's words (GetPartiesService: no proxy to ask once the destination is not in the scheme).
   DESTINATION_NOT_FOUND: {
     fspiop: FspiopError.PARTY_NOT_FOUND,
