@@ -175,7 +175,10 @@ export async function startAls(config: Config): Promise<RunningAls> {
   registerObserveRoutes(admin, registry, startedAt, health);
   registerAdminRoutes(admin, {
     registry: oracleRegistry,
-    partyIdTypes: schemas.partyIdTypes['1.1'],
+    partyIdTypes:
+      config.extendedPartyIdTypes === 'on'
+        ? new Set([...schemas.partyIdTypes['1.1'], ...extendedPartyIdTypes])
+        : schemas.partyIdTypes['1.1'],
     clearEndpointCache: () => centralLedger.clear(),
     profiler,
     defaultProfileSeconds: config.profileSeconds,

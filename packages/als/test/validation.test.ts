@@ -94,4 +94,11 @@ describe('party ID validation on the wire', () => {
     expect(callback?.kind).toBe('success');
     expect(callback?.path).toBe(path);
   });
+
+  it('registers an oracle for CONSENT on the admin port only when the switch is on', async () => {
+    const body = JSON.stringify({ oracleIdType: 'CONSENT', endpoint: { value: 'http://127.0.0.1:9' } });
+    const headers = { 'content-type': 'application/json' };
+    expect((await call(`${stack.als.adminUrl}/oracles`, 'POST', headers, body)).status).toBe(400);
+    expect((await call(`${extended.als.adminUrl}/oracles`, 'POST', headers, body)).status).toBe(201);
+  });
 });
