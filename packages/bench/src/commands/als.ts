@@ -185,7 +185,11 @@ async function runMatrix(base: Scenario, durationSeconds: number, reportDir: str
   const rows = results.map(matrixRow);
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   await mkdir(reportDir, { recursive: true });
-  const header = `# bench:als --matrix (${stamp})\n\nids ${base.ids.kind}, FSPIOP ${base.version}, ${durationSeconds}s per scenario; ratio against the sims-only row at the same VUs is the share of this machine's ceiling the ALS keeps.`;
+  const header = `# bench:als --matrix (${stamp})\n\nids ${base.ids.kind}, FSPIOP ${base.version}, ${durationSeconds}s per scenario; ratio against the sims-only row at the same VUs is the share of this machine's ceiling the ALS keeps. Cache on: ${Object.entries(
+    alsCacheSettings(true),
+  )
+    .map(([k, v]) => `${k}=${v}`)
+    .join(' ')}.`;
   const baselineByVus = (vus: number) => `sims only, ${vus} VUs`;
   const markdown = [1, 4, 16, 64]
     .map((vus) =>
