@@ -3,6 +3,7 @@ import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { Registry } from 'prom-client';
 import type { Config } from './config/config.js';
 import type { DiscoveryPorts } from './discovery/types.js';
+import { extendedPartyIdTypes } from './fspiop/party-id.js';
 import { loadFspiopSchemas } from './fspiop/schemas.js';
 import { createSerialisers } from './fspiop/serialisers.js';
 import { registerAdminRoutes } from './http/admin-routes.js';
@@ -12,6 +13,7 @@ import { registerObserveRoutes } from './http/observe-routes.js';
 import { createMetrics } from './observe/metrics.js';
 import { type CpuProfiler, createCpuProfiler } from './observe/profiler.js';
 import { createCentralLedger } from './upstream/central-ledger.js';
+import { createHealthProbe } from './upstream/health-probe.js';
 import { createHttpClient } from './upstream/http-client.js';
 import { createOracleClient } from './upstream/oracle-client.js';
 import {
@@ -49,6 +51,7 @@ async function openOracleStore(config: Config): Promise<OracleStore> {
   if (config.oraclesFile !== '') return createMemoryOracleStore(readOraclesFile(config.oraclesFile));
   if (config.oracleUrl !== '') {
     const types = ['MSISDN', 'EMAIL', 'PERSONAL_ID', 'BUSINESS', 'DEVICE', 'ACCOUNT_ID', 'IBAN', 'ALIAS'];
+    if (config.extendedPartyIdTypes === 'on') types.push(...extendedPartyIdTypes);
     return createMemoryOracleStore(
       types.map(
         (oracleIdType): OracleInput => ({ oracleIdType, endpoint: { value: config.oracleUrl }, isDefault: true }),
@@ -112,6 +115,7 @@ export async function startAls(config: Config): Promise<RunningAls> {
     send: (request) => http.send(request, 'fsp'),
     serialiseError: serialisers.error,
     serialiseFspId: serialisers.fspId,
+    serialisePartyList: serialisers.partyList,
     observe: metrics.observeStage,
     endToEnd: metrics.endToEnd,
     count: metrics.event,
@@ -146,17 +150,35 @@ export async function startAls(config: Config): Promise<RunningAls> {
     http: { optimizeEmptyRequests: true },
   });
   registerFspiopBasics(app, serialisers, config.bodyLimitBytes);
-  registerFspiopRoutes(app, { ports, schemas, serialisers, metrics, track });
-  registerObserveRoutes(app, registry, startedAt);
+  registerFspiopRoutes(app, {
+    ports,
+    schemas,
+    serialisers,
+    metrics,
+    track,
+    checkDeleteOwner: config.deleteParticipantValidation === 'on',
+    extraPartyIdTypes: new Set(config.extendedPartyIdTypes === 'on' ? extendedPartyIdTypes : []),
+    clearEndpointCache: () => centralLedger.clear(),
+  });
+  const health = createHealthProbe(http, {
+    intervalMs: config.healthCheckIntervalMs,
+    timeoutMs: config.connectTimeoutMs,
+    switchEndpoint: config.switchEndpoint,
+    ...(store.ping ? { pingDatastore: () => (store.ping as () => Promise<void>)() } : {}),
+  });
+  registerObserveRoutes(app, registry, startedAt, health);
 
   const profiler = createCpuProfiler(config.profileDir);
   const admin = Fastify({ logger, logController: quiet(), bodyLimit: config.bodyLimitBytes });
   admin.removeAllContentTypeParsers();
   admin.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
-  registerObserveRoutes(admin, registry, startedAt);
+  registerObserveRoutes(admin, registry, startedAt, health);
   registerAdminRoutes(admin, {
     registry: oracleRegistry,
-    partyIdTypes: schemas.partyIdTypes['1.1'],
+    partyIdTypes:
+      config.extendedPartyIdTypes === 'on'
+        ? new Set([...schemas.partyIdTypes['1.1'], ...extendedPartyIdTypes])
+        : schemas.partyIdTypes['1.1'],
     clearEndpointCache: () => centralLedger.clear(),
     profiler,
     defaultProfileSeconds: config.profileSeconds,

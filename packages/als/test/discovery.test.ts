@@ -25,11 +25,24 @@ describe('discovery, plain values', () => {
     expect(selectParties(list, 'X')).toEqual([]);
   });
 
-  it('chooses the one oracle, the default among several, the currency one first', () => {
+  it('chooses the one oracle, the default among several, the currency one when a currency is asked', () => {
     expect(chooseOracle([oracle(1)], 'MSISDN', undefined)).toBe('http://oracle1');
     expect(chooseOracle([oracle(1), oracle(2, { isDefault: true })], 'MSISDN', undefined)).toBe('http://oracle2');
     expect(chooseOracle([oracle(1), oracle(2, { currency: 'USD' })], 'MSISDN', 'USD')).toBe('http://oracle2');
-    expect(chooseOracle([oracle(1), oracle(2, { currency: 'USD' })], 'MSISDN', 'EUR')).toBe('http://oracle1');
+  });
+
+  it('has no fallback to rows without a currency: a currency with no oracle is 3003, as the original', () => {
+    // Bad input: a currency no oracle row serves, while a row without currency exists.
+    const rows = [oracle(1), oracle(2, { currency: 'USD' })];
+    expect(() => chooseOracle(rows, 'MSISDN', 'EUR')).toThrow(
+      expect.objectContaining({
+        errorName: 'NO_ORACLE_FOR_CURRENCY',
+        message: '3003 Add Party information error - Oracle type:MSISDN and currency:EUR not found',
+      }),
+    );
+    expect(() => chooseOracle(rows, 'EMAIL', undefined)).toThrow(
+      expect.objectContaining({ message: '3003 Add Party information error - Oracle type:EMAIL not found' }),
+    );
   });
 
   it('names the failure when no oracle or no default one exists (3003, 2001)', () => {

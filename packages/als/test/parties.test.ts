@@ -72,7 +72,26 @@ describe('GET /parties happy path', () => {
     const sub = await onlyCallback(withSub);
     expect(sub.path).toBe('/parties/MSISDN/46700000002/WALLET');
     expect(JSON.parse(sub.body.toString()).party.partyIdInfo.partySubIdOrType).toBe('WALLET');
+  });
 
+  it('with ?currency= asks the oracle of that currency only, and calls back 3003 when there is none', async () => {
+    // The original has no fallback to an oracle without currency (src/models/oracle/facade.js).
+    const noOracle = newTraceId();
+    await call(`${stack.als.url}/parties/MSISDN/46700000003?currency=USD`, 'GET', lookupHeaders(noOracle));
+    const refused = await onlyCallback(noOracle);
+    expect(refused.path).toBe('/parties/MSISDN/46700000003/error');
+    expect(JSON.parse(refused.body.toString()).errorInformation).toEqual({
+      errorCode: '3003',
+      errorDescription: 'Add Party information error - Oracle type:MSISDN and currency:USD not found',
+    });
+
+    const added = await call(
+      `${stack.als.adminUrl}/oracles`,
+      'POST',
+      { 'content-type': 'application/json' },
+      JSON.stringify({ oracleIdType: 'MSISDN', endpoint: { value: stack.sims.oracle.url }, currency: 'USD' }),
+    );
+    expect(added.status).toBe(201);
     const withCurrency = newTraceId();
     await call(`${stack.als.url}/parties/MSISDN/46700000003?currency=USD`, 'GET', lookupHeaders(withCurrency));
     expect((await onlyCallback(withCurrency)).kind).toBe('success');
@@ -172,6 +191,87 @@ describe('GET /parties asynchronous errors: exactly one error callback each', ()
       expect(errorCodeOf(callback.body)).toBe(code);
     });
   }
+
+  it.each([
+    [
+      'no entry at the oracle',
+      '40400003',
+      '',
+      '3204',
+      'Party not found - No proxy found to start inter-scheme discovery flow',
+    ],
+    [
+      'only entries for another SubId',
+      '46700000013',
+      '/WALLET',
+      '3200',
+      'Generic ID not found - Empty oracle partyList, filtered based on callbackEndpointType',
+    ],
+    [
+      'only sub-id entries when none is asked',
+      '46700000013',
+      '',
+      '3200',
+      'Generic ID not found - Empty oracle partyList, filtered based on callbackEndpointType',
+    ],
+  ])('calls back the original words for %s', async (_what, id, sub, code, description) => {
+    stack.sims.oracle.answerWith('MSISDN', '46700000013', {
+      status: 200,
+      body: '{"partyList":[{"fspId":"payeefsp1","partySubIdOrType":"SAVINGS"}]}',
+    });
+    try {
+      const traceId = newTraceId();
+      await call(`${stack.als.url}/parties/MSISDN/${id}${sub}`, 'GET', lookupHeaders(traceId));
+      const callback = await onlyCallback(traceId);
+      expect(callback.path).toBe(`/parties/MSISDN/${id}${sub}/error`);
+      expect(JSON.parse(callback.body.toString()).errorInformation).toEqual({
+        errorCode: code,
+        errorDescription: description,
+      });
+    } finally {
+      stack.sims.oracle.answerWith('MSISDN', '46700000013', undefined);
+    }
+  });
+
+  it('deletes the party at the oracle before the 3204 for a destination not in the scheme', async () => {
+    // The original's GetPartiesService.forwardRequestToDestination drops the stale entry first.
+    const id = '46700000012';
+    expect(stack.sims.oracle.lookup('MSISDN', id)).not.toEqual([]);
+    const deletes = stack.sims.oracle.stats.delete;
+    const traceId = newTraceId();
+    await call(
+      `${stack.als.url}/parties/MSISDN/${id}`,
+      'GET',
+      lookupHeaders(traceId, { 'fspiop-destination': 'nosuchfsp' }),
+    );
+    const callback = await onlyCallback(traceId);
+    expect(JSON.parse(callback.body.toString()).errorInformation).toEqual({
+      errorCode: '3204',
+      errorDescription: 'Party not found - No proxy found to start inter-scheme discovery flow',
+    });
+    expect(stack.sims.oracle.stats.delete).toBe(deletes + 1);
+    expect(stack.sims.oracle.lookup('MSISDN', id)).toEqual([]);
+  });
+
+  it('calls back 3101 for a PUT /parties callback whose ID is malformed, to its source', async () => {
+    // The original validates the path of a callback too (src/domain/parties/putParties.js).
+    const traceId = newTraceId();
+    const res = await call(
+      `${stack.als.url}/parties/EMAIL/not-an-email`,
+      'PUT',
+      callbackHeaders(traceId, { 'fspiop-source': 'payerfsp', 'fspiop-destination': 'payeefsp1' }),
+      JSON.stringify({
+        party: { partyIdInfo: { partyIdType: 'EMAIL', partyIdentifier: 'not-an-email', fspId: 'payerfsp' } },
+      }),
+    );
+    expect(res.status).toBe(200);
+    const callback = await onlyCallback(traceId);
+    expect(callback.path).toBe('/parties/EMAIL/not-an-email/error');
+    expect(JSON.parse(callback.body.toString()).errorInformation).toEqual({
+      errorCode: '3101',
+      errorDescription: "Malformed syntax - Invalid EMAIL identifier: 'not-an-email'",
+    });
+  });
 
   it('sends the error callback from the Hub in the requester version (1.1)', async () => {
     const traceId = newTraceId();

@@ -30,6 +30,8 @@ export const FspiopError = define({
   UNACCEPTABLE_VERSION: { code: '3001', description: 'Unacceptable version requested', httpStatus: 406 },
   UNKNOWN_URI: { code: '3002', description: 'Unknown URI', httpStatus: 404 },
   ADD_PARTY_INFO_ERROR: { code: '3003', description: 'Add Party information error', httpStatus: 400 },
+  /** Mojaloop's extension (central-services-error-handling src/errors.js): the ALS's failed DELETE. */
+  DELETE_PARTY_INFO_ERROR: { code: '3040', description: 'Delete Party information error', httpStatus: 400 },
   VALIDATION_ERROR: { code: '3100', description: 'Generic validation error', httpStatus: 400 },
   MALFORMED_SYNTAX: { code: '3101', description: 'Malformed syntax', httpStatus: 400 },
   MISSING_ELEMENT: { code: '3102', description: 'Missing mandatory element', httpStatus: 400 },

@@ -15,6 +15,8 @@ export interface AdminSimOptions {
   readonly port?: number;
   /** Listen address and advertised host (loopback by default). */
   readonly bind?: Bind;
+  /** FSPs that exist but are not active, their endpoints on the payer simulator (their callbacks are seen). */
+  readonly inactiveFsps?: readonly string[];
   /** Number of generated payee FSPs, payeefsp1..payeefspN. */
   readonly fsps?: number;
   /** Number of extra generated payer FSPs payerfsp1..payerfspM (payerfsp always exists). */
@@ -34,7 +36,7 @@ export interface AdminSim {
   readonly url: string;
   readonly port: number;
   /** Requests answered (or faulted), by kind: 'participant', 'endpoints', 'other'. */
-  readonly stats: { participant: number; endpoints: number; other: number };
+  readonly stats: { participant: number; endpoints: number; health: number; other: number };
   /** Replaces or adds a participant at run time. */
   setParticipant(name: string, spec: ParticipantSpec): void;
   removeParticipant(name: string): void;
@@ -124,6 +126,7 @@ export async function startAdminSim(opts: AdminSimOptions = {}): Promise<AdminSi
   for (let i = 1; i <= (opts.fsps ?? 10); i++) specs.set(`payeefsp${i}`, { endpointBase: payeeUrl, currencies });
   specs.set('payerfsp', { endpointBase: payerUrl, currencies });
   for (let i = 1; i <= (opts.payers ?? 0); i++) specs.set(`payerfsp${i}`, { endpointBase: payerUrl, currencies });
+  for (const name of opts.inactiveFsps ?? []) specs.set(name, { endpointBase: payerUrl, currencies, isActive: false });
   for (const [name, spec] of Object.entries(opts.participants ?? {})) specs.set(name, spec);
   if (opts.deadEndpointFsps?.length) {
     const dead = await closedPortUrl();
@@ -133,7 +136,7 @@ export async function startAdminSim(opts: AdminSimOptions = {}): Promise<AdminSi
     }
   }
 
-  const stats = { participant: 0, endpoints: 0, other: 0 };
+  const stats = { participant: 0, endpoints: 0, health: 0, other: 0 };
   const cache = new Map<string, { participant: Buffer; endpoints: Buffer }>();
   let adminUrl = '';
   const bodiesOf = (name: string): { participant: Buffer; endpoints: Buffer } | undefined => {
@@ -149,8 +152,15 @@ export async function startAdminSim(opts: AdminSimOptions = {}): Promise<AdminSi
     return bodies;
   };
 
+  const healthBody = Buffer.from('{"status":"OK"}');
   const answer = (req: IncomingMessage, res: ServerResponse): void => {
     const segments = pathSegments(req.url);
+    // central-ledger's GET /health, which the ALS's /health probes.
+    if (req.method === 'GET' && segments.length === 1 && segments[0] === 'health') {
+      stats.health++;
+      sendJson(res, 200, healthBody);
+      return;
+    }
     if (req.method !== 'GET' || segments[0] !== 'participants' || segments.length < 2 || segments.length > 3) {
       stats.other++;
       sendJson(res, 404, undefined);

@@ -25,10 +25,21 @@ export interface OracleSim {
   readonly url: string;
   readonly port: number;
   /** Requests answered (or faulted), by method; batch POSTs count as 'batch'. */
-  readonly stats: { get: number; post: number; delete: number; batch: number; other: number };
+  readonly stats: { get: number; post: number; put: number; delete: number; batch: number; other: number };
   /** The parties an ID resolves to now (what a GET would answer). */
   lookup(type: string, id: string, subId?: string): PartyEntry[];
+  /**
+   * From now on, every request about this party (GET, POST, PUT, DELETE, or a batch naming it) is answered
+   * with this status and body (JSON text; none: an empty body) and changes nothing; undefined restores the
+   * normal answers. What the tests of an oracle's 201/400/404 need.
+   */
+  answerWith(type: string, id: string, answer: ForcedAnswer | undefined): void;
   close(): Promise<void>;
+}
+
+export interface ForcedAnswer {
+  readonly status: number;
+  readonly body?: string;
 }
 
 /** FNV-1a: cheap, stable across runs, spreads sequential MSISDNs over the FSPs. */
@@ -54,7 +65,10 @@ export async function startOracleSim(opts: OracleSimOptions = {}): Promise<Oracl
   // DELETE of a generated party must make it unresolvable, not fall back to the hash.
   const deleted = new Set<string>();
   for (const [key, list] of Object.entries(opts.parties ?? {})) registered.set(key, [...list]);
-  const stats = { get: 0, post: 0, delete: 0, batch: 0, other: 0 };
+  const stats = { get: 0, post: 0, put: 0, delete: 0, batch: 0, other: 0 };
+  const forced = new Map<string, ForcedAnswer>();
+  const sendForced = (res: ServerResponse, answer: ForcedAnswer) =>
+    sendJson(res, answer.status, answer.body === undefined ? undefined : Buffer.from(answer.body));
 
   const keyOf = (type: string, id: string, subId?: string) => (subId ? `${type}/${id}/${subId}` : `${type}/${id}`);
 
@@ -89,12 +103,27 @@ export async function startOracleSim(opts: OracleSimOptions = {}): Promise<Oracl
       stats.batch++;
       const body = JSON.parse((await readBody(req)).toString('utf8')) as {
         currency?: string;
-        partyList?: { partyIdType: string; partyIdentifier: string; partySubIdOrType?: string; fspId: string }[];
+        partyList?: {
+          partyIdType: string;
+          partyIdentifier: string;
+          partySubIdOrType?: string;
+          fspId: string;
+          currency?: string;
+        }[];
       };
+      const forcedAnswer = (body.partyList ?? [])
+        .map((p) => forced.get(keyOf(p.partyIdType, p.partyIdentifier)))
+        .find((a) => a !== undefined);
+      if (forcedAnswer) {
+        sendForced(res, forcedAnswer);
+        return;
+      }
       const results = (body.partyList ?? []).map((p) => {
+        // The ALS sends the currency in each entry (the original's postParticipantsBatch).
+        const currency = p.currency ?? body.currency;
         register(p.partyIdType, p.partyIdentifier, p.partySubIdOrType, {
           fspId: p.fspId,
-          ...(body.currency ? { currency: body.currency } : {}),
+          ...(currency ? { currency } : {}),
         });
         return { partyId: p };
       });
@@ -108,6 +137,12 @@ export async function startOracleSim(opts: OracleSimOptions = {}): Promise<Oracl
       return;
     }
     const [, type, id, subId] = segments as [string, string, string, string | undefined];
+    const forcedAnswer = forced.get(keyOf(type, id));
+    if (forcedAnswer) {
+      req.resume();
+      sendForced(res, forcedAnswer);
+      return;
+    }
     if (req.method === 'GET') {
       stats.get++;
       req.resume();
@@ -131,6 +166,27 @@ export async function startOracleSim(opts: OracleSimOptions = {}): Promise<Oracl
       }
       register(type, id, subId, { fspId: body.fspId, ...(body.currency ? { currency: body.currency } : {}) });
       sendJson(res, 201, undefined);
+      return;
+    }
+    if (req.method === 'PUT') {
+      // The oracle API's update: the party now belongs to the body's fspId.
+      stats.put++;
+      let body: { fspId?: string; currency?: string };
+      try {
+        body = JSON.parse((await readBody(req)).toString('utf8'));
+      } catch {
+        sendJson(res, 400, badRequest('Malformed syntax - body is not JSON'));
+        return;
+      }
+      if (typeof body.fspId !== 'string') {
+        sendJson(res, 400, badRequest('Malformed syntax - fspId is required'));
+        return;
+      }
+      registered.set(keyOf(type, id, subId), [
+        { fspId: body.fspId, ...(body.currency ? { currency: body.currency } : {}) },
+      ]);
+      deleted.delete(keyOf(type, id, subId));
+      sendJson(res, 200, undefined);
       return;
     }
     if (req.method === 'DELETE') {
@@ -168,5 +224,15 @@ export async function startOracleSim(opts: OracleSimOptions = {}): Promise<Oracl
     opts.bind,
   );
 
-  return { url: running.url, port: running.port, stats, lookup, close: running.close };
+  return {
+    url: running.url,
+    port: running.port,
+    stats,
+    lookup,
+    answerWith(type, id, answer) {
+      if (answer === undefined) forced.delete(keyOf(type, id));
+      else forced.set(keyOf(type, id), answer);
+    },
+    close: running.close,
+  };
 }

@@ -19,6 +19,8 @@ export interface SimSetOptions {
   readonly payeeErrorPrefix?: string;
   readonly dropRate?: number;
   readonly deadEndpointFsps?: readonly string[];
+  /** FSPs known to the admin simulator but inactive, with endpoints on the payer simulator. */
+  readonly inactiveFsps?: readonly string[];
   readonly adminFaults?: FaultOptions;
   readonly oracleFaults?: FaultOptions;
   readonly payeeFaults?: FaultOptions;
@@ -72,6 +74,7 @@ export async function startSimSet(opts: SimSetOptions = {}): Promise<SimSet> {
       payeeUrl: payee.url,
       payerUrl,
       deadEndpointFsps: opts.deadEndpointFsps,
+      inactiveFsps: opts.inactiveFsps,
       participants: opts.participants,
       faults: opts.adminFaults,
     });

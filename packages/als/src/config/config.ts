@@ -52,6 +52,12 @@ export interface ConfigValues {
   profileDir: string;
   profileSeconds: number;
   shutdownTimeoutMs: number;
+  /** The original's DELETE_PARTICIPANT_VALIDATION_ENABLED: only the owner may DELETE /participants. */
+  deleteParticipantValidation: 'on' | 'off';
+  /** The original's FEATURE_ENABLE_EXTENDED_PARTY_ID_TYPE: CONSENT and THIRD_PARTY_LINK are served. */
+  extendedPartyIdTypes: 'on' | 'off';
+  /** How long a /health probe's result is reused (a probe is never run per request). */
+  healthCheckIntervalMs: number;
 }
 
 export type Config = Readonly<ConfigValues>;
@@ -70,11 +76,14 @@ export const defaults: Config = Object.freeze({
   dbUser: 'account_lookup',
   dbPassword: '',
   dbName: '',
-  participantCacheTtlMs: 10_000,
+  // Never older than the original's answers (config/default.json: participants 3 s, endpoints 180 s,
+  // GENERAL_CACHE_CONFIG.CACHE_ENABLED false: neither the oracle registry nor oracle answers are cached,
+  // catbox serves nothing past its expiry). Faster settings: README "Caches".
+  participantCacheTtlMs: 3_000,
   endpointCacheTtlMs: 180_000,
-  oracleRegistryCacheTtlMs: 10_000,
-  oracleAnswerCacheTtlMs: 10_000,
-  cacheMaxStaleMs: 30_000,
+  oracleRegistryCacheTtlMs: 0,
+  oracleAnswerCacheTtlMs: 0,
+  cacheMaxStaleMs: 0,
   cacheMaxEntries: 100_000,
   upstreamConnections: 64,
   connectTimeoutMs: 3_000,
@@ -88,6 +97,9 @@ export const defaults: Config = Object.freeze({
   profileDir: '.',
   profileSeconds: 10,
   shutdownTimeoutMs: 10_000,
+  deleteParticipantValidation: 'off',
+  extendedPartyIdTypes: 'off',
+  healthCheckIntervalMs: 5_000,
 } satisfies ConfigValues);
 
 export const settings: readonly Setting<keyof ConfigValues>[] = [
@@ -241,6 +253,24 @@ export const settings: readonly Setting<keyof ConfigValues>[] = [
     env: 'ALS_SHUTDOWN_TIMEOUT_MS',
     type: { kind: 'int', min: 0 },
     doc: 'how long shutdown waits for in-flight callbacks',
+  },
+  {
+    key: 'deleteParticipantValidation',
+    env: 'ALS_DELETE_PARTICIPANT_VALIDATION',
+    type: { kind: 'enum', values: ['on', 'off'] },
+    doc: "`on`: DELETE /participants only by the FSP the oracle holds (the original's DELETE_PARTICIPANT_VALIDATION_ENABLED)",
+  },
+  {
+    key: 'extendedPartyIdTypes',
+    env: 'ALS_EXTENDED_PARTY_ID_TYPES',
+    type: { kind: 'enum', values: ['on', 'off'] },
+    doc: "`on`: CONSENT and THIRD_PARTY_LINK are party ID types too (the original's FEATURE_ENABLE_EXTENDED_PARTY_ID_TYPE)",
+  },
+  {
+    key: 'healthCheckIntervalMs',
+    env: 'ALS_HEALTH_CHECK_INTERVAL_MS',
+    type: { kind: 'int', min: 100 },
+    doc: 'how long a /health probe of MySQL and central-ledger is reused',
   },
 ];
 

@@ -1,8 +1,42 @@
+import type { ErrorInformation } from '@mojafast/fspiop';
 import { AlsError } from '../fspiop/errors.js';
 import type { FspiopVersion } from '../fspiop/versions.js';
 import { callbackEndpoint, fillTemplate, partyPath, type Resource } from './endpoints.js';
 import { hubHeaders } from './headers.js';
 import { type DiscoveryPorts, type HeaderMap, type PartyRef, UpstreamError } from './types.js';
+
+/** What an error callback carries: a catalogue error of ours, or an error another service answered. */
+export interface CallbackError {
+  information(): ErrorInformation;
+}
+
+/** An oracle's own error body, passed on to the requester as it came (errorCode and errorDescription). */
+export class PassedOnError implements CallbackError {
+  constructor(private readonly answered: ErrorInformation) {}
+  information(): ErrorInformation {
+    return this.answered;
+  }
+}
+
+/**
+ * The error a requester gets for a failed oracle call, as the original's: an error body the oracle
+ * answered is passed on (central-services-shared request.js builds the error from it); a lookup (GET)
+ * answered 400 is 3204 and 404 is 3201 (src/models/oracle/facade.js sendOracleGetRequest); a write
+ * answered 400 or another 4xx is 3000, 404 is 3200; a 5xx or no answer is 1001. An answer that is not what
+ * the oracle API defines (not JSON, no partyList) stays ORACLE_FAILED (2001).
+ */
+export function oracleError(error: unknown, lookup: boolean): CallbackError {
+  if (error instanceof AlsError) return error;
+  if (!(error instanceof UpstreamError)) return asAlsError(error, 'ORACLE_FAILED');
+  if (error.information) return new PassedOnError(error.information);
+  const status = error.status;
+  if (status === undefined || status >= 500) return new AlsError('ORACLE_UNREACHABLE');
+  if (status === 400)
+    return lookup ? new AlsError('ORACLE_BAD_REQUEST') : new AlsError('ORACLE_CLIENT_ERROR', { reason: 'Bad Request' });
+  if (status === 404) return lookup ? new AlsError('ORACLE_NOT_FOUND') : new AlsError('ORACLE_ID_NOT_FOUND');
+  if (status >= 400) return new AlsError('ORACLE_CLIENT_ERROR', { reason: 'Client error' });
+  return new AlsError('ORACLE_FAILED', { reason: error.reason });
+}
 
 /** Turns anything a flow throws into the catalogue error the requester gets. */
 export function asAlsError(error: unknown, upstreamName: 'SWITCH_FAILED' | 'ORACLE_FAILED'): AlsError {
@@ -24,7 +58,11 @@ export interface ErrorTarget {
  * Sends the one error callback of a failed request: PUT {requester's ..._PUT_ERROR}/error from the Hub.
  * A requester whose endpoint cannot be found or reached is counted; there is nobody else to tell.
  */
-export async function sendErrorCallback(ports: DiscoveryPorts, target: ErrorTarget, error: AlsError): Promise<void> {
+export async function sendErrorCallback(
+  ports: DiscoveryPorts,
+  target: ErrorTarget,
+  error: CallbackError,
+): Promise<void> {
   const started = performance.now();
   const { party, resource } = target;
   try {

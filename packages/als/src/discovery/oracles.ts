@@ -12,17 +12,20 @@ export interface OracleRecord {
 }
 
 /**
- * The oracle for a party ID type: with a currency, the rows for that currency (else the rows with none);
- * one row is the answer; several, the default one; several and no default is a clear error, where the
- * original used an undefined URL (issue #3).
+ * The oracle for a party ID type, as the original's determineOracleEndpoint (src/models/oracle/facade.js):
+ * with a currency (only a lookup passes one), the rows of that type and currency and no others, none is
+ * 3003; without, every row of the type whatever its currency. One row is the answer; several, the
+ * default one; several and no default is a clear error, where the original used an undefined URL.
  */
 export function chooseOracle(records: readonly OracleRecord[], type: string, currency: string | undefined): string {
   const active = records.filter((r) => r.isActive && r.type === type);
-  let candidates = currency ? active.filter((r) => r.currency === currency) : active;
-  if (currency && candidates.length === 0) candidates = active.filter((r) => r.currency === null);
-  if (candidates.length === 0) throw new AlsError('NO_ORACLE', { type });
+  const candidates = currency ? active.filter((r) => r.currency === currency) : active;
+  if (candidates.length === 0) {
+    throw currency ? new AlsError('NO_ORACLE_FOR_CURRENCY', { type, currency }) : new AlsError('NO_ORACLE', { type });
+  }
   if (candidates.length === 1) return (candidates[0] as OracleRecord).url;
   const defaults = candidates.filter((r) => r.isDefault);
   if (defaults.length === 0) throw new AlsError('NO_DEFAULT_ORACLE', { type });
-  return (defaults[0] as OracleRecord).url;
+  // The original takes the last default row (`filter(isDefault).pop()`).
+  return (defaults[defaults.length - 1] as OracleRecord).url;
 }

@@ -1,71 +1,141 @@
+import type { ErrorInformation } from '@mojafast/fspiop';
 import { AlsError } from '../fspiop/errors.js';
-import { isValidPartyId, isValidSubId } from '../fspiop/party-id.js';
+import { partyIdProblem } from '../fspiop/party-id.js';
 import type { FspiopVersion } from '../fspiop/versions.js';
 import { callbackEndpoint, Endpoint, fillTemplate, partyPath } from './endpoints.js';
-import { asAlsError, sendErrorCallback } from './failures.js';
+import { asAlsError, type CallbackError, oracleError, sendErrorCallback } from './failures.js';
 import { forwardHeaders, hubHeaders } from './headers.js';
-import { selectParties } from './parties.js';
-import { type DiscoveryPorts, type HeaderMap, type PartyRef, UpstreamError } from './types.js';
+import { type DiscoveryPorts, type HeaderMap, type OutboundHeaders, type PartyRef, UpstreamError } from './types.js';
 
 export interface ParticipantRequest {
-  readonly method: 'GET' | 'POST' | 'DELETE';
+  readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   readonly party: PartyRef;
+  /** GET: `?currency=`; POST/PUT: the body's currency. Only a GET uses it to choose the oracle. */
   readonly currency: string | undefined;
   readonly source: string;
+  /** FSPIOP-Destination of the request, when it carried one. */
+  readonly destination: string | undefined;
   readonly version: FspiopVersion;
   readonly headers: HeaderMap;
-  /** POST: the body as received (ParticipantsTypeIDSubIDPostRequest), and its fspId. */
+  /** POST/PUT: the body as received, and its fspId. */
   readonly body?: Buffer;
   readonly fspId?: string;
+  /** DELETE: the requester must own the entry at the oracle (DELETE_PARTICIPANT_VALIDATION_ENABLED). */
+  readonly checkDeleteOwner?: boolean;
 }
 
 /**
- * GET|POST|DELETE /participants/{Type}/{ID}[/{SubId}] after the 202: ask or change the oracle, then tell
- * the requester from the Hub: PUT /participants/{Type}/{ID} with `{"fspId": ...}`, or one error callback.
+ * GET|POST|PUT|DELETE /participants/{Type}/{ID}[/{SubId}] after the 202 (200 for PUT), as the original's
+ * src/domain/participants/participants.js: the requester must be an active participant (3200), then the
+ * oracle is asked or changed, then one PUT /participants/{Type}/{ID}: GET and DELETE answer `{fspId}` to
+ * the requester from the Hub; POST and PUT answer `{partyList:[...],currency}` to FSPIOP-Destination, or to
+ * the body's fspId (from the Hub) when the request had none. Any failure: one error callback to the
+ * requester.
  */
 export async function handleParticipant(ports: DiscoveryPorts, request: ParticipantRequest): Promise<void> {
-  const { party } = request;
-  const target = {
-    resource: 'participants' as const,
-    party,
-    requester: request.source,
-    version: request.version,
-    headers: request.headers,
-  };
-  const fail = (error: AlsError) => sendErrorCallback(ports, target, error);
-  if (!isValidPartyId(party.type, party.id) || (party.subId !== undefined && !isValidSubId(party.subId))) {
-    return fail(new AlsError('INVALID_PARTY_ID', { type: party.type, id: party.id }));
-  }
+  const { party, method } = request;
+  const fail = (error: CallbackError) =>
+    sendErrorCallback(
+      ports,
+      {
+        resource: 'participants',
+        party,
+        requester: request.source,
+        version: request.version,
+        headers: request.headers,
+      },
+      error,
+    );
+  const problem = partyIdProblem(party.type, party.id, party.subId);
+  if (problem !== undefined) return fail(new AlsError('INVALID_PARTY_ID', { reason: problem }));
 
-  let fspId: string;
+  let recipient: string;
+  let body: string;
   const started = performance.now();
   try {
-    if (request.method === 'POST') {
+    const requester = await ports.participant(request.source);
+    if (!requester?.isActive) return fail(new AlsError('SOURCE_NOT_FOUND'));
+    if (method === 'POST' || method === 'PUT') {
+      // Ours: an fspId that is no participant is refused before the oracle stores it (the original stores
+      // it, then fails to find the fspId's endpoint).
       const owner = await ports.participant(request.fspId as string);
       if (!owner?.isActive) return fail(new AlsError('UNKNOWN_FSP', { fspId: request.fspId as string }));
     }
-    const oracle = await ports.oracleFor(party.type, request.currency);
-    const headers = forwardHeaders(request.headers, request.source, ports.hubName, request.method);
-    if (request.method === 'GET') {
-      const fsps = selectParties(await ports.oracleLookup(oracle, party, request.currency, headers), party.subId);
-      if (fsps.length === 0) return fail(new AlsError('PARTY_NOT_FOUND', { type: party.type, id: party.id }));
-      fspId = fsps[0] as string;
+  } catch (error) {
+    ports.observe('oracle', started);
+    return fail(asAlsError(error, 'SWITCH_FAILED'));
+  }
+  try {
+    const oracle = await ports.oracleFor(party.type, method === 'GET' ? request.currency : undefined);
+    if (method === 'GET') {
+      const headers = forwardHeaders(request.headers, request.source, ports.hubName, 'GET');
+      const entries = await ports.oracleLookup(oracle, party, request.currency, headers);
+      // The original answers the first entry of the oracle's partyList, whatever its sub-id.
+      const first = entries[0];
+      if (first === undefined) return fail(new AlsError('PARTICIPANT_NOT_FOUND'));
+      recipient = request.source;
+      body = ports.serialiseFspId(first.fspId);
+    } else if (method === 'DELETE') {
+      if (request.checkDeleteOwner) {
+        const headers = forwardHeaders(request.headers, request.source, ports.hubName, 'GET');
+        const owner = await ownerOf(ports, oracle, party, headers);
+        if (owner === undefined) {
+          return fail(new AlsError('DELETE_PARTY_FAILED', { reason: 'No participant found for the party' }));
+        }
+        if (owner !== request.source) {
+          return fail(
+            new AlsError('DELETE_PARTY_FAILED', {
+              reason: `The party ${party.type}:${party.id} does not belong to the requesting FSP`,
+            }),
+          );
+        }
+      }
+      const headers = forwardHeaders(request.headers, request.source, ports.hubName, 'DELETE');
+      await ports.oracleWrite(oracle, 'DELETE', party, undefined, headers);
+      recipient = request.source;
+      body = ports.serialiseFspId(request.source);
     } else {
-      await ports.oracleWrite(oracle, request.method, party, request.body?.toString('utf8'), headers);
-      ports.forgetParty(party);
-      fspId = request.method === 'POST' ? (request.fspId as string) : request.source;
+      const headers = forwardHeaders(request.headers, request.source, ports.hubName, method);
+      const status = await ports.oracleWrite(oracle, method, party, request.body?.toString('utf8'), headers);
+      // The original confirms a POST only when the oracle answered 201 Created.
+      if (method === 'POST' && status !== 201) return fail(new AlsError('ADD_PARTY_FAILED'));
+      const fspId = request.fspId as string;
+      recipient = request.destination || fspId;
+      body = ports.serialisePartyList({
+        partyList: [
+          {
+            partyIdType: party.type,
+            partyIdentifier: party.id,
+            fspId,
+            ...(party.subId === undefined ? {} : { partySubIdOrType: party.subId }),
+          },
+        ],
+        ...(request.currency === undefined ? {} : { currency: request.currency }),
+      });
     }
   } catch (error) {
-    return fail(asAlsError(error, 'ORACLE_FAILED'));
+    return fail(oracleError(error, method === 'GET'));
   } finally {
     ports.observe('oracle', started);
   }
 
   const sendStarted = performance.now();
   try {
-    const endpoints = await ports.endpoints(request.source);
-    const template = endpoints.get(callbackEndpoint('participants', party.subId !== undefined, false));
-    if (!template) throw new UpstreamError(request.source, 'no participant callback endpoint');
+    const endpoints = await ports.endpoints(recipient);
+    const endpointType = callbackEndpoint('participants', party.subId !== undefined, false);
+    const template = endpoints.get(endpointType);
+    if (!template) throw new AlsError('NO_ENDPOINT', { destination: recipient, endpoint: endpointType });
+    const headers = hubHeaders(
+      request.headers,
+      ports.hubName,
+      recipient,
+      partyPath('participants', party.type, party.id, party.subId, false),
+      'participants',
+      request.version,
+    );
+    // POST/PUT with FSPIOP-Destination: the original sends the requester's headers as they came, so the
+    // requester stays FSPIOP-Source.
+    if ((method === 'POST' || method === 'PUT') && request.destination) headers['fspiop-source'] = request.source;
     await ports.send({
       url: fillTemplate(template, {
         partyIdType: party.type,
@@ -73,21 +143,37 @@ export async function handleParticipant(ports: DiscoveryPorts, request: Particip
         partySubIdOrType: party.subId,
       }),
       method: 'PUT',
-      headers: hubHeaders(
-        request.headers,
-        ports.hubName,
-        request.source,
-        partyPath('participants', party.type, party.id, party.subId, false),
-        'participants',
-        request.version,
-      ),
-      body: ports.serialiseFspId(fspId),
+      headers,
+      body,
     });
-  } catch {
-    ports.count('error_callback_failed');
+  } catch (error) {
+    // The original tells the requester that its answer could not be delivered.
+    ports.count('forward_failed');
+    await fail(
+      error instanceof AlsError
+        ? error
+        : new AlsError('DESTINATION_UNREACHABLE', {
+            destination: recipient,
+            reason: error instanceof Error ? error.message : String(error),
+          }),
+    );
   } finally {
     ports.observe('callback', sendStarted);
   }
+}
+
+/**
+ * The FSP the oracle holds for a party (its first entry), read before a DELETE when the owner check is on
+ * (src/models/oracle/facade.js validatePartyDeletion). Undefined when the oracle has none.
+ */
+async function ownerOf(
+  ports: DiscoveryPorts,
+  oracle: string,
+  party: PartyRef,
+  headers: OutboundHeaders,
+): Promise<string | undefined> {
+  const entries = await ports.oracleLookup(oracle, party, undefined, headers);
+  return entries[0]?.fspId;
 }
 
 export interface BatchParty {
@@ -95,6 +181,7 @@ export interface BatchParty {
   readonly partyIdentifier: string;
   readonly partySubIdOrType?: string;
   readonly fspId?: string;
+  readonly currency?: string;
 }
 
 export interface BatchRequest {
@@ -107,8 +194,8 @@ export interface BatchRequest {
 }
 
 export interface BatchResultEntry {
-  readonly partyId: BatchParty & { readonly fspId: string };
-  readonly errorInformation?: { readonly errorCode: string; readonly errorDescription: string };
+  readonly partyId: BatchParty;
+  readonly errorInformation?: ErrorInformation;
 }
 
 /** What a batch flow needs beyond the common ports: the compiled serialisers of its two bodies. */
@@ -117,53 +204,90 @@ export interface BatchSerialisers {
   result(body: { partyList: readonly BatchResultEntry[]; currency?: string }): string;
 }
 
+/** A failed entry of a batch, as the original's: the code's description, the party as an extension. */
+function entryError(party: BatchParty, error: AlsError): BatchResultEntry {
+  return {
+    partyId: party,
+    errorInformation: {
+      ...error.information(),
+      extensionList: { extension: [{ key: party.partyIdType, value: party.partyIdentifier }] },
+    },
+  };
+}
+
 /**
- * POST /participants (batch) after the 202: one oracle batch per party ID type, then one PUT
- * /participants/{requestId} to the requester listing every party, failed ones with their error.
+ * POST /participants (batch) after the 200, as the original's postParticipantsBatch: the requester must
+ * be an active participant; an entry whose fspId is not the requester is 3204, an entry of a type the ALS
+ * does not serve 3003; the others go to one oracle batch per type (each with the request's currency), and
+ * the oracle's partyList is what the requester gets back (an empty one: 3003 for each entry sent). One PUT
+ * /participants/{requestId} to the requester; a failure of the whole batch (unknown requester, no oracle,
+ * an oracle that fails) is one PUT /participants/{requestId}/error instead.
  */
 export async function handleBatch(
   ports: DiscoveryPorts,
   serialisers: BatchSerialisers,
   request: BatchRequest,
+  knownTypes: ReadonlySet<string>,
 ): Promise<void> {
-  const byType = new Map<string, BatchParty[]>();
-  for (const entry of request.partyList) {
-    const list = byType.get(entry.partyIdType);
-    if (list) list.push(entry);
-    else byType.set(entry.partyIdType, [entry]);
-  }
   const results: BatchResultEntry[] = [];
+  const byType = new Map<string, BatchParty[]>();
   const started = performance.now();
-  await Promise.all(
-    [...byType].map(async ([type, entries]) => {
-      let failure: AlsError | undefined;
+  try {
+    const requester = await ports.participant(request.source);
+    if (!requester?.isActive) throw new AlsError('SOURCE_NOT_FOUND');
+    for (const entry of request.partyList) {
+      if (!knownTypes.has(entry.partyIdType)) {
+        results.push(entryError(entry, new AlsError('ADD_PARTY_FAILED')));
+        continue;
+      }
+      const withCurrency = request.currency === undefined ? entry : { ...entry, currency: request.currency };
+      if (entry.fspId !== request.source) {
+        results.push(entryError(withCurrency, new AlsError('PARTICIPANT_NOT_FOUND')));
+        continue;
+      }
+      const list = byType.get(entry.partyIdType);
+      if (list) list.push(withCurrency);
+      else byType.set(entry.partyIdType, [withCurrency]);
+    }
+    const headers = forwardHeaders(request.headers, request.source, ports.hubName, 'POST');
+    for (const [type, entries] of byType) {
+      let oracle: string;
       try {
-        const oracle = await ports.oracleFor(type, request.currency);
-        const owned = entries.map((e) => ({ ...e, fspId: request.source }));
-        await ports.oracleBatch(
+        oracle = await ports.oracleFor(type, request.currency);
+      } catch (error) {
+        // The original names only the type, with or without a currency.
+        if (error instanceof AlsError && error.errorName === 'NO_ORACLE_FOR_CURRENCY')
+          throw new AlsError('NO_ORACLE', { type });
+        throw error;
+      }
+      let answer: Buffer;
+      try {
+        answer = await ports.oracleBatch(
           oracle,
-          serialisers.request({
-            requestId: request.requestId,
-            partyList: owned,
-            ...(request.currency ? { currency: request.currency } : {}),
-          }),
-          forwardHeaders(request.headers, request.source, ports.hubName, 'POST'),
+          serialisers.request({ requestId: request.requestId, partyList: entries }),
+          headers,
         );
       } catch (error) {
-        failure = asAlsError(error, 'ORACLE_FAILED');
+        throw oracleError(error, false);
       }
       for (const entry of entries) {
-        const party = { type, id: entry.partyIdentifier, subId: entry.partySubIdOrType };
-        ports.forgetParty(party);
-        const invalid = !isValidPartyId(type, entry.partyIdentifier);
-        const error = invalid ? new AlsError('INVALID_PARTY_ID', { type, id: entry.partyIdentifier }) : failure;
-        results.push({
-          partyId: { ...entry, fspId: request.source },
-          ...(error ? { errorInformation: error.information() } : {}),
-        });
+        ports.forgetParty({ type, id: entry.partyIdentifier, subId: entry.partySubIdOrType });
       }
-    }),
-  );
+      const answered = answeredPartyList(answer);
+      if (answered.length > 0) {
+        // The original passes the oracle's entries on, without the currency it sent in each.
+        for (const item of answered) {
+          const { currency: _currency, ...partyId } = item.partyId ?? ({} as BatchParty);
+          results.push({ ...item, partyId: partyId as BatchParty });
+        }
+      } else {
+        for (const entry of entries) results.push(entryError(entry, new AlsError('ADD_PARTY_FAILED')));
+      }
+    }
+  } catch (error) {
+    ports.observe('oracle', started);
+    return sendBatchError(ports, request, batchFailure(error));
+  }
   ports.observe('oracle', started);
 
   const sendStarted = performance.now();
@@ -185,14 +309,34 @@ export async function handleBatch(
   }
 }
 
+function batchFailure(error: unknown): CallbackError {
+  if (error instanceof UpstreamError) {
+    return asAlsError(error, error.upstream === 'central-ledger' ? 'SWITCH_FAILED' : 'ORACLE_FAILED');
+  }
+  if (typeof (error as Partial<CallbackError>)?.information === 'function') return error as CallbackError;
+  return asAlsError(error, 'ORACLE_FAILED');
+}
+
+/** The partyList of an oracle's batch answer; an answer without one counts as empty. */
+function answeredPartyList(answer: Buffer): BatchResultEntry[] {
+  try {
+    const parsed = JSON.parse(answer.toString('utf8')) as { partyList?: unknown };
+    return Array.isArray(parsed?.partyList)
+      ? (parsed.partyList as BatchResultEntry[]).filter((e) => e !== null && typeof e === 'object')
+      : [];
+  } catch {
+    return [];
+  }
+}
+
 /**
- * The one error callback of a batch that could not be started (PUT /participants/{requestId}/error to
- * the requester's FSPIOP_CALLBACK_URL_PARTICIPANT_BATCH_PUT_ERROR).
+ * The one error callback of a batch that failed as a whole (PUT /participants/{requestId}/error to the
+ * requester's FSPIOP_CALLBACK_URL_PARTICIPANT_BATCH_PUT_ERROR).
  */
 export async function sendBatchError(
   ports: DiscoveryPorts,
   request: Pick<BatchRequest, 'requestId' | 'source' | 'version' | 'headers'>,
-  error: AlsError,
+  error: CallbackError,
 ): Promise<void> {
   const started = performance.now();
   try {

@@ -1,8 +1,8 @@
 import { AlsError } from '../fspiop/errors.js';
-import { isValidPartyId, isValidSubId } from '../fspiop/party-id.js';
+import { partyIdProblem } from '../fspiop/party-id.js';
 import type { FspiopVersion } from '../fspiop/versions.js';
 import { callbackEndpoint, Endpoint, fillTemplate, type Resource } from './endpoints.js';
-import { asAlsError, sendErrorCallback } from './failures.js';
+import { asAlsError, type CallbackError, oracleError, sendErrorCallback } from './failures.js';
 import { endToEndStart, forwardHeaders } from './headers.js';
 import type { DiscoveryPorts, HeaderMap, PartyEntry, PartyRef } from './types.js';
 
@@ -36,7 +36,7 @@ export function selectParties(entries: readonly PartyEntry[], subId: string | un
  */
 export async function lookUpParty(ports: DiscoveryPorts, request: PartyLookup): Promise<void> {
   const { party } = request;
-  const fail = (error: AlsError) =>
+  const fail = (error: CallbackError) =>
     sendErrorCallback(
       ports,
       {
@@ -49,25 +49,28 @@ export async function lookUpParty(ports: DiscoveryPorts, request: PartyLookup): 
       error,
     );
 
-  if (!isValidPartyId(party.type, party.id) || (party.subId !== undefined && !isValidSubId(party.subId))) {
-    return fail(new AlsError('INVALID_PARTY_ID', { type: party.type, id: party.id }));
-  }
+  const problem = partyIdProblem(party.type, party.id, party.subId);
+  if (problem !== undefined) return fail(new AlsError('INVALID_PARTY_ID', { reason: problem }));
 
   let fsps: string[];
   if (request.destination !== undefined && request.destination !== ports.hubName) {
+    const failure = await checkDestination(ports, request, request.destination);
+    if (failure !== undefined) return fail(failure);
     fsps = [request.destination];
   } else {
     const started = performance.now();
     try {
       const oracle = await ports.oracleFor(party.type, request.currency);
       const headers = forwardHeaders(request.headers, request.source, ports.hubName, 'GET');
-      fsps = selectParties(await ports.oracleLookup(oracle, party, request.currency, headers), party.subId);
+      const entries = await ports.oracleLookup(oracle, party, request.currency, headers);
+      if (entries.length === 0) return fail(new AlsError('PARTY_NOT_FOUND'));
+      fsps = selectParties(entries, party.subId);
     } catch (error) {
-      return fail(asAlsError(error, 'ORACLE_FAILED'));
+      return fail(oracleError(error, true));
     } finally {
       ports.observe('oracle', started);
     }
-    if (fsps.length === 0) return fail(new AlsError('PARTY_NOT_FOUND', { type: party.type, id: party.id }));
+    if (fsps.length === 0) return fail(new AlsError('FILTERED_PARTY_LIST_EMPTY'));
   }
 
   const outcomes = await Promise.all(fsps.map((fsp) => forwardLookup(ports, request, fsp)));
@@ -76,6 +79,39 @@ export async function lookUpParty(ports: DiscoveryPorts, request: PartyLookup): 
   // Every FSP failed: the payer hears about the first reason, once.
   const first = outcomes.find((o) => o !== undefined) as AlsError;
   return fail(first);
+}
+
+/**
+ * A GET /parties with an FSPIOP-Destination that is no active participant: the original's
+ * forwardRequestToDestination (src/domain/parties/services/GetPartiesService.js) drops the stale entry at
+ * the oracle (DELETE), then answers 3204 (without proxies, no inter-scheme discovery); a failed DELETE is
+ * the error the requester gets instead. Undefined: the destination is active.
+ */
+async function checkDestination(
+  ports: DiscoveryPorts,
+  request: PartyLookup,
+  destination: string,
+): Promise<CallbackError | undefined> {
+  const started = performance.now();
+  try {
+    const participant = await ports.participant(destination);
+    if (participant?.isActive) return undefined;
+  } catch (error) {
+    ports.observe('endpoint', started);
+    return asAlsError(error, 'SWITCH_FAILED');
+  }
+  ports.observe('endpoint', started);
+  const oracleStarted = performance.now();
+  try {
+    const oracle = await ports.oracleFor(request.party.type, undefined);
+    const headers = forwardHeaders(request.headers, request.source, ports.hubName, 'DELETE');
+    await ports.oracleWrite(oracle, 'DELETE', request.party, undefined, headers);
+  } catch (error) {
+    return oracleError(error, false);
+  } finally {
+    ports.observe('oracle', oracleStarted);
+  }
+  return new AlsError('DESTINATION_NOT_FOUND', { destination });
 }
 
 async function forwardLookup(ports: DiscoveryPorts, request: PartyLookup, fsp: string): Promise<AlsError | undefined> {
@@ -87,7 +123,7 @@ async function forwardLookup(ports: DiscoveryPorts, request: PartyLookup, fsp: s
     if (!participant?.isActive) {
       return request.destination === fsp
         ? new AlsError('DESTINATION_NOT_FOUND', { destination: fsp })
-        : new AlsError('PARTY_NOT_FOUND', { type: party.type, id: party.id });
+        : new AlsError('PARTY_NOT_FOUND');
     }
     const endpointType = party.subId === undefined ? Endpoint.PARTIES_GET : Endpoint.PARTIES_SUB_ID_GET;
     const template = (await ports.endpoints(fsp)).get(endpointType);
@@ -137,7 +173,7 @@ export async function forwardCallback(ports: DiscoveryPorts, callback: PartyCall
   if (e2eStart !== undefined) ports.endToEnd(e2eStart);
   if (callback.resource === 'participants') ports.forgetParty(party);
 
-  const fail = (error: AlsError) =>
+  const fail = (error: CallbackError) =>
     sendErrorCallback(
       ports,
       {
@@ -149,6 +185,11 @@ export async function forwardCallback(ports: DiscoveryPorts, callback: PartyCall
       },
       error,
     );
+
+  // The original validates the path of a callback too (src/domain/parties/putParties.js), answering its
+  // source.
+  const problem = partyIdProblem(party.type, party.id, party.subId);
+  if (problem !== undefined) return fail(new AlsError('INVALID_PARTY_ID', { reason: problem }));
 
   const destinationName = callback.destination;
   let url: string;

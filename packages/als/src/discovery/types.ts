@@ -18,18 +18,33 @@ export interface PartyEntry {
   readonly partySubIdOrType?: string;
 }
 
+/** The body of PUT /participants/{Type}/{ID} the original sends after a POST or PUT. */
+export interface ParticipantPartyList {
+  readonly partyList: readonly {
+    readonly partyIdType: string;
+    readonly partyIdentifier: string;
+    readonly fspId: string;
+    readonly partySubIdOrType?: string;
+  }[];
+  readonly currency?: string;
+}
+
 export interface PartyRef {
   readonly type: string;
   readonly id: string;
   readonly subId?: string | undefined;
 }
 
-/** A failed call to another service (central-ledger, an oracle, an FSP); `reason` is for the error text. */
+/**
+ * A failed call to another service (central-ledger, an oracle, an FSP); `reason` is for the error text;
+ * `information` is the error body the service answered, when it answered one.
+ */
 export class UpstreamError extends Error {
   constructor(
     readonly upstream: string,
     readonly reason: string,
     readonly status?: number,
+    readonly information?: ErrorInformation,
   ) {
     super(`${upstream}: ${reason}`);
     this.name = 'UpstreamError';
@@ -60,7 +75,10 @@ export interface DiscoveryPorts {
   participant(name: string): Promise<Participant | undefined>;
   /** Endpoint type → URL template of a participant; throws UpstreamError. */
   endpoints(name: string): Promise<ReadonlyMap<string, string>>;
-  /** The oracle URL for a party ID type (and currency); throws AlsError NO_ORACLE / NO_DEFAULT_ORACLE. */
+  /**
+   * The oracle URL for a party ID type, and for a currency when one is given (only lookups give one);
+   * throws AlsError NO_ORACLE / NO_ORACLE_FOR_CURRENCY / NO_DEFAULT_ORACLE.
+   */
   oracleFor(type: string, currency: string | undefined): Promise<string>;
   oracleLookup(
     oracleUrl: string,
@@ -68,14 +86,17 @@ export interface DiscoveryPorts {
     currency: string | undefined,
     headers: OutboundHeaders,
   ): Promise<readonly PartyEntry[]>;
-  /** POST or DELETE one party at the oracle; drops its cached answer. */
+  /**
+   * POST, PUT or DELETE one party at the oracle; drops its cached answer; answers the oracle's status
+   * (2xx); throws UpstreamError for any other.
+   */
   oracleWrite(
     oracleUrl: string,
-    method: 'POST' | 'DELETE',
+    method: 'POST' | 'PUT' | 'DELETE',
     party: PartyRef,
     body: string | undefined,
     headers: OutboundHeaders,
-  ): Promise<void>;
+  ): Promise<number>;
   /** POST /participants (batch) at the oracle; answers the oracle's body. */
   oracleBatch(oracleUrl: string, body: string, headers: OutboundHeaders): Promise<Buffer>;
   /** Drops the cached oracle answer for a party (issue #3, Mojaloop issue #4227). */
@@ -83,6 +104,8 @@ export interface DiscoveryPorts {
   send(request: OutboundRequest): Promise<void>;
   serialiseError(information: ErrorInformation): string;
   serialiseFspId(fspId: string): string;
+  /** The `{partyList:[...],currency}` answer of POST/PUT /participants/{Type}/{ID}. */
+  serialisePartyList(body: ParticipantPartyList): string;
   observe(stage: Stage, startedAt: number): void;
   endToEnd(startedAtMs: number): void;
   count(event: DiscoveryEvent): void;

@@ -31,19 +31,33 @@ export const AlsErrors = catalogue({
   UNKNOWN_SOURCE: {
     fspiop: FspiopError.MALFORMED_SYNTAX,
     status: 400,
-    template: 'FSPIOP-Source {source} is not an active participant',
+    // The original's words (src/lib/validators.js validateSourceFspHeader).
+    template: 'invalid fspiop-source header',
   },
   MALFORMED_BODY: { fspiop: FspiopError.MALFORMED_SYNTAX, status: 400, template: 'body is not valid JSON' },
   BODY_TOO_LARGE: { fspiop: FspiopError.TOO_LARGE_PAYLOAD, status: 400, template: 'body exceeds {limit} bytes' },
   BODY_MISSING_ELEMENT: { fspiop: FspiopError.MISSING_ELEMENT, status: 400, template: '{path}' },
   BODY_MALFORMED_ELEMENT: { fspiop: FspiopError.MALFORMED_SYNTAX, status: 400, template: '{path} {reason}' },
   BODY_INVALID: { fspiop: FspiopError.VALIDATION_ERROR, status: 400, template: '{path} {reason}' },
-  INVALID_PARTY_ID: { fspiop: FspiopError.MALFORMED_SYNTAX, status: undefined, template: '{type} identifier {id}' },
-  PARTY_NOT_FOUND: { fspiop: FspiopError.PARTY_NOT_FOUND, status: undefined, template: '{type}/{id}' },
+  INVALID_PARTY_ID: { fspiop: FspiopError.MALFORMED_SYNTAX, status: undefined, template: '{reason}' },
+  // GET /parties: no FSP of the oracle's answer is in the scheme, and no proxy to ask (the original's
+  // GetPartiesService.triggerInterSchemeDiscoveryFlow), in its words.
+  PARTY_NOT_FOUND: {
+    fspiop: FspiopError.PARTY_NOT_FOUND,
+    status: undefined,
+    template: 'No proxy found to start inter-scheme discovery flow',
+  },
+  // GET /parties: the oracle answered entries, none for the sub-id asked (or any, without one).
+  FILTERED_PARTY_LIST_EMPTY: {
+    fspiop: FspiopError.ID_NOT_FOUND,
+    status: undefined,
+    template: 'Empty oracle partyList, filtered based on callbackEndpointType',
+  },
+  // The original's words (GetPartiesService: no proxy to ask once the destination is not in the scheme).
   DESTINATION_NOT_FOUND: {
     fspiop: FspiopError.PARTY_NOT_FOUND,
     status: undefined,
-    template: 'FSPIOP-Destination {destination} is not an active participant',
+    template: 'No proxy found to start inter-scheme discovery flow',
   },
   CALLBACK_DESTINATION_UNKNOWN: {
     fspiop: FspiopError.DESTINATION_FSP_ERROR,
@@ -55,7 +69,12 @@ export const AlsErrors = catalogue({
     status: undefined,
     template: 'FSP {fspId} is not an active participant',
   },
-  NO_ORACLE: { fspiop: FspiopError.ADD_PARTY_INFO_ERROR, status: undefined, template: 'no oracle for {type}' },
+  NO_ORACLE: { fspiop: FspiopError.ADD_PARTY_INFO_ERROR, status: undefined, template: 'Oracle type:{type} not found' },
+  NO_ORACLE_FOR_CURRENCY: {
+    fspiop: FspiopError.ADD_PARTY_INFO_ERROR,
+    status: undefined,
+    template: 'Oracle type:{type} and currency:{currency} not found',
+  },
   NO_DEFAULT_ORACLE: {
     fspiop: FspiopError.INTERNAL_SERVER_ERROR,
     status: undefined,
@@ -73,6 +92,27 @@ export const AlsErrors = catalogue({
     status: undefined,
     template: '{destination} has no {endpoint} endpoint',
   },
+  // The /participants answers of the original (src/domain/participants/participants.js), word for word.
+  SOURCE_NOT_FOUND: { fspiop: FspiopError.ID_NOT_FOUND, status: 400, template: 'Requester FSP not found' },
+  PARTICIPANT_NOT_FOUND: { fspiop: FspiopError.PARTY_NOT_FOUND, status: undefined, template: '' },
+  ADD_PARTY_FAILED: { fspiop: FspiopError.ADD_PARTY_INFO_ERROR, status: undefined, template: '' },
+  DELETE_PARTY_FAILED: { fspiop: FspiopError.DELETE_PARTY_INFO_ERROR, status: undefined, template: '{reason}' },
+  NOT_IMPLEMENTED: { fspiop: FspiopError.NOT_IMPLEMENTED, status: 501, template: '' },
+  // An oracle's failure (src/models/oracle/facade.js sendOracleGetRequest; central-services-shared
+  // src/util/request.js sendRequest).
+  ORACLE_BAD_REQUEST: { fspiop: FspiopError.PARTY_NOT_FOUND, status: undefined, template: '' },
+  ORACLE_NOT_FOUND: { fspiop: FspiopError.DESTINATION_FSP_ERROR, status: undefined, template: '' },
+  ORACLE_CLIENT_ERROR: { fspiop: FspiopError.CLIENT_ERROR, status: undefined, template: '{reason}' },
+  ORACLE_ID_NOT_FOUND: {
+    fspiop: FspiopError.ID_NOT_FOUND,
+    status: undefined,
+    template: 'The requested resource could not be found',
+  },
+  ORACLE_UNREACHABLE: {
+    fspiop: FspiopError.DESTINATION_COMMUNICATION_ERROR,
+    status: undefined,
+    template: 'Failed to send HTTP request to host',
+  },
 });
 
 export type AlsErrorName = keyof typeof AlsErrors;
@@ -89,7 +129,8 @@ export class AlsError extends Error {
     readonly values: Readonly<Record<string, string | number>> = {},
   ) {
     const entry = AlsErrors[errorName];
-    super(`${entry.fspiop.code} ${entry.fspiop.description} - ${fill(entry.template, values)}`);
+    const detail = fill(entry.template, values);
+    super(`${entry.fspiop.code} ${entry.fspiop.description}${detail ? ` - ${detail}` : ''}`);
     this.name = 'AlsError';
     this.entry = entry;
   }

@@ -1,6 +1,7 @@
 import type { ErrorInformation } from '@mojafast/fspiop';
 import fastJson, { type ObjectSchema } from 'fast-json-stringify';
 import type { BatchParty, BatchResultEntry } from '../discovery/participants.js';
+import type { ParticipantPartyList } from '../discovery/types.js';
 
 const errorInformation: ObjectSchema = {
   type: 'object',
@@ -27,6 +28,8 @@ const partyIdInfo: ObjectSchema = {
     partyIdentifier: { type: 'string' },
     partySubIdOrType: { type: 'string' },
     fspId: { type: 'string' },
+    // The original adds the batch's currency to each entry it sends to the oracle.
+    currency: { type: 'string' },
   },
 };
 
@@ -40,6 +43,7 @@ export const errorBodySchema: ObjectSchema = {
 export interface Serialisers {
   error(information: ErrorInformation): string;
   fspId(fspId: string): string;
+  partyList(body: ParticipantPartyList): string;
   batchRequest(body: { requestId: string; partyList: readonly BatchParty[]; currency?: string }): string;
   batchResult(body: { partyList: readonly BatchResultEntry[]; currency?: string }): string;
 }
@@ -51,6 +55,24 @@ export interface Serialisers {
 export function createSerialisers(): Serialisers {
   const errorBody = fastJson(errorBodySchema);
   const fspIdBody = fastJson({ type: 'object', properties: { fspId: { type: 'string' } } });
+  const partyListBody = fastJson({
+    type: 'object',
+    properties: {
+      partyList: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: {
+            partyIdType: { type: 'string' },
+            partyIdentifier: { type: 'string' },
+            fspId: { type: 'string' },
+            partySubIdOrType: { type: 'string' },
+          },
+        },
+      },
+      currency: { type: 'string' },
+    },
+  });
   const batchRequest = fastJson({
     type: 'object',
     properties: {
@@ -64,7 +86,12 @@ export function createSerialisers(): Serialisers {
     properties: {
       partyList: {
         type: 'array',
-        items: { type: 'object', properties: { partyId: partyIdInfo, errorInformation } },
+        // The oracle's entries are passed on as it answered them (the original forwards its partyList).
+        items: {
+          type: 'object',
+          properties: { partyId: { ...partyIdInfo, additionalProperties: true }, errorInformation },
+          additionalProperties: true,
+        },
       },
       currency: { type: 'string' },
     },
@@ -72,6 +99,7 @@ export function createSerialisers(): Serialisers {
   return {
     error: (information) => errorBody({ errorInformation: information }),
     fspId: (fspId) => fspIdBody({ fspId }),
+    partyList: (body) => partyListBody(body),
     batchRequest: (body) => batchRequest(body),
     batchResult: (body) => batchResult(body),
   };

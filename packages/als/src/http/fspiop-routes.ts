@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Resource } from '../discovery/endpoints.js';
 import { sendErrorCallback } from '../discovery/failures.js';
-import { handleBatch, handleParticipant, sendBatchError } from '../discovery/participants.js';
+import { handleBatch, handleParticipant } from '../discovery/participants.js';
 import { forwardCallback, lookUpParty } from '../discovery/parties.js';
 import { type DiscoveryPorts, type PartyRef, UpstreamError } from '../discovery/types.js';
 import { AlsError } from '../fspiop/errors.js';
@@ -18,6 +18,12 @@ export interface FspiopRouteDeps {
   readonly metrics: Metrics;
   /** Keeps background work visible to shutdown, which drains it. */
   readonly track: (work: Promise<void>) => void;
+  /** DELETE_PARTICIPANT_VALIDATION_ENABLED: a DELETE /participants must come from the entry's owner. */
+  readonly checkDeleteOwner?: boolean;
+  /** Party ID types served beyond the API definition's (FEATURE_ENABLE_EXTENDED_PARTY_ID_TYPE). */
+  readonly extraPartyIdTypes?: ReadonlySet<string>;
+  /** DELETE /endpointcache, which the original serves on this port too. */
+  readonly clearEndpointCache?: () => void;
 }
 
 interface PartyParams {
@@ -36,8 +42,11 @@ function partyOf(params: PartyParams): PartyRef {
 export function registerFspiopRoutes(app: FastifyInstance, deps: FspiopRouteDeps): void {
   const { ports, schemas, metrics, track } = deps;
 
+  const extraTypes = deps.extraPartyIdTypes ?? new Set<string>();
+  const knownType = (type: string, version: FspiopVersion) =>
+    schemas.partyIdTypes[version].has(type) || extraTypes.has(type);
   const checkType = (type: string, version: FspiopVersion) => {
-    if (!schemas.partyIdTypes[version].has(type)) throw new AlsError('INVALID_PARTY_ID_TYPE', { type });
+    if (!knownType(type, version)) throw new AlsError('INVALID_PARTY_ID_TYPE', { type });
   };
 
   /** An empty {ID} or {SubId} (`/parties/MSISDN/`) matches no route of the API definition. */
@@ -153,27 +162,40 @@ export function registerFspiopRoutes(app: FastifyInstance, deps: FspiopRouteDeps
     );
   };
 
+  /**
+   * GET|POST|PUT|DELETE /participants/{Type}/{ID}[/{SubId}] (the original's src/api/participants): 202
+   * (PUT: 200), then the flow; the requester is checked in the flow (3200 callback), except for POST,
+   * which the original refuses synchronously (400 3200).
+   */
   const participantRequest =
-    (method: 'GET' | 'POST' | 'DELETE') => async (request: PartyRequest, reply: FastifyReply) => {
+    (method: 'GET' | 'POST' | 'PUT' | 'DELETE') => async (request: PartyRequest, reply: FastifyReply) => {
       const started = performance.now();
       const facts = checkHeaders(method, 'participants', request.headers, ports.hubVersion);
-      checkPath(request, facts.version);
+      const withBody = method === 'POST' || method === 'PUT';
+      checkPath(request, withBody ? facts.bodyVersion : facts.version);
       let fspId: string | undefined;
-      let currency = request.query.currency;
-      if (method === 'POST') {
-        const body = parseBody(request, facts.bodyVersion, 'ParticipantsTypeIDSubIDPostRequest') as {
-          fspId: string;
-          currency?: string;
-        };
+      let currency = method === 'GET' ? request.query.currency : undefined;
+      if (withBody) {
+        const schema = method === 'POST' ? 'ParticipantsTypeIDSubIDPostRequest' : 'ParticipantsTypeIDPutResponse';
+        const body = parseBody(request, facts.bodyVersion, schema) as { fspId: string; currency?: string };
         fspId = body.fspId;
-        currency = body.currency ?? currency;
+        currency = body.currency;
       }
-      const deferred = await checkSource(facts);
+      let deferred: AlsError | undefined;
+      if (method === 'POST') {
+        try {
+          const participant = await ports.participant(facts.source);
+          if (!participant?.isActive) throw new AlsError('SOURCE_NOT_FOUND');
+        } catch (error) {
+          if (!(error instanceof UpstreamError)) throw error;
+          deferred = new AlsError('SWITCH_FAILED', { reason: error.reason });
+        }
+      }
       const party = partyOf(request.params);
       accept(
         reply,
         `participants_${method.toLowerCase()}`,
-        202,
+        method === 'PUT' ? 200 : 202,
         started,
         deferred,
         { resource: 'participants', party, facts, request },
@@ -183,9 +205,11 @@ export function registerFspiopRoutes(app: FastifyInstance, deps: FspiopRouteDeps
             party,
             currency,
             source: facts.source,
+            destination: facts.destination,
             version: facts.version,
             headers: request.headers,
-            ...(method === 'POST' ? { body: request.body as Buffer, fspId } : {}),
+            ...(withBody ? { body: request.body as Buffer, fspId } : {}),
+            ...(method === 'DELETE' ? { checkDeleteOwner: deps.checkDeleteOwner === true } : {}),
           }),
       );
     };
@@ -198,21 +222,10 @@ export function registerFspiopRoutes(app: FastifyInstance, deps: FspiopRouteDeps
       partyList: { partyIdType: string; partyIdentifier: string; partySubIdOrType?: string; fspId?: string }[];
       currency?: string;
     };
-    for (const entry of body.partyList) checkType(entry.partyIdType, facts.bodyVersion);
-    const deferred = await checkSource(facts);
+    // The original answers 200 and checks the requester and each entry's type in the flow (src/api/participants.js).
     metrics.observeStage('validation', started);
-    metrics.ingress('participants_batch', 202);
-    reply.code(202).send();
-    if (deferred) {
-      track(
-        sendBatchError(
-          ports,
-          { requestId: body.requestId, source: facts.source, version: facts.version, headers: request.headers },
-          deferred,
-        ),
-      );
-      return;
-    }
+    metrics.ingress('participants_batch', 200);
+    reply.code(200).send();
     track(
       handleBatch(
         ports,
@@ -225,8 +238,17 @@ export function registerFspiopRoutes(app: FastifyInstance, deps: FspiopRouteDeps
           version: facts.version,
           headers: request.headers,
         },
+        batchTypes(facts.bodyVersion),
       ),
     );
+  };
+
+  const batchTypes = (version: FspiopVersion): ReadonlySet<string> =>
+    extraTypes.size === 0 ? schemas.partyIdTypes[version] : new Set([...schemas.partyIdTypes[version], ...extraTypes]);
+
+  /** PUT /participants/{ID}[/error] (the batch callbacks): the original answers 501 Not implemented. */
+  const notImplemented = async () => {
+    throw new AlsError('NOT_IMPLEMENTED');
   };
 
   for (const suffix of ['', '/:subId']) {
@@ -236,8 +258,17 @@ export function registerFspiopRoutes(app: FastifyInstance, deps: FspiopRouteDeps
     app.get(`/participants/:type/:id${suffix}`, participantRequest('GET'));
     app.post(`/participants/:type/:id${suffix}`, participantRequest('POST'));
     app.delete(`/participants/:type/:id${suffix}`, participantRequest('DELETE'));
-    app.put(`/participants/:type/:id${suffix}`, putCallback('participants', false));
+    app.put(`/participants/:type/:id${suffix}`, participantRequest('PUT'));
     app.put(`/participants/:type/:id${suffix}/error`, putCallback('participants', true));
   }
   app.post('/participants', postBatch);
+  app.put('/participants/:requestId', notImplemented);
+  app.put('/participants/:requestId/error', notImplemented);
+  if (deps.clearEndpointCache) {
+    const clear = deps.clearEndpointCache;
+    app.delete('/endpointcache', async (_request, reply) => {
+      clear();
+      return reply.code(202).send();
+    });
+  }
 }

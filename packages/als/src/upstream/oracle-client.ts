@@ -1,3 +1,4 @@
+import type { ErrorInformation } from '@mojafast/fspiop';
 import { LRUCache } from 'lru-cache';
 import { type OutboundHeaders, type PartyEntry, type PartyRef, UpstreamError } from '../discovery/types.js';
 import { type Cache, type CacheResult, createCache } from './cache.js';
@@ -19,11 +20,11 @@ export interface OracleClient {
   ): Promise<readonly PartyEntry[]>;
   write(
     oracleUrl: string,
-    method: 'POST' | 'DELETE',
+    method: 'POST' | 'PUT' | 'DELETE',
     party: PartyRef,
     body: string | undefined,
     headers: OutboundHeaders,
-  ): Promise<void>;
+  ): Promise<number>;
   batch(oracleUrl: string, body: string, headers: OutboundHeaders): Promise<Buffer>;
   forget(party: PartyRef): void;
 }
@@ -31,6 +32,22 @@ export interface OracleClient {
 function partyPath(party: PartyRef): string {
   const base = `/participants/${encodeURIComponent(party.type)}/${encodeURIComponent(party.id)}`;
   return party.subId === undefined ? base : `${base}/${encodeURIComponent(party.subId)}`;
+}
+
+/** The errorInformation of an oracle's error answer, when it answered one. */
+function errorBodyOf(body: Buffer): ErrorInformation | undefined {
+  if (body.length === 0) return undefined;
+  try {
+    const info = (JSON.parse(body.toString('utf8')) as { errorInformation?: ErrorInformation })?.errorInformation;
+    if (typeof info?.errorCode === 'string' && typeof info.errorDescription === 'string') return info;
+  } catch {
+    // Not JSON: the status alone says what failed.
+  }
+  return undefined;
+}
+
+function answered(what: string, status: number, body: Buffer): UpstreamError {
+  return new UpstreamError('oracle', `${what} answered ${status}`, status, errorBodyOf(body));
 }
 
 const partyKey = (party: PartyRef) => `${party.type}\u0000${party.id}\u0000${party.subId ?? ''}`;
@@ -57,15 +74,15 @@ export function createOracleClient(http: HttpClient, options: OracleClientOption
       const call = pending.get(key);
       if (!call) throw new UpstreamError('oracle', 'internal: no request for a cache load');
       const { status, body } = await http.request({ url: call.url, method: 'GET', headers: call.headers }, 'oracle');
-      if (status === 404) return [];
-      if (status !== 200) throw new UpstreamError('oracle', `answered ${status}`, status);
+      // Any status but 2xx is a failure the flow maps as the original (a 404 is not "no party").
+      if (status < 200 || status >= 300) throw answered('GET', status, body);
       let parsed: { partyList?: unknown };
       try {
         parsed = JSON.parse(body.toString('utf8'));
       } catch {
-        throw new UpstreamError('oracle', 'answered a body that is not JSON');
+        throw new UpstreamError('oracle', 'answered a body that is not JSON', status);
       }
-      if (!Array.isArray(parsed?.partyList)) throw new UpstreamError('oracle', 'answered without a partyList');
+      if (!Array.isArray(parsed?.partyList)) throw new UpstreamError('oracle', 'answered without a partyList', status);
       return (parsed.partyList as PartyEntry[]).filter((e) => typeof e?.fspId === 'string');
     },
   });
@@ -93,12 +110,13 @@ export function createOracleClient(http: HttpClient, options: OracleClientOption
     },
     async write(oracleUrl, method, party, body, headers) {
       const outbound = body === undefined ? headers : { 'content-type': 'application/json', ...headers };
-      const { status } = await http.request(
+      const answer = await http.request(
         { url: `${oracleUrl}${partyPath(party)}`, method, headers: outbound, body },
         'oracle',
       );
       this.forget(party);
-      if (status >= 300) throw new UpstreamError('oracle', `${method} answered ${status}`, status);
+      if (answer.status < 200 || answer.status >= 300) throw answered(method, answer.status, answer.body);
+      return answer.status;
     },
     async batch(oracleUrl, body, headers) {
       const { status, body: answer } = await http.request(
@@ -110,7 +128,7 @@ export function createOracleClient(http: HttpClient, options: OracleClientOption
         },
         'oracle',
       );
-      if (status >= 300) throw new UpstreamError('oracle', `batch POST answered ${status}`, status);
+      if (status < 200 || status >= 300) throw answered('batch POST', status, answer);
       return answer;
     },
     forget(party) {

@@ -18,6 +18,8 @@ export interface OracleStore {
   /** Marks the row inactive (the original keeps the row). */
   remove(id: number): Promise<boolean>;
   close(): Promise<void>;
+  /** A database store: resolves when the database answers (for /health); a memory store has none. */
+  ping?(): Promise<void>;
 }
 
 export interface OracleRegistry {

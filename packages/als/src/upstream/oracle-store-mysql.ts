@@ -137,6 +137,9 @@ export async function createMysqlOracleStore(settings: MysqlSettings): Promise<O
     async remove(id) {
       return (await db('oracleEndpoint').where({ oracleEndpointId: id, isActive: 1 }).update({ isActive: 0 })) > 0;
     },
+    async ping() {
+      await db.raw('SELECT 1');
+    },
     close: () => db.destroy(),
   };
 }

@@ -89,22 +89,28 @@ export async function startAlsStack(options: AlsStackOptions): Promise<AlsStack>
   }
 }
 
-/** The ALS's own variables (packages/als/README.md); "cache off" sets every cache TTL to 0. */
+/**
+ * The ALS cache settings a scenario runs with, spelled out so the report states them: "cache on" is the
+ * ALS's defaults (packages/als/README.md "Caches": never older than the original's answers), "cache off"
+ * every TTL 0.
+ */
+export function alsCacheSettings(cache: boolean): Record<string, string> {
+  return {
+    ALS_PARTICIPANT_CACHE_TTL_MS: cache ? '3000' : '0',
+    ALS_ENDPOINT_CACHE_TTL_MS: cache ? '180000' : '0',
+    ALS_ORACLE_REGISTRY_CACHE_TTL_MS: '0',
+    ALS_ORACLE_ANSWER_CACHE_TTL_MS: '0',
+    ALS_CACHE_MAX_STALE_MS: '0',
+  };
+}
+
+/** The ALS's own variables (packages/als/README.md). */
 function alsEnvironment(
   port: number,
   adminPort: number,
   sims: SimsReady,
   options: AlsStackOptions,
 ): Record<string, string> {
-  const noCache: Record<string, string> = options.cache
-    ? {}
-    : {
-        ALS_PARTICIPANT_CACHE_TTL_MS: '0',
-        ALS_ENDPOINT_CACHE_TTL_MS: '0',
-        ALS_ORACLE_REGISTRY_CACHE_TTL_MS: '0',
-        ALS_ORACLE_ANSWER_CACHE_TTL_MS: '0',
-        ALS_CACHE_MAX_STALE_MS: '0',
-      };
   return {
     ALS_HOST: '127.0.0.1',
     ALS_PORT: String(port),
@@ -115,6 +121,6 @@ function alsEnvironment(
     ALS_PROCESSES: String(options.processes),
     ALS_UPSTREAM_KEEP_ALIVE: options.keepAlive ? 'on' : 'off',
     ALS_LOG_LEVEL: 'warn',
-    ...noCache,
+    ...alsCacheSettings(options.cache),
   };
 }

@@ -6,6 +6,7 @@ import { matrixMarkdown, matrixRow, matrixSvg } from '../als/matrix.js';
 import { parsePartyIdMode } from '../als/party-ids.js';
 import { alsResultJson, generatorWarning } from '../als/results.js';
 import { runScenario, type Scenario } from '../als/scenario.js';
+import { alsCacheSettings } from '../als/stack.js';
 import { assertLoopback } from '../load/loopback.js';
 import { writeJson } from '../report/json.js';
 import { positiveInteger } from './http.js';
@@ -133,6 +134,10 @@ export async function alsCommand(argv: string[]): Promise<void> {
   progress(
     `bench:als ${base.name}, ids ${values.ids}, FSPIOP ${base.version}: warm-up ${base.warmupSeconds}s, then ${base.iterations === undefined ? `${base.durationSeconds}s` : `${base.iterations} lookups`}`,
   );
+  if (!base.stack.simsOnly && !base.stack.target) {
+    const settings = Object.entries(alsCacheSettings(base.stack.cache)).map(([k, v]) => `${k}=${v}`);
+    progress(`ALS cache settings: ${settings.join(' ')}`);
+  }
   const result = await runScenario(base, progress);
   const warning = generatorWarning(result);
   const metrics = new Map(result.driver.metrics);
@@ -180,7 +185,11 @@ async function runMatrix(base: Scenario, durationSeconds: number, reportDir: str
   const rows = results.map(matrixRow);
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   await mkdir(reportDir, { recursive: true });
-  const header = `# bench:als --matrix (${stamp})\n\nids ${base.ids.kind}, FSPIOP ${base.version}, ${durationSeconds}s per scenario; ratio against the sims-only row at the same VUs is the share of this machine's ceiling the ALS keeps.`;
+  const header = `# bench:als --matrix (${stamp})\n\nids ${base.ids.kind}, FSPIOP ${base.version}, ${durationSeconds}s per scenario; ratio against the sims-only row at the same VUs is the share of this machine's ceiling the ALS keeps. Cache on: ${Object.entries(
+    alsCacheSettings(true),
+  )
+    .map(([k, v]) => `${k}=${v}`)
+    .join(' ')}.`;
   const baselineByVus = (vus: number) => `sims only, ${vus} VUs`;
   const markdown = [1, 4, 16, 64]
     .map((vus) =>

@@ -1,0 +1,104 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { partyIdPatterns, partyIdProblem } from '../src/fspiop/party-id.js';
+import { call, lookupHeaders, newTraceId, type Stack, startStack } from './helpers.js';
+
+// Party-ID validation as account-lookup-service v17.16.1 src/lib/validators.js: one table of patterns per
+// type, the general safe-string rule for every {ID} and {SubId}, the original's 3101 messages.
+
+describe('party ID patterns (plain values)', () => {
+  it('has a pattern for exactly MSISDN, EMAIL and IBAN', () => {
+    expect(Object.keys(partyIdPatterns).sort()).toEqual(['EMAIL', 'IBAN', 'MSISDN']);
+  });
+
+  it.each([
+    ['MSISDN', '+46730000001'],
+    ['MSISDN', '123'],
+    ['EMAIL', 'ann.lee+tag@example.co.uk'],
+    ['IBAN', 'DE89370400440532013000'],
+    ['ALIAS', 'any-printable_chars.!$%'],
+    ['PERSONAL_ID', 'x'.repeat(128)],
+  ])('accepts %s %s', (type, id) => {
+    expect(partyIdProblem(type, id)).toBeUndefined();
+  });
+
+  it.each([
+    ['MSISDN', '4673abc', "Invalid MSISDN identifier: '4673abc'"],
+    ['MSISDN', `+${'1'.repeat(31)}`, `Invalid MSISDN identifier: '+${'1'.repeat(31)}'`],
+    ['EMAIL', 'ann@example', "Invalid EMAIL identifier: 'ann@example'"],
+    ['EMAIL', 'ann@@example.org', "Invalid EMAIL identifier: 'ann@@example.org'"],
+    ['IBAN', 'de89370400440532013000', "Invalid IBAN identifier: 'de89370400440532013000'"],
+    ['ALIAS', 'x'.repeat(129), 'ID parameter exceeds maximum length of 128 characters (got 129)'],
+    [
+      'ALIAS',
+      'a{b}',
+      "Invalid ID parameter: 'a{b}'. Must be 1-128 printable characters with no whitespace, curly braces, angle brackets, backticks, or backslashes",
+    ],
+    [
+      'PERSONAL_ID',
+      'a b',
+      "Invalid ID parameter: 'a b'. Must be 1-128 printable characters with no whitespace, curly braces, angle brackets, backticks, or backslashes",
+    ],
+    [
+      'ALIAS',
+      'a\u0001',
+      "Invalid ID parameter: 'a\u0001'. Must be 1-128 printable characters with no whitespace, curly braces, angle brackets, backticks, or backslashes",
+    ],
+  ])('refuses %s %j with the original message', (type, id, message) => {
+    expect(partyIdProblem(type, id)).toBe(message);
+  });
+
+  it('applies the general rule to a SubId', () => {
+    expect(partyIdProblem('MSISDN', '123', 'WALLET')).toBeUndefined();
+    expect(partyIdProblem('MSISDN', '123', 'a<b>')).toBe(
+      "Invalid SubId parameter: 'a<b>'. Must be 1-128 printable characters with no whitespace, curly braces, angle brackets, backticks, or backslashes",
+    );
+  });
+});
+
+describe('party ID validation on the wire', () => {
+  let stack: Stack;
+  let extended: Stack;
+  beforeAll(async () => {
+    stack = await startStack();
+    extended = await startStack({ config: { extendedPartyIdTypes: 'on' } });
+  });
+  afterAll(async () => {
+    await stack?.close();
+    await extended?.close();
+  });
+
+  it('calls back 3101 for an IBAN in lower case (GET /parties)', async () => {
+    const traceId = newTraceId();
+    const res = await call(`${stack.als.url}/parties/IBAN/de89370400440532013000`, 'GET', lookupHeaders(traceId));
+    expect(res.status).toBe(202);
+    const callback = await stack.sims.payer?.waitForCallback(traceId, 5_000);
+    expect(callback?.path).toBe('/parties/IBAN/de89370400440532013000/error');
+    expect(JSON.parse(callback?.body.toString() ?? '{}')).toEqual({
+      errorInformation: {
+        errorCode: '3101',
+        errorDescription: "Malformed syntax - Invalid IBAN identifier: 'de89370400440532013000'",
+      },
+    });
+  });
+
+  it('refuses the extended type CONSENT (400 3100) unless the switch is on', async () => {
+    const path = '/participants/CONSENT/c0ffee';
+    const off = await call(`${stack.als.url}${path}`, 'GET', lookupHeaders(newTraceId(), {}, 'participants'));
+    expect(off.status).toBe(400);
+    expect(JSON.parse(off.body).errorInformation.errorCode).toBe('3100');
+
+    const traceId = newTraceId();
+    const on = await call(`${extended.als.url}${path}`, 'GET', lookupHeaders(traceId, {}, 'participants'));
+    expect(on.status).toBe(202);
+    const callback = await extended.sims.payer?.waitForCallback(traceId, 5_000);
+    expect(callback?.kind).toBe('success');
+    expect(callback?.path).toBe(path);
+  });
+
+  it('registers an oracle for CONSENT on the admin port only when the switch is on', async () => {
+    const body = JSON.stringify({ oracleIdType: 'CONSENT', endpoint: { value: 'http://127.0.0.1:9' } });
+    const headers = { 'content-type': 'application/json' };
+    expect((await call(`${stack.als.adminUrl}/oracles`, 'POST', headers, body)).status).toBe(400);
+    expect((await call(`${extended.als.adminUrl}/oracles`, 'POST', headers, body)).status).toBe(201);
+  });
+});
