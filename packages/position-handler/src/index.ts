@@ -1,6 +1,7 @@
 export { busOptionsFromConfig, createKafkajsBus, type KafkajsBusOptions } from './bus/kafkajs-bus.js';
 export type { InboundMessage, OutboundMessage, PartitionBatch, PositionBus } from './bus/types.js';
 export { ConfigError, configDefaults, configSchema, loadConfig, type PositionConfig } from './config/index.js';
+export * from './ledger/accounts.js';
 export { type Amount, formatAmount, parseAmount } from './ledger/amount.js';
 export { handlerErrors } from './ledger/errors.js';
 export { planBatch } from './ledger/plan.js';
@@ -16,7 +17,8 @@ export {
 export { notificationFor } from './messages/notify.js';
 export type { Logger } from './observe/logger.js';
 export { createMetrics } from './observe/metrics.js';
-export { type BatchStore, PositionRunner } from './runner/runner.js';
+export { PositionRunner } from './runner/runner.js';
+export { applyBatch, type BatchStore, type BatchTransaction, type LockedFacts } from './runner/unit-of-work.js';
 export { createKnex, type DbSettings } from './store/db.js';
 export { migrateLatest, positionMigrationSource } from './store/migrations.js';
 export { PositionStore } from './store/position-store.js';

@@ -1,32 +1,20 @@
 import type { OutboundMessage, PartitionBatch, PositionBus } from '../bus/types.js';
-import { planBatch } from '../ledger/plan.js';
-import {
-  isPositionAction,
-  type LedgerCommand,
-  type Outcome,
-  type PlanInput,
-  type PlanResult,
-} from '../ledger/types.js';
+import { isPositionAction, type LedgerCommand, type Outcome, type PlanResult } from '../ledger/types.js';
 import { decodeMessage, MalformedMessageError, type PositionMessage } from '../messages/decode.js';
 import { hubErrorNotification, type NotifyContext, notificationFor } from '../messages/notify.js';
 import type { Logger } from '../observe/logger.js';
 import type { PositionMetrics } from '../observe/metrics.js';
-import type { StageTimings } from '../store/position-store.js';
+import { applyBatch, type BatchStore, type Planner, type StageTimings } from './unit-of-work.js';
 
-/** What the runner needs from the store: one batch, one transaction. */
-export interface BatchStore {
-  applyBatch(
-    commands: readonly LedgerCommand[],
-    plan: (input: PlanInput) => PlanResult,
-    timings?: StageTimings,
-  ): Promise<PlanResult>;
-}
+export type { BatchStore } from './unit-of-work.js';
 
 export interface RunnerOptions {
   readonly batchSize: number;
   readonly hubName: string;
   readonly retryInitialMs: number;
   readonly retryMaxMs: number;
+  /** The planner; planBatch unless a bench replaces the ledger (passthrough). */
+  readonly plan?: Planner;
 }
 
 export class StoppedError extends Error {
@@ -248,7 +236,7 @@ export class PositionRunner {
   private async writeChunk(batch: PartitionBatch, chunk: DecodedChunk): Promise<PlanResult | undefined> {
     if (chunk.commands.length === 0) return undefined;
     const timings: StageTimings = { lock: 0, compute: 0, write: 0 };
-    const plan = await this.withRetry(batch, () => this.store.applyBatch(chunk.commands, planBatch, timings));
+    const plan = await this.withRetry(batch, () => applyBatch(this.store, chunk.commands, timings, this.options.plan));
     for (const stage of ['lock', 'compute', 'write'] as const) {
       this.metrics.stageSeconds.observe({ stage }, timings[stage] / 1000);
     }

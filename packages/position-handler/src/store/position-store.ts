@@ -1,32 +1,16 @@
 import type { Knex } from 'knex';
+import type { AccountRecord, PositionRecord, SettlementModelRecord } from '../ledger/accounts.js';
 import { type Amount, formatAmount, parseAmount } from '../ledger/amount.js';
-import { NO_POSITION_ACCOUNT } from '../ledger/plan.js';
 import type {
-  AccountFacts,
-  LedgerCommand,
-  PlanInput,
   PlanResult,
   PositionChangePlan,
   PositionUpdatePlan,
   StateChangePlan,
   StateRecord,
-  TransferFacts,
 } from '../ledger/types.js';
+import type { BatchTransaction, LockedFacts } from '../runner/unit-of-work.js';
 import { LedgerEntryType, ParticipantLimitType, TransferParticipantRoleType } from './enums.js';
 import { type AccountRow, ReferenceData, type SettlementModelRow } from './reference-data.js';
-
-export interface StageTimings {
-  lock: number;
-  compute: number;
-  write: number;
-}
-
-interface PositionRow {
-  participantPositionId: number | string;
-  participantCurrencyId: number | string;
-  value: string;
-  reservedValue: string;
-}
 
 /** A pooled mysql2 connection (knex's pool hands these out). */
 interface Connection {
@@ -70,7 +54,8 @@ const ROLLBACK = { sql: 'ROLLBACK', values: [] } satisfies Sql;
 
 /**
  * central-ledger's tables: one transaction per batch with a constant number of statements whatever the batch
- * size, sent in two round trips:
+ * size, sent in two round trips. The store only locks, reads and writes; the runner drives the unit of work
+ * (runner/unit-of-work.ts) and the ledger decides what to lock and what to write:
  *   1. START TRANSACTION; one read that locks the positions and reads the transfers' state histories (and, for
  *      non-prepares, the payee amounts);
  *   2. (after the pure plan) INSERT the state changes; INSERT the position changes; UPDATE the positions; COMMIT.
@@ -127,15 +112,19 @@ export class PositionStore {
     await this.knex.raw('SELECT 1');
   }
 
-  /** Reads, locks, plans with `plan` and writes one batch in one transaction; returns the plan it wrote. */
-  async applyBatch(
-    commands: readonly LedgerCommand[],
-    plan: (input: PlanInput) => PlanResult,
-    timings: StageTimings = { lock: 0, compute: 0, write: 0 },
-  ): Promise<PlanResult> {
+  /**
+   * One batch's transaction on one pooled connection: `work` reads the reference data, locks and reads, and
+   * writes through the BatchTransaction (see runner/unit-of-work.ts); whatever ran is rolled back if it throws.
+   */
+  async transaction<T>(work: (tx: BatchTransaction) => Promise<T>): Promise<T> {
     const connection = (await this.knex.client.acquireConnection()) as Connection;
     try {
-      return await this.applyOn(connection, commands, plan, timings);
+      return await work({
+        referenceData: (accountIds, withModels) => this.referenceData(connection, accountIds, withModels),
+        lockAndRead: (accountIds, transferIds, payeeIds) =>
+          this.lockAndRead(connection, accountIds, transferIds, payeeIds),
+        write: (plan) => this.write(connection, plan),
+      });
     } catch (error) {
       // Whatever ran of the transaction is undone; a connection that cannot even roll back is dropped by the
       // pool's validation (mysql2 marks it fatal) instead of being handed out again.
@@ -146,81 +135,31 @@ export class PositionStore {
     }
   }
 
-  private async applyOn(
-    connection: Connection,
-    commands: readonly LedgerCommand[],
-    plan: (input: PlanInput) => PlanResult,
-    timings: StageTimings,
-  ): Promise<PlanResult> {
-    let started = performance.now();
-    const accountIds = [...new Set(commands.map((c) => c.accountId).filter((id) => id !== NO_POSITION_ACCOUNT))].sort(
-      (a, b) => Number(a) - Number(b),
+  /** Reference data, from ReferenceData's copy while it is fresh (outside the transaction: it takes no lock). */
+  private async referenceData(connection: Connection, accountIds: readonly string[], withModels: boolean) {
+    const rows = await this.reference.accounts(accountIds, async (ids) =>
+      rowsOfQuery<AccountRow>(await query(connection, this.accountsSql(ids))),
     );
-    const prepareAccounts = new Set(commands.filter((c) => c.action === 'prepare').map((c) => c.accountId));
-    const accountRows =
-      accountIds.length > 0
-        ? await this.reference.accounts(accountIds, async (ids) =>
-            rowsOfQuery<AccountRow>(await query(connection, this.accountsSql(ids))),
-          )
-        : [];
-    const models =
-      prepareAccounts.size > 0
-        ? await this.reference.settlementModels(async () =>
-            rowsOfQuery<SettlementModelRow>(await query(connection, this.settlementModelsSql())),
-          )
-        : [];
-    const settlementOf = resolveSettlementAccounts(accountRows, models, prepareAccounts);
-    const lockIds = [
-      ...new Set([...accountIds, ...[...settlementOf.values()].flatMap((s) => (s.accountId ? [s.accountId] : []))]),
-    ];
-    const transferIds = [...new Set(commands.map((c) => c.transferId))];
-    const payeeIds = [...new Set(commands.filter((c) => c.action !== 'prepare').map((c) => c.transferId))];
-    const results = (await query(connection, joined(START, this.lockAndReadSql(lockIds, transferIds, payeeIds)))) as [
-      unknown,
-      FactRow[],
-    ];
-    const { positions, histories, payeeAmounts } = factsOf(results[1]);
-    timings.lock += performance.now() - started;
+    const models = withModels
+      ? await this.reference.settlementModels(async () =>
+          rowsOfQuery<SettlementModelRow>(await query(connection, this.settlementModelsSql())),
+        )
+      : [];
+    return { accounts: rows.map(accountRecordOf), settlementModels: models.map(settlementModelOf) };
+  }
 
-    started = performance.now();
-    const accounts = new Map<string, AccountFacts>();
-    const accountRowById = new Map(accountRows.map((r) => [String(r.participantCurrencyId), r]));
-    for (const id of accountIds) {
-      const row = accountRowById.get(id);
-      const position = positions.get(id);
-      if (!row || !position) continue;
-      const settlement = settlementOf.get(id);
-      const settlementPosition = settlement?.accountId ? positions.get(settlement.accountId) : undefined;
-      let liquidityCover: Amount | null = null;
-      let prepareProblem: string | undefined;
-      if (prepareAccounts.has(id)) {
-        if (!settlement?.model) prepareProblem = `no settlement model for currency ${row.currencyId}`;
-        else if (settlement.model.requireLiquidityCheck) {
-          if (!settlementPosition) prepareProblem = `no settlement account position for account ${id}`;
-          else liquidityCover = -parseAmount(settlementPosition.value);
-        }
-      }
-      accounts.set(id, {
-        participantCurrencyId: id,
-        participantPositionId: String(position.participantPositionId),
-        value: parseAmount(position.value),
-        reservedValue: parseAmount(position.reservedValue),
-        netDebitCap: row.netDebitCap === null ? undefined : parseAmount(row.netDebitCap),
-        liquidityCover,
-        ...(prepareProblem === undefined ? {} : { prepareProblem }),
-      });
-    }
-    const transfers = new Map<string, TransferFacts>();
-    for (const id of transferIds) {
-      transfers.set(id, { history: histories.get(id) ?? [], payeeAmount: payeeAmounts.get(id) });
-    }
-    const result = plan({ commands, accounts, transfers });
-    timings.compute += performance.now() - started;
-
-    started = performance.now();
-    await this.write(connection, result);
-    timings.write += performance.now() - started;
-    return result;
+  /** START TRANSACTION and the one locking read, in one round trip. */
+  private async lockAndRead(
+    connection: Connection,
+    accountIds: readonly string[],
+    transferIds: readonly string[],
+    payeeIds: readonly string[],
+  ): Promise<LockedFacts> {
+    const results = (await query(
+      connection,
+      joined(START, this.lockAndReadSql(accountIds, transferIds, payeeIds)),
+    )) as [unknown, FactRow[]];
+    return factsOf(results[1]);
   }
 
   /** The plan's rows and the COMMIT: one round trip when the state changes' ids are known to be consecutive. */
@@ -388,7 +327,7 @@ function rowsOfQuery<T>(result: unknown): T[] {
 
 /** The rows of lockAndReadSql by kind: positions by account, histories oldest first, payee amounts. */
 function factsOf(rows: readonly FactRow[]) {
-  const positions = new Map<string, PositionRow>();
+  const positions = new Map<string, PositionRecord>();
   const histories = new Map<string, StateRecord[]>();
   const payeeAmounts = new Map<string, Amount>();
   const stateRows: FactRow[] = [];
@@ -397,8 +336,8 @@ function factsOf(rows: readonly FactRow[]) {
       positions.set(String(row.k), {
         participantPositionId: String(row.id),
         participantCurrencyId: String(row.k),
-        value: String(row.a),
-        reservedValue: String(row.b),
+        value: parseAmount(String(row.a)),
+        reservedValue: parseAmount(String(row.b)),
       });
     } else if (row.kind === 'history') {
       stateRows.push(row);
@@ -419,41 +358,21 @@ function factsOf(rows: readonly FactRow[]) {
   return { positions, histories, payeeAmounts };
 }
 
-interface SettlementChoice {
-  readonly model: { readonly requireLiquidityCheck: boolean } | undefined;
-  readonly accountId: string | undefined;
+function accountRecordOf(row: AccountRow): AccountRecord {
+  return {
+    participantCurrencyId: String(row.participantCurrencyId),
+    participantId: String(row.participantId),
+    currencyId: row.currencyId,
+    ledgerAccountTypeId: Number(row.ledgerAccountTypeId),
+    netDebitCap: row.netDebitCap === null ? undefined : parseAmount(row.netDebitCap),
+  };
 }
 
-/**
- * The settlement account of each prepare account: the settlement model of the account's currency on its
- * ledger account type, else the model with no currency (central-ledger binProcessor _constructRequiredMaps);
- * then the participant's account in that currency of the model's settlementAccountTypeId.
- */
-function resolveSettlementAccounts(
-  rows: readonly AccountRow[],
-  models: readonly SettlementModelRow[],
-  prepareAccounts: ReadonlySet<string>,
-): Map<string, SettlementChoice> {
-  const choices = new Map<string, SettlementChoice>();
-  for (const row of rows) {
-    const id = String(row.participantCurrencyId);
-    if (!prepareAccounts.has(id)) continue;
-    const type = Number(row.ledgerAccountTypeId);
-    const model =
-      models.find((m) => m.currencyId === row.currencyId && Number(m.ledgerAccountTypeId) === type) ??
-      models.find((m) => m.currencyId === null && Number(m.ledgerAccountTypeId) === type);
-    const settlement = model
-      ? rows.find(
-          (r) =>
-            String(r.participantId) === String(row.participantId) &&
-            r.currencyId === row.currencyId &&
-            Number(r.ledgerAccountTypeId) === Number(model.settlementAccountTypeId),
-        )
-      : undefined;
-    choices.set(id, {
-      model: model ? { requireLiquidityCheck: Boolean(Number(model.requireLiquidityCheck)) } : undefined,
-      accountId: settlement ? String(settlement.participantCurrencyId) : undefined,
-    });
-  }
-  return choices;
+function settlementModelOf(row: SettlementModelRow): SettlementModelRecord {
+  return {
+    currencyId: row.currencyId,
+    ledgerAccountTypeId: Number(row.ledgerAccountTypeId),
+    settlementAccountTypeId: Number(row.settlementAccountTypeId),
+    requireLiquidityCheck: Boolean(Number(row.requireLiquidityCheck)),
+  };
 }
