@@ -23,6 +23,8 @@ export { createKnex, type DbSettings } from './store/db.js';
 export { migrateLatest, positionMigrationSource } from './store/migrations.js';
 export { PositionStore } from './store/position-store.js';
 export {
+  type FxTransferSpec,
+  insertFxTransfers,
   insertTransfers,
   type LedgerSpec,
   type ProvisionedLedger,

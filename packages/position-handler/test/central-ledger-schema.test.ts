@@ -1,9 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import type { TestTopic } from '@mojafast/testkit';
 import type { Producer } from 'kafkajs';
+import type { Knex } from 'knex';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startPositionService } from '../src/main.js';
 import { generatePositionMessages, generateTransfers } from '../src/messages/generate.js';
-import { insertTransfers } from '../src/store/provision.js';
+import { insertFxTransfers, insertTransfers, provisionLedger } from '../src/store/provision.js';
 import { migrateAndSeedCentralLedger } from './central-ledger.js';
 import {
   createTestLedger,
@@ -92,5 +94,109 @@ it('runs unchanged on a database made by central-ledger 19.5.5 migrations and se
     expect(change).toMatchObject({ participantCurrencyId: account('clpayer'), change: '10.00', value: '10.0000' });
   } finally {
     await service.stop();
+  }
+});
+
+it("our migrations' FX tables have central-ledger 19.5.5's columns, types, nullability, indexes and seeds", async () => {
+  const ours = await createTestLedger('position_fxschema', { currencies: ['USD'], dfsps: [] });
+  try {
+    const fxTables = [
+      'fxTransfer',
+      'fxTransferStateChange',
+      'fxTransferParticipant',
+      'fxWatchList',
+      'fxTransferDuplicateCheck',
+      'fxTransferType',
+      'fxParticipantCurrencyType',
+      'participantPositionChange',
+    ];
+    const columns = async (knex: Knex) =>
+      (
+        await knex.raw(
+          `SELECT TABLE_NAME AS t, COLUMN_NAME AS c, COLUMN_TYPE AS type, IS_NULLABLE AS nullable
+             FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME IN (?)
+            ORDER BY TABLE_NAME, COLUMN_NAME`,
+          [fxTables],
+        )
+      )[0] as unknown[];
+    const indexes = async (knex: Knex) =>
+      (
+        await knex.raw(
+          `SELECT DISTINCT TABLE_NAME AS t, INDEX_NAME AS i FROM information_schema.STATISTICS
+            WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME IN (?) ORDER BY TABLE_NAME, INDEX_NAME`,
+          [fxTables],
+        )
+      )[0] as unknown[];
+    const foreignKeys = async (knex: Knex) =>
+      (
+        await knex.raw(
+          `SELECT TABLE_NAME AS t, COLUMN_NAME AS c, REFERENCED_TABLE_NAME AS rt FROM information_schema.KEY_COLUMN_USAGE
+            WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME IN (?) AND REFERENCED_TABLE_NAME IS NOT NULL
+              AND REFERENCED_TABLE_NAME <> 'externalParticipant'
+            ORDER BY TABLE_NAME, COLUMN_NAME`,
+          [fxTables],
+        )
+      )[0] as unknown[];
+    const seeds = async (knex: Knex) => ({
+      types: await knex('fxTransferType').select('fxTransferTypeId', 'name').orderBy('fxTransferTypeId'),
+      currencyTypes: await knex('fxParticipantCurrencyType')
+        .select('fxParticipantCurrencyTypeId', 'name')
+        .orderBy('fxParticipantCurrencyTypeId'),
+      roles: await knex('transferParticipantRoleType')
+        .select('transferParticipantRoleTypeId', 'name')
+        .whereIn('name', ['INITIATING_FSP', 'COUNTER_PARTY_FSP'])
+        .orderBy('transferParticipantRoleTypeId'),
+    });
+    expect(await columns(ours.knex)).toEqual(await columns(ledger.knex));
+    expect(await indexes(ours.knex)).toEqual(await indexes(ledger.knex));
+    expect(await foreignKeys(ours.knex)).toEqual(await foreignKeys(ledger.knex));
+    expect(await seeds(ours.knex)).toEqual(await seeds(ledger.knex));
+
+    // Provisioning makes an FXP and an FX transfer past its reservation in either schema.
+    for (const knex of [ours.knex, ledger.knex]) {
+      const fx = await provisionLedger(knex, {
+        currencies: ['USD', 'EUR'],
+        dfsps: [
+          { name: 'fxinitiator', netDebitCap: '100', liquidity: '100' },
+          { name: 'fxp', netDebitCap: '100', liquidity: '100' },
+        ],
+      });
+      const commitRequestId = randomUUID();
+      await insertFxTransfers(
+        knex,
+        [
+          {
+            commitRequestId,
+            determiningTransferId: randomUUID(),
+            initiator: 'fxinitiator',
+            fxp: 'fxp',
+            sourceCurrency: 'USD',
+            sourceAmount: '10',
+            targetCurrency: 'EUR',
+            targetAmount: '9',
+            state: 'RESERVED_TIMEOUT',
+          },
+        ],
+        fx.accounts,
+      );
+      const states = await knex('fxTransferStateChange')
+        .where({ commitRequestId })
+        .orderBy('fxTransferStateChangeId')
+        .pluck('transferStateId');
+      expect(states).toEqual(['RECEIVED_PREPARE', 'RESERVED', 'RESERVED_TIMEOUT']);
+      const initiator = fx.accounts.get('fxinitiator:USD')?.position as number;
+      expect(await positionOf(knex, initiator)).toBe('10.0000');
+      const roles = await knex('fxTransferParticipant')
+        .where({ commitRequestId })
+        .orderBy('fxTransferParticipantId')
+        .select('transferParticipantRoleTypeId', 'fxParticipantCurrencyTypeId', 'amount');
+      expect(roles).toEqual([
+        { transferParticipantRoleTypeId: 6, fxParticipantCurrencyTypeId: null, amount: '10.0000' },
+        { transferParticipantRoleTypeId: 7, fxParticipantCurrencyTypeId: 1, amount: '-10.0000' },
+        { transferParticipantRoleTypeId: 7, fxParticipantCurrencyTypeId: 2, amount: '-9.0000' },
+      ]);
+    }
+  } finally {
+    await ours.drop();
   }
 });
