@@ -21,7 +21,13 @@ export interface PassthroughOptions {
 class EmptyStore implements BatchStore {
   readonly #tx: BatchTransaction = {
     referenceData: async () => ({ accounts: [], settlementModels: [] }),
-    lockAndRead: async () => ({ positions: new Map(), histories: new Map(), payeeAmounts: new Map() }),
+    lockAndRead: async () => ({
+      positions: new Map(),
+      histories: new Map(),
+      payeeAmounts: new Map(),
+      fxHistories: new Map(),
+      fxReservedChanges: new Map(),
+    }),
     write: async () => {},
   };
 

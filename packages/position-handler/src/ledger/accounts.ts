@@ -37,25 +37,44 @@ export interface SettlementChoice {
 
 /**
  * What a batch must read before it can be planned: the position accounts its messages name (sorted, the order
- * the locks are taken in), those whose prepares need the liquidity check, and the transfers.
+ * the locks are taken in), those whose prepares need the liquidity check, and the transfers and fxTransfers.
  */
 export interface BatchReads {
   readonly accountIds: readonly string[];
   readonly prepareAccountIds: ReadonlySet<string>;
+  /** The transfers of plain messages and of cyrilResult transfer steps. */
   readonly transferIds: readonly string[];
-  /** Transfers whose payee amount a message needs (every action but prepare). */
+  /** Transfers whose payee amount a message needs (commit, reserve, the aborts and timeout without steps). */
   readonly payeeTransferIds: readonly string[];
+  /** The fxTransfers of fx- messages and of cyrilResult fxTransfer steps. */
+  readonly fxTransferIds: readonly string[];
+  /** fxTransfers whose reservation fx-timeout-reserved releases. */
+  readonly fxReservedIds: readonly string[];
 }
 
 export function readsFor(commands: readonly LedgerCommand[]): BatchReads {
-  const accountIds = [...new Set(commands.map((c) => c.accountId).filter((id) => id !== NO_POSITION_ACCOUNT))].sort(
-    (a, b) => Number(a) - Number(b),
-  );
+  const accountIds = new Set<string>();
+  const prepareAccountIds = new Set<string>();
+  const transferIds = new Set<string>();
+  const payeeTransferIds = new Set<string>();
+  const fxTransferIds = new Set<string>();
+  const fxReservedIds = new Set<string>();
+  for (const c of commands) {
+    if (c.accountId !== NO_POSITION_ACCOUNT) accountIds.add(c.accountId);
+    const fx = c.action.startsWith('fx-');
+    (fx ? fxTransferIds : transferIds).add(c.transferId);
+    if (c.action === 'prepare' || c.action === 'fx-prepare') prepareAccountIds.add(c.accountId);
+    else if (c.action === 'fx-timeout-reserved') fxReservedIds.add(c.transferId);
+    else if (!fx && !c.cyril) payeeTransferIds.add(c.transferId);
+    if (c.cyril) (c.cyril.step.fx ? fxTransferIds : transferIds).add(c.cyril.step.id);
+  }
   return {
-    accountIds,
-    prepareAccountIds: new Set(commands.filter((c) => c.action === 'prepare').map((c) => c.accountId)),
-    transferIds: [...new Set(commands.map((c) => c.transferId))],
-    payeeTransferIds: [...new Set(commands.filter((c) => c.action !== 'prepare').map((c) => c.transferId))],
+    accountIds: [...accountIds].sort((a, b) => Number(a) - Number(b)),
+    prepareAccountIds,
+    transferIds: [...transferIds],
+    payeeTransferIds: [...payeeTransferIds],
+    fxTransferIds: [...fxTransferIds],
+    fxReservedIds: [...fxReservedIds],
   };
 }
 

@@ -9,7 +9,14 @@ import {
 } from '../ledger/accounts.js';
 import type { Amount } from '../ledger/amount.js';
 import { planBatch } from '../ledger/plan.js';
-import type { LedgerCommand, PlanInput, PlanResult, StateRecord, TransferFacts } from '../ledger/types.js';
+import type {
+  FxTransferFacts,
+  LedgerCommand,
+  PlanInput,
+  PlanResult,
+  StateRecord,
+  TransferFacts,
+} from '../ledger/types.js';
 
 /** What one batch's transaction reads under its locks. */
 export interface LockedFacts {
@@ -18,6 +25,19 @@ export interface LockedFacts {
   readonly histories: ReadonlyMap<string, readonly StateRecord[]>;
   /** transferParticipant.amount of the PAYEE_DFSP PRINCIPLE_VALUE row. */
   readonly payeeAmounts: ReadonlyMap<string, Amount>;
+  /** Every fxTransferStateChange of each fxTransfer, oldest first. */
+  readonly fxHistories: ReadonlyMap<string, readonly StateRecord[]>;
+  /** commitRequestId → participantCurrencyId → change of the position change of its RESERVED state. */
+  readonly fxReservedChanges: ReadonlyMap<string, ReadonlyMap<string, Amount>>;
+}
+
+/** What to lock and read in one statement: the ledger's BatchReads with the settlement accounts added. */
+export interface LockReads {
+  readonly accountIds: readonly string[];
+  readonly transferIds: readonly string[];
+  readonly payeeTransferIds: readonly string[];
+  readonly fxTransferIds: readonly string[];
+  readonly fxReservedIds: readonly string[];
 }
 
 /** One batch's transaction as the runner drives it: the store only locks, reads and writes. */
@@ -27,12 +47,8 @@ export interface BatchTransaction {
     accountIds: readonly string[],
     withSettlementModels: boolean,
   ): Promise<{ accounts: readonly AccountRecord[]; settlementModels: readonly SettlementModelRecord[] }>;
-  /** Starts the transaction, locks `accountIds`' positions (in that order) and reads the transfers' facts. */
-  lockAndRead(
-    accountIds: readonly string[],
-    transferIds: readonly string[],
-    payeeTransferIds: readonly string[],
-  ): Promise<LockedFacts>;
+  /** Starts the transaction, locks the accounts' positions (in that order) and reads the transfers' facts. */
+  lockAndRead(reads: LockReads): Promise<LockedFacts>;
   /** Writes the plan's rows and commits. */
   write(plan: PlanResult): Promise<void>;
 }
@@ -72,7 +88,7 @@ export async function applyBatch(
       reference.settlementModels,
       reads.prepareAccountIds,
     );
-    const facts = await tx.lockAndRead(accountsToLock(reads, settlement), reads.transferIds, reads.payeeTransferIds);
+    const facts = await tx.lockAndRead({ ...reads, accountIds: accountsToLock(reads, settlement) });
     timings.lock += performance.now() - started;
 
     started = performance.now();
@@ -80,8 +96,15 @@ export async function applyBatch(
     for (const id of reads.transferIds) {
       transfers.set(id, { history: facts.histories.get(id) ?? [], payeeAmount: facts.payeeAmounts.get(id) });
     }
+    const fxTransfers = new Map<string, FxTransferFacts>();
+    for (const id of reads.fxTransferIds) {
+      fxTransfers.set(id, {
+        history: facts.fxHistories.get(id) ?? [],
+        reservedChanges: facts.fxReservedChanges.get(id) ?? new Map(),
+      });
+    }
     const accounts = accountFactsOf(reads, reference.accounts, settlement, facts.positions);
-    const result = plan({ commands, accounts, transfers });
+    const result = plan({ commands, accounts, transfers, fxTransfers });
     timings.compute += performance.now() - started;
 
     started = performance.now();

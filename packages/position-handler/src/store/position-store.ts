@@ -8,7 +8,7 @@ import type {
   StateChangePlan,
   StateRecord,
 } from '../ledger/types.js';
-import type { BatchTransaction, LockedFacts } from '../runner/unit-of-work.js';
+import type { BatchTransaction, LockedFacts, LockReads } from '../runner/unit-of-work.js';
 import { LedgerEntryType, ParticipantLimitType, TransferParticipantRoleType } from './enums.js';
 import { type AccountRow, ReferenceData, type SettlementModelRow } from './reference-data.js';
 
@@ -121,8 +121,7 @@ export class PositionStore {
     try {
       return await work({
         referenceData: (accountIds, withModels) => this.referenceData(connection, accountIds, withModels),
-        lockAndRead: (accountIds, transferIds, payeeIds) =>
-          this.lockAndRead(connection, accountIds, transferIds, payeeIds),
+        lockAndRead: (reads) => this.lockAndRead(connection, reads),
         write: (plan) => this.write(connection, plan),
       });
     } catch (error) {
@@ -149,63 +148,92 @@ export class PositionStore {
   }
 
   /** START TRANSACTION and the one locking read, in one round trip. */
-  private async lockAndRead(
-    connection: Connection,
-    accountIds: readonly string[],
-    transferIds: readonly string[],
-    payeeIds: readonly string[],
-  ): Promise<LockedFacts> {
-    const results = (await query(
-      connection,
-      joined(START, this.lockAndReadSql(accountIds, transferIds, payeeIds)),
-    )) as [unknown, FactRow[]];
+  private async lockAndRead(connection: Connection, reads: LockReads): Promise<LockedFacts> {
+    const results = (await query(connection, joined(START, this.lockAndReadSql(reads)))) as [unknown, FactRow[]];
     return factsOf(results[1]);
   }
 
-  /** The plan's rows and the COMMIT: one round trip when the state changes' ids are known to be consecutive. */
+  /**
+   * The plan's rows and the COMMIT: one round trip when the state changes' ids are known to be consecutive.
+   * Transfers' and fxTransfers' state changes go to their own tables; when a batch has both, the first INSERT's
+   * first id is kept in a session variable (one more statement) for the position changes that name them.
+   */
   private async write(connection: Connection, result: PlanResult): Promise<void> {
     if (result.stateChanges.length === 0) {
       await query(connection, COMMIT);
       return;
     }
+    const plain: StateChangePlan[] = [];
+    const fx: StateChangePlan[] = [];
+    // Each state change's index within its own table's INSERT.
+    const local = result.stateChanges.map((c) => (c.fx ? fx.push(c) : plain.push(c)) - 1);
+    const isFx = (i: number) => result.stateChanges[i]?.fx === true;
     const updates = result.positionUpdates.length > 0 ? [this.positionUpdatesSql(result.positionUpdates)] : [];
     if (this.consecutiveIds) {
+      const both = plain.length > 0 && fx.length > 0;
+      const first = (i: number) => (isFx(i) || !both ? 'LAST_INSERT_ID()' : '@mojafast_first_tsc');
       const changes =
         result.positionChanges.length > 0
-          ? [this.positionChangesSql(result.positionChanges, (i) => ({ sql: `LAST_INSERT_ID() + ${i}`, values: [] }))]
+          ? [
+              this.positionChangesSql(result.positionChanges, isFx, (i) => ({
+                sql: `${first(i)} + ${local[i]}`,
+                values: [],
+              })),
+            ]
           : [];
-      await query(connection, joined(this.stateChangesSql(result.stateChanges), ...changes, ...updates, COMMIT));
+      await query(
+        connection,
+        joined(
+          ...(plain.length > 0 ? [this.stateChangesSql(plain)] : []),
+          ...(both ? [{ sql: 'SET @mojafast_first_tsc = LAST_INSERT_ID()', values: [] }] : []),
+          ...(fx.length > 0 ? [this.fxStateChangesSql(fx)] : []),
+          ...changes,
+          ...updates,
+          COMMIT,
+        ),
+      );
       return;
     }
-    const inserted = (await query(connection, this.stateChangesSql(result.stateChanges))) as {
-      insertId: number | string;
-    };
-    const ids = await this.readBackIds(connection, result.stateChanges, String(inserted.insertId));
+    const plainIds = plain.length > 0 ? await this.insertAndReadBack(connection, plain, false) : [];
+    const fxIds = fx.length > 0 ? await this.insertAndReadBack(connection, fx, true) : [];
     const changes =
       result.positionChanges.length > 0
-        ? [this.positionChangesSql(result.positionChanges, (i) => ({ sql: '?', values: [ids[i] ?? null] }))]
+        ? [
+            this.positionChangesSql(result.positionChanges, isFx, (i) => ({
+              sql: '?',
+              values: [(isFx(i) ? fxIds : plainIds)[local[i] as number] ?? null],
+            })),
+          ]
         : [];
     await query(connection, joined(...changes, ...updates, COMMIT));
   }
 
   /**
-   * The ids of the state changes just inserted, where they may interleave with other sessions' (lock mode 2).
-   * At most one state change per transfer per batch (no action's result state is another action's
-   * precondition), so the transfer id identifies the row.
+   * Inserts state changes and reads their ids back, where they may interleave with other sessions' (lock mode
+   * 2). At most one state change per transfer (or fxTransfer) per batch (no action's result state is another
+   * action's precondition), so the id of the transfer identifies the row.
    */
-  private async readBackIds(connection: Connection, changes: readonly StateChangePlan[], first: string) {
-    const rows = rowsOfQuery<{ transferStateChangeId: number | string; transferId: string }>(
+  private async insertAndReadBack(connection: Connection, changes: readonly StateChangePlan[], fx: boolean) {
+    const inserted = (await query(
+      connection,
+      fx ? this.fxStateChangesSql(changes) : this.stateChangesSql(changes),
+    )) as {
+      insertId: number | string;
+    };
+    const [table, id, key] = fx
+      ? ['fxTransferStateChange', 'fxTransferStateChangeId', 'commitRequestId']
+      : ['transferStateChange', 'transferStateChangeId', 'transferId'];
+    const rows = rowsOfQuery<{ id: number | string; k: string }>(
       await query(connection, {
-        sql: `SELECT transferStateChangeId, transferId FROM transferStateChange
-               WHERE transferStateChangeId >= ? AND transferId IN (${list(changes.length)})`,
-        values: [first, ...changes.map((c) => c.transferId)],
+        sql: `SELECT ${id} AS id, ${key} AS k FROM ${table} WHERE ${id} >= ? AND ${key} IN (${list(changes.length)})`,
+        values: [String(inserted.insertId), ...changes.map((c) => c.transferId)],
       }),
     );
-    const byTransfer = new Map(rows.map((r) => [r.transferId, String(r.transferStateChangeId)]));
+    const byTransfer = new Map(rows.map((r) => [r.k, String(r.id)]));
     return changes.map((c) => {
-      const id = byTransfer.get(c.transferId);
-      if (id === undefined) throw new Error(`transferStateChange of ${c.transferId} not found after insert`);
-      return id;
+      const found = byTransfer.get(c.transferId);
+      if (found === undefined) throw new Error(`${table} of ${c.transferId} not found after insert`);
+      return found;
     });
   }
 
@@ -244,7 +272,8 @@ export class PositionStore {
    * against 35 ms on the index); the batch's ids are always a tiny part of a table that only grows. The
    * payee amounts use central-ledger's (transferId, role, ledgerEntryType) index the same way. See open().
    */
-  lockAndReadSql(accountIds: readonly string[], transferIds: readonly string[], payeeIds: readonly string[]): Sql {
+  lockAndReadSql(reads: LockReads): Sql {
+    const { accountIds, transferIds, payeeTransferIds: payeeIds } = reads;
     const blocks: string[] = [
       // Always one block, so the statement is valid even for a batch with nothing to read.
       `(SELECT 'position' AS kind, participantCurrencyId AS k, participantPositionId AS id, value AS a, reservedValue AS b
@@ -266,6 +295,22 @@ export class PositionStore {
       );
       values.push(...payeeIds, TransferParticipantRoleType.PAYEE_DFSP, LedgerEntryType.PRINCIPLE_VALUE);
     }
+    if (reads.fxTransferIds.length > 0) {
+      blocks.push(
+        `(SELECT 'fxhistory', commitRequestId, fxTransferStateChangeId, transferStateId, reason
+            FROM fxTransferStateChange WHERE commitRequestId IN (${list(reads.fxTransferIds.length)}))`,
+      );
+      values.push(...reads.fxTransferIds);
+    }
+    if (reads.fxReservedIds.length > 0) {
+      // batch.js getReservedPositionChangesByCommitRequestIds: the position changes of the RESERVED state.
+      blocks.push(
+        `(SELECT 'fxreserved', f.commitRequestId, p.participantCurrencyId, p.change, NULL
+            FROM fxTransferStateChange f JOIN participantPositionChange p ON p.fxTransferStateChangeId = f.fxTransferStateChangeId
+           WHERE f.commitRequestId IN (${list(reads.fxReservedIds.length)}) AND f.transferStateId = ?)`,
+      );
+      values.push(...reads.fxReservedIds, 'RESERVED');
+    }
     return { sql: blocks.join(' UNION ALL '), values };
   }
 
@@ -276,13 +321,28 @@ export class PositionStore {
     };
   }
 
-  /** `stateChangeId(i)`: the SQL expression of the id of the batch's i-th state change. */
-  positionChangesSql(changes: readonly PositionChangePlan[], stateChangeId: (index: number) => Sql): Sql {
+  fxStateChangesSql(changes: readonly StateChangePlan[]): Sql {
+    return {
+      sql: `INSERT INTO fxTransferStateChange (commitRequestId, transferStateId, reason) VALUES ${placeholders(changes.length, 3)}`,
+      values: changes.flatMap((c) => [c.transferId, c.transferStateId, c.reason]),
+    };
+  }
+
+  /**
+   * `stateChangeId(i)`: the SQL expression of the id of the batch's i-th state change, which is an
+   * fxTransferStateChange when `isFx(i)` (then the row names it in fxTransferStateChangeId, as fx-prepare.js and
+   * binProcessor.js write it).
+   */
+  positionChangesSql(
+    changes: readonly PositionChangePlan[],
+    isFx: (index: number) => boolean,
+    stateChangeId: (index: number) => Sql,
+  ): Sql {
     const rows: string[] = [];
     const values: unknown[] = [];
     for (const c of changes) {
       const id = stateChangeId(c.stateChange);
-      rows.push(`(?,?,${id.sql},?,?,?)`);
+      rows.push(isFx(c.stateChange) ? `(?,?,NULL,${id.sql},?,?,?)` : `(?,?,${id.sql},NULL,?,?,?)`);
       values.push(
         c.participantPositionId,
         c.participantCurrencyId,
@@ -294,7 +354,7 @@ export class PositionStore {
     }
     return {
       sql: `INSERT INTO participantPositionChange
-              (participantPositionId, participantCurrencyId, transferStateChangeId, value, \`change\`, reservedValue)
+              (participantPositionId, participantCurrencyId, transferStateChangeId, fxTransferStateChangeId, value, \`change\`, reservedValue)
             VALUES ${rows.join(',')}`,
       values,
     };
@@ -325,12 +385,13 @@ function rowsOfQuery<T>(result: unknown): T[] {
   return result as T[];
 }
 
-/** The rows of lockAndReadSql by kind: positions by account, histories oldest first, payee amounts. */
-function factsOf(rows: readonly FactRow[]) {
+/** The rows of lockAndReadSql by kind: positions by account, histories oldest first, payee amounts, FX facts. */
+function factsOf(rows: readonly FactRow[]): LockedFacts {
   const positions = new Map<string, PositionRecord>();
-  const histories = new Map<string, StateRecord[]>();
   const payeeAmounts = new Map<string, Amount>();
+  const fxReservedChanges = new Map<string, Map<string, Amount>>();
   const stateRows: FactRow[] = [];
+  const fxStateRows: FactRow[] = [];
   for (const row of rows) {
     if (row.kind === 'position') {
       positions.set(String(row.k), {
@@ -341,10 +402,30 @@ function factsOf(rows: readonly FactRow[]) {
       });
     } else if (row.kind === 'history') {
       stateRows.push(row);
+    } else if (row.kind === 'fxhistory') {
+      fxStateRows.push(row);
+    } else if (row.kind === 'fxreserved') {
+      let byAccount = fxReservedChanges.get(String(row.k));
+      if (!byAccount) {
+        byAccount = new Map();
+        fxReservedChanges.set(String(row.k), byAccount);
+      }
+      byAccount.set(String(row.id), parseAmount(String(row.a)));
     } else if (!payeeAmounts.has(String(row.k))) {
       payeeAmounts.set(String(row.k), parseAmount(String(row.a)));
     }
   }
+  return {
+    positions,
+    histories: historiesOf(stateRows),
+    payeeAmounts,
+    fxHistories: historiesOf(fxStateRows),
+    fxReservedChanges,
+  };
+}
+
+function historiesOf(stateRows: FactRow[]): Map<string, StateRecord[]> {
+  const histories = new Map<string, StateRecord[]>();
   stateRows.sort((x, y) => Number(x.id) - Number(y.id));
   for (const row of stateRows) {
     const transferId = String(row.k);
@@ -355,7 +436,7 @@ function factsOf(rows: readonly FactRow[]) {
     }
     history.push({ transferStateId: String(row.a), reason: row.b });
   }
-  return { positions, histories, payeeAmounts };
+  return histories;
 }
 
 function accountRecordOf(row: AccountRow): AccountRecord {
