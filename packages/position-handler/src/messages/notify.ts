@@ -160,7 +160,8 @@ interface AbortNotice {
   readonly id: string;
   readonly fx: boolean;
   readonly notifyTo: string;
-  readonly isOriginalId: boolean;
+  /** As cyril.js set it (absent in some: then the notification is from the Hub and its context has none). */
+  readonly isOriginalId: unknown;
 }
 
 /**
@@ -179,13 +180,13 @@ function abortNotifications(message: PositionMessage, outcome: Outcome, ctx: Not
       id: String(c.isFxTransferStateChange === true ? c.commitRequestId : c.transferId),
       fx: c.isFxTransferStateChange === true,
       notifyTo: String(c.notifyTo),
-      isOriginalId: c.isOriginalId === true,
+      isOriginalId: c.isOriginalId,
     })),
     ...(Array.isArray(cyril.transferStateChanges) ? cyril.transferStateChanges : []).map((c) => ({
       id: String(c.transferId),
       fx: false,
       notifyTo: String(c.notifyTo),
-      isOriginalId: c.isOriginalId === true,
+      isOriginalId: c.isOriginalId,
     })),
   ];
   const validation = message.action === 'abort-validation' || message.action === 'fx-abort-validation';
