@@ -213,6 +213,27 @@ describe('fx-prepare (fx-prepare.js)', () => {
   });
 });
 
+describe('redelivery after the fxTransfer moved on (issue #12 item 6)', () => {
+  it('an fx-prepare redelivered after its fxTransfer was committed: 2001 from the Hub to the initiating FSP, nothing written (no second fx-prepare to the FXP)', async () => {
+    const fx = await provisionFx(parties(), 'RECEIVED_FULFIL_DEPENDENT');
+    await ledger
+      .knex('fxTransferStateChange')
+      .insert({ commitRequestId: fx.commitRequestId, transferStateId: 'COMMITTED' });
+    const payer = account('fxpayer');
+    const before = await positionOf(ledger.knex, payer);
+    const [note] = await send([fxPrepareMessage(fx, payer)], [fx.commitRequestId]);
+    expect(note).toMatchObject({ from: 'Hub', to: 'fxpayer' });
+    expect(errorOf(note as never)?.errorCode).toBe('2001');
+    expect(await fxStatesOf(ledger.knex, fx.commitRequestId)).toEqual([
+      'RECEIVED_PREPARE',
+      'RESERVED',
+      'RECEIVED_FULFIL_DEPENDENT',
+      'COMMITTED',
+    ]);
+    expect(await positionOf(ledger.knex, payer)).toBe(before);
+  });
+});
+
 describe('fx-reserve (fx-fulfil.js)', () => {
   it('RECEIVED_FULFIL_DEPENDENT: no state or position change, notification FXP → initiating FSP with the fulfil', async () => {
     const fx = await provisionFx(parties(), 'RECEIVED_FULFIL_DEPENDENT');
