@@ -9,7 +9,9 @@ export * from './ledger/types.js';
 export { type PositionService, startPositionService } from './main.js';
 export { decodeMessage, MalformedMessageError, type PositionMessage } from './messages/decode.js';
 export {
+  type GeneratedFxTransfer,
   type GeneratedTransfer,
+  generateFxPositionMessages,
   generatePositionMessages,
   generateTransfers,
   type KeyedMessage,

@@ -4,7 +4,7 @@ import type { Producer } from 'kafkajs';
 import type { Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type PositionService, startPositionService } from '../src/main.js';
-import { generatePositionMessages } from '../src/messages/generate.js';
+import { generateFxPositionMessages, generatePositionMessages } from '../src/messages/generate.js';
 import { type FxTransferSpec, insertFxTransfers, insertTransfers } from '../src/store/provision.js';
 import {
   FULFIL,
@@ -520,3 +520,75 @@ async function readTopic(topic: string, match: (value: Record<string, unknown>) 
   }
   return found;
 }
+
+describe('generateFxPositionMessages (the generator bench:position uses)', () => {
+  it('fx-prepare, dependent prepare and commit of a payer-side conversion: every account moved as the original moves it, notified once each', async () => {
+    const t = {
+      commitRequestId: randomUUID(),
+      transferId: randomUUID(),
+      payer: 'fxpayer',
+      payee: 'fxpayee',
+      fxp: 'fxp',
+      sourceCurrency: 'USD',
+      sourceAmount: '5',
+      targetCurrency: 'EUR',
+      targetAmount: '4',
+    };
+    await insertFxTransfers(
+      ledger.knex,
+      [{ ...t, determiningTransferId: t.transferId, initiator: t.payer, state: 'RECEIVED_PREPARE' }],
+      ledger.ledger.accounts,
+    );
+    await insertTransfers(
+      ledger.knex,
+      [
+        {
+          transferId: t.transferId,
+          payer: t.payer,
+          payee: t.payee,
+          currency: 'EUR',
+          amount: '4',
+          state: 'RECEIVED_PREPARE',
+        },
+      ],
+      ledger.ledger.accounts,
+    );
+    const accountOf = (dfsp: string, currency: string) => account(dfsp, currency);
+    const positions = async () =>
+      Promise.all(
+        [
+          ['fxpayer', 'USD'],
+          ['fxp', 'EUR'],
+          ['fxp', 'USD'],
+          ['fxpayee', 'EUR'],
+        ].map(([dfsp, currency]) => positionOf(ledger.knex, account(dfsp as string, currency))),
+      );
+    const [payerUsd = 0, fxpEur = 0, fxpUsd = 0, payeeEur = 0] = (await positions()).map(Number);
+    const prepared = await send(
+      [
+        ...generateFxPositionMessages({ transfers: [t], action: 'fx-prepare', accountOf }),
+        ...generateFxPositionMessages({ transfers: [t], action: 'prepare', accountOf }),
+      ],
+      [t.commitRequestId, t.transferId],
+    );
+    expect(prepared.map((n) => eventOf(n).state.status)).toEqual(['success', 'success']);
+    await ledger
+      .knex('fxTransferStateChange')
+      .insert({ commitRequestId: t.commitRequestId, transferStateId: 'RECEIVED_FULFIL_DEPENDENT' });
+    await ledger.knex('transferStateChange').insert({ transferId: t.transferId, transferStateId: 'RECEIVED_FULFIL' });
+    const committed = await send(generateFxPositionMessages({ transfers: [t], action: 'commit', accountOf }), [
+      t.commitRequestId,
+      t.transferId,
+    ]);
+    expect(committed.map((n) => eventOf(n).action).sort()).toEqual(['commit', 'fx-notify']);
+    // +5 USD on the payer (fx-prepare); +4 EUR on the FXP (dependent prepare), then -5 USD on the FXP and
+    // -4 EUR on the payee (commit's two steps).
+    expect((await positions()).map(Number)).toEqual([payerUsd + 5, fxpEur + 4, fxpUsd - 5, payeeEur - 4]);
+    expect(await statesOf(ledger.knex, t.transferId)).toEqual([
+      'RECEIVED_PREPARE',
+      'RESERVED',
+      'RECEIVED_FULFIL',
+      'COMMITTED',
+    ]);
+  });
+});
