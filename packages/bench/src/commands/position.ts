@@ -25,6 +25,10 @@ export const positionUsage = `mojafast-bench position [options]
   --aborts F           share of the commits replaced by aborts (the transfer in RECEIVED_ERROR; default 0)
   --breaches F         share of the prepares over the payer's net debit cap, refused with 4200 (default 0);
                        error notifications are counted and must match what the mix makes
+  --fx F               share of the transfers done as FX (with --actions prepare,commit; default 0): a
+                       payer-side conversion at the FXP perffxp, its fx-prepare and the dependent prepare,
+                       then the dependent transfer's commit, whose two cyrilResult steps (the conversion on
+                       the FXP, fx-notify; the transfer on the payee, after a follow-up) must both apply
   --dump FILE          replay a kcat dump (key<delimiter>value per line) instead of generating
   --write-dump FILE    write the generated messages as a kcat dump (prepares, then commits)
   --key-delimiter D    kcat -K delimiter (default |)
@@ -67,11 +71,12 @@ const options = {
   actions: { type: 'string', default: 'prepare,commit' },
   aborts: { type: 'string', default: '0' },
   breaches: { type: 'string', default: '0' },
+  fx: { type: 'string', default: '0' },
   help: { type: 'boolean', short: 'h', default: false },
 } satisfies Record<string, ParseArgsOptionDescriptor>;
 
-/** --actions, --aborts, --breaches: validated, naming the bad flag. */
-function actionMix(actions: string, aborts: string, breaches: string): ActionMix {
+/** --actions, --aborts, --breaches, --fx: validated, naming the bad flag. */
+function actionMix(actions: string, aborts: string, breaches: string, fx = '0'): ActionMix {
   if (!(MIX_PHASES as readonly string[]).includes(actions)) {
     throw new Error(`--actions must be one of ${MIX_PHASES.join(' | ')}, got "${actions}"`);
   }
@@ -81,7 +86,14 @@ function actionMix(actions: string, aborts: string, breaches: string): ActionMix
       throw new Error(`${flag} must be a share from 0 to 1, got "${text}"`);
     return value;
   };
-  return { phases: actions as MixPhases, aborts: share('--aborts', aborts), breaches: share('--breaches', breaches) };
+  const fxShare = share('--fx', fx);
+  if (fxShare > 0 && actions !== 'prepare,commit') throw new Error('--fx needs --actions prepare,commit');
+  return {
+    phases: actions as MixPhases,
+    aborts: share('--aborts', aborts),
+    breaches: share('--breaches', breaches),
+    ...(fxShare > 0 ? { fx: fxShare } : {}),
+  };
 }
 
 function phaseJson(phase: PhaseResult | undefined) {
@@ -179,7 +191,7 @@ export async function positionCommand(argv: string[]): Promise<void> {
     handlerEnv: { PASSTHROUGH_CLIENT: kafkaClient('--floor-client', values['floor-client']) },
     handlerClient: kafkaClient('--handler-client', values['handler-client']),
     onProgress: progress,
-    mix: actionMix(values.actions, values.aborts, values.breaches),
+    mix: actionMix(values.actions, values.aborts, values.breaches, values.fx),
   };
   if (base.dfsps < 2) throw new Error('--dfsps must be at least 2');
   if (values.compare && (values.floor || values['floor-only'])) throw new Error('--compare and --floor are exclusive');
