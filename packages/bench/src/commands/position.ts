@@ -29,6 +29,8 @@ export const positionUsage = `mojafast-bench position [options]
                        payer-side conversion at the FXP perffxp, its fx-prepare and the dependent prepare,
                        then the dependent transfer's commit, whose two cyrilResult steps (the conversion on
                        the FXP, fx-notify; the transfer on the payee, after a follow-up) must both apply
+  --fx-baseline        with --fx: first the same run without FX (the plain mix), then the FX mix, in one
+                       invocation; prints msgs/s, handler CPU µs and SQL per message of both
   --dump FILE          replay a kcat dump (key<delimiter>value per line) instead of generating
   --write-dump FILE    write the generated messages as a kcat dump (prepares, then commits)
   --key-delimiter D    kcat -K delimiter (default |)
@@ -72,6 +74,7 @@ const options = {
   aborts: { type: 'string', default: '0' },
   breaches: { type: 'string', default: '0' },
   fx: { type: 'string', default: '0' },
+  'fx-baseline': { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 } satisfies Record<string, ParseArgsOptionDescriptor>;
 
@@ -195,23 +198,32 @@ export async function positionCommand(argv: string[]): Promise<void> {
   };
   if (base.dfsps < 2) throw new Error('--dfsps must be at least 2');
   if (values.compare && (values.floor || values['floor-only'])) throw new Error('--compare and --floor are exclusive');
-  const plan: { batchSize: number; target: PositionTarget }[] = values.compare
+  const fxBaseline = values['fx-baseline'];
+  if (fxBaseline && !base.mix.fx) throw new Error('--fx-baseline needs --fx');
+  if (fxBaseline && (values.compare || values.floor || values['floor-only']))
+    throw new Error('--fx-baseline, --compare and --floor are exclusive');
+  const plan: { batchSize: number; target: PositionTarget; mix?: ActionMix }[] = fxBaseline
     ? [
-        { batchSize: 1, target: 'handler' },
+        { batchSize: base.batchSize, target: 'handler', mix: { ...base.mix, fx: 0 } },
         { batchSize: base.batchSize, target: 'handler' },
       ]
-    : values['floor-only']
-      ? [{ batchSize: base.batchSize, target: 'passthrough' }]
-      : values.floor
-        ? [
-            { batchSize: base.batchSize, target: 'passthrough' },
-            { batchSize: base.batchSize, target: 'handler' },
-          ]
-        : [{ batchSize: base.batchSize, target: 'handler' }];
+    : values.compare
+      ? [
+          { batchSize: 1, target: 'handler' },
+          { batchSize: base.batchSize, target: 'handler' },
+        ]
+      : values['floor-only']
+        ? [{ batchSize: base.batchSize, target: 'passthrough' }]
+        : values.floor
+          ? [
+              { batchSize: base.batchSize, target: 'passthrough' },
+              { batchSize: base.batchSize, target: 'handler' },
+            ]
+          : [{ batchSize: base.batchSize, target: 'handler' }];
   // The floor and the handler replay the same messages: a generated workload is written to a dump by the
   // first run and replayed from it by the second.
   const scratch = values.floor && !base.dump ? await mkdtemp(join(tmpdir(), 'bench-position-floor-')) : undefined;
-  const runs: { batchSize: number; target: PositionTarget; result: PositionBenchResult }[] = [];
+  const runs: { batchSize: number; target: PositionTarget; mix?: ActionMix; result: PositionBenchResult }[] = [];
   try {
     for (const [i, step] of plan.entries()) {
       progress(
@@ -264,6 +276,19 @@ export async function positionCommand(argv: string[]): Promise<void> {
           `handler ${p.msgsPerSecond.toFixed(0)} msgs/s, CPU µs/msg handler ${summed(hc, 'handler')} mariadb ${hc.mariadb} kafka ${hc.kafka} bench ${hc.bench}; ` +
           `handler/floor ${(p.msgsPerSecond / Math.max(f.msgsPerSecond, 1e-9)).toFixed(2)}\n`,
       );
+    }
+  } else if (fxBaseline) {
+    const [plain, fx] = runs as [(typeof runs)[0], (typeof runs)[0]];
+    json.plain_baseline = {
+      prepare: phaseJson(plain.result.phases.find((p) => p.action === 'prepare')),
+      commit: phaseJson(plain.result.phases.find((p) => p.action === 'commit')),
+    };
+    for (const p of fx.result.phases) {
+      const b = plain.result.phases.find((q) => q.action === p.action);
+      if (!b) continue;
+      const line = (label: string, q: PhaseResult) =>
+        `${label} ${q.messages} msgs ${q.msgsPerSecond.toFixed(0)} msgs/s, handler CPU ${summed(cpuMicrosPerMessage(q), 'handler')} µs/msg, SQL ${q.sqlPerMessage.toFixed(3)}/msg, lost ${q.lost}, duplicated ${q.duplicated}`;
+      process.stdout.write(`${p.action}: ${line('plain', b)}; ${line(`fx ${base.mix.fx}`, p)}\n`);
     }
   } else if (runs.length === 2) {
     const [one, chosen] = runs as [(typeof runs)[0], (typeof runs)[0]];
