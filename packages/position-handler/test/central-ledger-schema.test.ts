@@ -7,6 +7,7 @@ import { startPositionService } from '../src/main.js';
 import { generatePositionMessages, generateTransfers } from '../src/messages/generate.js';
 import { insertFxTransfers, insertTransfers, provisionLedger } from '../src/store/provision.js';
 import { migrateAndSeedCentralLedger } from './central-ledger.js';
+import { fxPrepareMessage, fxTimeoutMessage } from './fx-fixtures.js';
 import {
   createTestLedger,
   errorOf,
@@ -198,5 +199,66 @@ it("our migrations' FX tables have central-ledger 19.5.5's columns, types, nulla
     }
   } finally {
     await ours.drop();
+  }
+});
+
+it('runs FX on a database made by central-ledger 19.5.5 migrations: fx-prepare reserved with its position change, fx-timeout-reserved releasing a reservation', async () => {
+  const fxLedger = await provisionLedger(ledger.knex, {
+    currencies: ['USD', 'EUR'],
+    dfsps: [
+      { name: 'clfxpayer', netDebitCap: '1000', liquidity: '1000' },
+      { name: 'clfxp', netDebitCap: '1000', liquidity: '1000' },
+    ],
+  });
+  const payer = fxLedger.accounts.get('clfxpayer:USD')?.position as number;
+  const fx = (state: 'RECEIVED_PREPARE' | 'RESERVED_TIMEOUT') => ({
+    commitRequestId: randomUUID(),
+    determiningTransferId: randomUUID(),
+    initiator: 'clfxpayer',
+    fxp: 'clfxp',
+    sourceCurrency: 'USD',
+    sourceAmount: '7',
+    targetCurrency: 'EUR',
+    targetAmount: '6',
+    state,
+  });
+  const prepared = fx('RECEIVED_PREPARE');
+  const expiring = fx('RESERVED_TIMEOUT');
+  await insertFxTransfers(ledger.knex, [prepared, expiring], fxLedger.accounts);
+  // The expiring one's reservation is on the payer: 7.
+  expect(await positionOf(ledger.knex, payer)).toBe('7.0000');
+  const before = reader.values.length;
+  await produce(producer, input.name, [fxPrepareMessage(prepared, payer), fxTimeoutMessage(expiring, payer)]);
+  const service = await startPositionService(testConfig(ledger.db, input, output), { logger: quietLogger });
+  try {
+    await reader.waitFor(before + 2);
+    const states = async (commitRequestId: string) =>
+      ledger
+        .knex('fxTransferStateChange')
+        .where({ commitRequestId })
+        .orderBy('fxTransferStateChangeId')
+        .pluck('transferStateId');
+    expect(await states(prepared.commitRequestId)).toEqual(['RECEIVED_PREPARE', 'RESERVED']);
+    expect(await states(expiring.commitRequestId)).toEqual([
+      'RECEIVED_PREPARE',
+      'RESERVED',
+      'RESERVED_TIMEOUT',
+      'EXPIRED_RESERVED',
+    ]);
+    // + 7 (fx-prepare) - 7 (fx-timeout-reserved) on 7.
+    expect(await positionOf(ledger.knex, payer)).toBe('7.0000');
+    const changes = await ledger
+      .knex('participantPositionChange as ppc')
+      .join('fxTransferStateChange as f', 'f.fxTransferStateChangeId', 'ppc.fxTransferStateChangeId')
+      .whereIn('f.commitRequestId', [prepared.commitRequestId, expiring.commitRequestId])
+      .orderBy('ppc.participantPositionChangeId')
+      .select('f.transferStateId', 'ppc.change', 'ppc.value');
+    expect(changes).toEqual([
+      { transferStateId: 'RESERVED', change: '7.00', value: '7.0000' },
+      { transferStateId: 'RESERVED', change: '7.00', value: '14.0000' },
+      { transferStateId: 'EXPIRED_RESERVED', change: '-7.00', value: '7.0000' },
+    ]);
+  } finally {
+    await service.stop();
   }
 });
