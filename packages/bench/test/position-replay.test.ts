@@ -80,13 +80,13 @@ describe('bench:position replay', () => {
     expect(replayed.positionMismatches).toEqual([]);
   });
 
-  it.each(['kafkajs', 'platformatic'])(
+  it.each(['kafkajs', 'platformatic'] as const)(
     'the Kafka-only floor (passthrough process on %s) notifies every transfer once per phase, as a success',
     async (client) => {
       const floor = await runPositionBench({
         ...small,
         target: 'passthrough',
-        handlerEnv: { PASSTHROUGH_CLIENT: client },
+        handlerClient: client,
       });
       expect(floor.phases.map((p) => [p.action, p.messages, p.lost, p.duplicated, p.errorNotifications])).toEqual([
         ['prepare', 200, 0, 0, 0],

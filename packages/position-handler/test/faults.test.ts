@@ -1,12 +1,13 @@
 import type { TestTopic } from '@mojafast/testkit';
 import type { Producer } from 'kafkajs';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPositionService } from '../src/main.js';
 import { generatePositionMessages, generateTransfers } from '../src/messages/generate.js';
 import { insertTransfers } from '../src/store/provision.js';
 import {
   committedOffset,
   createTestLedger,
+  kafkaClients,
   newTopics,
   openProducer,
   plus,
@@ -16,179 +17,184 @@ import {
   type TestLedger,
   TopicReader,
   testConfig,
+  useKafkaClient,
 } from './helpers.js';
 
-let ledger: TestLedger;
-let input: TestTopic;
-let output: TestTopic;
-let producer: Producer;
-let reader: TopicReader;
+describe.each(kafkaClients)('faults (KAFKA_CLIENT=%s)', (kafkaClient) => {
+  beforeAll(() => useKafkaClient(kafkaClient));
 
-beforeAll(async () => {
-  ledger = await createTestLedger('position_faults', {
-    currencies: ['USD'],
-    dfsps: [
-      { name: 'faultpayer', netDebitCap: '100000', liquidity: '100000' },
-      { name: 'faultpayee', netDebitCap: '100000', liquidity: '100000' },
-    ],
-  });
-  [input, output] = await newTopics('position_faults');
-  producer = await openProducer();
-  reader = await TopicReader.open(output);
-});
+  let ledger: TestLedger;
+  let input: TestTopic;
+  let output: TestTopic;
+  let producer: Producer;
+  let reader: TopicReader;
 
-afterAll(async () => {
-  await reader?.close();
-  await producer?.disconnect();
-  await input?.drop();
-  await output?.drop();
-  await ledger?.drop();
-});
-
-/** How many of these transfers have a RESERVED state change: each prepare applied writes exactly one. */
-async function reservedCount(transfers: readonly { transferId: string }[]): Promise<number> {
-  const rows = await ledger
-    .knex('transferStateChange')
-    .count({ n: '*' })
-    .where({ transferStateId: 'RESERVED' })
-    .whereIn(
-      'transferId',
-      transfers.map((t) => t.transferId),
-    );
-  return Number(rows[0]?.n);
-}
-
-/**
- * `count` transfers from faultpayer to faultpayee in RECEIVED_PREPARE, their prepares produced to `topic`;
- * answers them and the payer's position account.
- */
-async function preparesFromFaultPayer(count: number, topic: string, amount: string) {
-  const transfers = generateTransfers({
-    transfers: count,
-    dfsps: ['faultpayer', 'faultpayee'],
-    currencies: ['USD'],
-  }).map((t) => ({ ...t, payer: 'faultpayer', payee: 'faultpayee', amount }));
-  await insertTransfers(
-    ledger.knex,
-    transfers.map((t) => ({ ...t, state: 'RECEIVED_PREPARE' as const })),
-    ledger.ledger.accounts,
-  );
-  const payer = ledger.ledger.accounts.get('faultpayer:USD')?.position ?? -1;
-  await produce(producer, topic, generatePositionMessages({ transfers, action: 'prepare', accountOf: () => payer }));
-  return { transfers, payer };
-}
-
-it('DB fault mid-batch (the position-change INSERT is refused 3 times, after the state changes were inserted): rolled back, retried, applied once, offsets held back meanwhile', async () => {
-  const { payer } = await preparesFromFaultPayer(50, input.name, '10');
-  const group = `${input.name}-group`;
-  const offsetsDuringFaults: Promise<string>[] = [];
-  let failures = 0;
-  const service = await startPositionService(testConfig(ledger.db, input, output, { batchSize: 20 }), {
-    logger: quietLogger,
-    decorateStore(store) {
-      const positionChangesSql = store.positionChangesSql.bind(store);
-      // The fault: the server refuses the second statement of the write, after it executed the first (the
-      // state changes' INSERT) in the same transaction.
-      store.positionChangesSql = (...args) => {
-        if (failures < 3) {
-          failures += 1;
-          offsetsDuringFaults.push(committedOffset(group, input.name));
-          return { sql: 'INSERT INTO participantPositionChange (injectedFaultNoSuchColumn) VALUES (1)', values: [] };
-        }
-        return positionChangesSql(...args);
-      };
-      return store;
-    },
-  });
-  try {
-    await reader.waitFor(50);
-    await new Promise((r) => setTimeout(r, 300));
-    expect(await Promise.all(offsetsDuringFaults)).toEqual(['-1', '-1', '-1']);
-    expect(await committedOffset(group, input.name)).toBe('50');
-    const states = await ledger.knex('transferStateChange').count({ n: '*' }).where({ transferStateId: 'RESERVED' });
-    expect(Number(states[0]?.n)).toBe(50);
-    expect(await positionOf(ledger.knex, payer)).toBe('500.0000');
-    const ids = reader.values.map((n) => n.id);
-    expect(new Set(ids).size).toBe(50);
-    expect(ids).toHaveLength(50);
-    expect(await service.registry.getSingleMetricAsString('position_db_retries_total')).toMatch(
-      /position_db_retries_total 3/,
-    );
-  } finally {
-    await service.stop();
-  }
-});
-
-it('graceful stop in the middle of the work: every written chunk is notified and its offset committed', async () => {
-  const [stopIn, stopOut] = await newTopics('position_stop');
-  const stopReader = await TopicReader.open(stopOut);
-  try {
-    const { transfers } = await preparesFromFaultPayer(1500, stopIn.name, '1');
-    const service = await startPositionService(testConfig(ledger.db, stopIn, stopOut, { batchSize: 10 }), {
-      logger: quietLogger,
+  beforeAll(async () => {
+    ledger = await createTestLedger('position_faults', {
+      currencies: ['USD'],
+      dfsps: [
+        { name: 'faultpayer', netDebitCap: '100000', liquidity: '100000' },
+        { name: 'faultpayee', netDebitCap: '100000', liquidity: '100000' },
+      ],
     });
-    await stopReader.waitFor(1);
-    await service.stop();
-    const applied = await reservedCount(transfers);
-    expect(applied).toBeGreaterThan(0);
-    expect(applied).toBeLessThan(1500); // it really stopped in the middle
-    expect(await committedOffset(`${stopIn.name}-group`, stopIn.name)).toBe(String(applied));
-    await stopReader.waitFor(applied);
-    expect(new Set(stopReader.values.map((n) => n.id)).size).toBe(applied);
-  } finally {
-    await stopReader.close();
-    await stopIn.drop();
-    await stopOut.drop();
-  }
-});
+    [input, output] = await newTopics('position_faults');
+    producer = await openProducer();
+    reader = await TopicReader.open(output);
+  });
 
-it('notifications refused by the broker (the second chunk produce fails twice): fetched again, replayed, nothing written twice, every transfer notified, offsets past acknowledged notifications only', async () => {
-  const [faultIn, faultOut] = await newTopics('position_produce_fault');
-  const faultReader = await TopicReader.open(faultOut);
-  try {
-    const { transfers, payer } = await preparesFromFaultPayer(100, faultIn.name, '3');
-    const before = await positionOf(ledger.knex, payer);
-    const group = `${faultIn.name}-group`;
-    const offsetsAtFaults: string[] = [];
-    let produces = 0;
+  afterAll(async () => {
+    await reader?.close();
+    await producer?.disconnect();
+    await input?.drop();
+    await output?.drop();
+    await ledger?.drop();
+  });
+
+  /** How many of these transfers have a RESERVED state change: each prepare applied writes exactly one. */
+  async function reservedCount(transfers: readonly { transferId: string }[]): Promise<number> {
+    const rows = await ledger
+      .knex('transferStateChange')
+      .count({ n: '*' })
+      .where({ transferStateId: 'RESERVED' })
+      .whereIn(
+        'transferId',
+        transfers.map((t) => t.transferId),
+      );
+    return Number(rows[0]?.n);
+  }
+
+  /**
+   * `count` transfers from faultpayer to faultpayee in RECEIVED_PREPARE, their prepares produced to `topic`;
+   * answers them and the payer's position account.
+   */
+  async function preparesFromFaultPayer(count: number, topic: string, amount: string) {
+    const transfers = generateTransfers({
+      transfers: count,
+      dfsps: ['faultpayer', 'faultpayee'],
+      currencies: ['USD'],
+    }).map((t) => ({ ...t, payer: 'faultpayer', payee: 'faultpayee', amount }));
+    await insertTransfers(
+      ledger.knex,
+      transfers.map((t) => ({ ...t, state: 'RECEIVED_PREPARE' as const })),
+      ledger.ledger.accounts,
+    );
+    const payer = ledger.ledger.accounts.get('faultpayer:USD')?.position ?? -1;
+    await produce(producer, topic, generatePositionMessages({ transfers, action: 'prepare', accountOf: () => payer }));
+    return { transfers, payer };
+  }
+
+  it('DB fault mid-batch (the position-change INSERT is refused 3 times, after the state changes were inserted): rolled back, retried, applied once, offsets held back meanwhile', async () => {
+    const { payer } = await preparesFromFaultPayer(50, input.name, '10');
+    const group = `${input.name}-group`;
+    const offsetsDuringFaults: Promise<string>[] = [];
     let failures = 0;
-    const service = await startPositionService(testConfig(ledger.db, faultIn, faultOut, { batchSize: 20 }), {
+    const service = await startPositionService(testConfig(ledger.db, input, output, { batchSize: 20 }), {
       logger: quietLogger,
-      decorateBus(bus) {
-        const produceReal = bus.produce.bind(bus);
-        bus.produce = async (messages) => {
-          produces += 1;
-          if (produces >= 2 && failures < 2) {
+      decorateStore(store) {
+        const positionChangesSql = store.positionChangesSql.bind(store);
+        // The fault: the server refuses the second statement of the write, after it executed the first (the
+        // state changes' INSERT) in the same transaction.
+        store.positionChangesSql = (...args) => {
+          if (failures < 3) {
             failures += 1;
-            offsetsAtFaults.push(await committedOffset(group, faultIn.name));
-            throw new Error('injected fault: NOT_ENOUGH_REPLICAS');
+            offsetsDuringFaults.push(committedOffset(group, input.name));
+            return { sql: 'INSERT INTO participantPositionChange (injectedFaultNoSuchColumn) VALUES (1)', values: [] };
           }
-          return produceReal(messages);
+          return positionChangesSql(...args);
         };
-        return bus;
+        return store;
       },
     });
     try {
-      await faultReader.waitFor(100);
-      for (let i = 0; i < 50 && (await committedOffset(group, faultIn.name)) !== '100'; i++) {
-        await new Promise((r) => setTimeout(r, 100));
-      }
-      expect(failures).toBe(2);
-      // Never committed past the chunk whose notifications failed (the first chunk is offsets 0-19).
-      for (const offset of offsetsAtFaults) expect(Number(offset)).toBeLessThanOrEqual(20);
-      expect(await committedOffset(group, faultIn.name)).toBe('100');
-      expect(await reservedCount(transfers)).toBe(100);
-      expect(await positionOf(ledger.knex, payer)).toBe(plus(before, '300'));
-      expect(new Set(faultReader.values.map((n) => n.id)).size).toBe(100);
-      expect(await service.registry.getSingleMetricAsString('position_messages_total')).toMatch(
-        /position_messages_total\{action="prepare",result="replayed"\} [1-9]/,
+      await reader.waitFor(50);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(await Promise.all(offsetsDuringFaults)).toEqual(['-1', '-1', '-1']);
+      expect(await committedOffset(group, input.name)).toBe('50');
+      const states = await ledger.knex('transferStateChange').count({ n: '*' }).where({ transferStateId: 'RESERVED' });
+      expect(Number(states[0]?.n)).toBe(50);
+      expect(await positionOf(ledger.knex, payer)).toBe('500.0000');
+      const ids = reader.values.map((n) => n.id);
+      expect(new Set(ids).size).toBe(50);
+      expect(ids).toHaveLength(50);
+      expect(await service.registry.getSingleMetricAsString('position_db_retries_total')).toMatch(
+        /position_db_retries_total 3/,
       );
     } finally {
       await service.stop();
     }
-  } finally {
-    await faultReader.close();
-    await faultIn.drop();
-    await faultOut.drop();
-  }
+  });
+
+  it('graceful stop in the middle of the work: every written chunk is notified and its offset committed', async () => {
+    const [stopIn, stopOut] = await newTopics('position_stop');
+    const stopReader = await TopicReader.open(stopOut);
+    try {
+      const { transfers } = await preparesFromFaultPayer(1500, stopIn.name, '1');
+      const service = await startPositionService(testConfig(ledger.db, stopIn, stopOut, { batchSize: 10 }), {
+        logger: quietLogger,
+      });
+      await stopReader.waitFor(1);
+      await service.stop();
+      const applied = await reservedCount(transfers);
+      expect(applied).toBeGreaterThan(0);
+      expect(applied).toBeLessThan(1500); // it really stopped in the middle
+      expect(await committedOffset(`${stopIn.name}-group`, stopIn.name)).toBe(String(applied));
+      await stopReader.waitFor(applied);
+      expect(new Set(stopReader.values.map((n) => n.id)).size).toBe(applied);
+    } finally {
+      await stopReader.close();
+      await stopIn.drop();
+      await stopOut.drop();
+    }
+  });
+
+  it('notifications refused by the broker (the second chunk produce fails twice): fetched again, replayed, nothing written twice, every transfer notified, offsets past acknowledged notifications only', async () => {
+    const [faultIn, faultOut] = await newTopics('position_produce_fault');
+    const faultReader = await TopicReader.open(faultOut);
+    try {
+      const { transfers, payer } = await preparesFromFaultPayer(100, faultIn.name, '3');
+      const before = await positionOf(ledger.knex, payer);
+      const group = `${faultIn.name}-group`;
+      const offsetsAtFaults: string[] = [];
+      let produces = 0;
+      let failures = 0;
+      const service = await startPositionService(testConfig(ledger.db, faultIn, faultOut, { batchSize: 20 }), {
+        logger: quietLogger,
+        decorateBus(bus) {
+          const produceReal = bus.produce.bind(bus);
+          bus.produce = async (messages) => {
+            produces += 1;
+            if (produces >= 2 && failures < 2) {
+              failures += 1;
+              offsetsAtFaults.push(await committedOffset(group, faultIn.name));
+              throw new Error('injected fault: NOT_ENOUGH_REPLICAS');
+            }
+            return produceReal(messages);
+          };
+          return bus;
+        },
+      });
+      try {
+        await faultReader.waitFor(100);
+        for (let i = 0; i < 50 && (await committedOffset(group, faultIn.name)) !== '100'; i++) {
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        expect(failures).toBe(2);
+        // Never committed past the chunk whose notifications failed (the first chunk is offsets 0-19).
+        for (const offset of offsetsAtFaults) expect(Number(offset)).toBeLessThanOrEqual(20);
+        expect(await committedOffset(group, faultIn.name)).toBe('100');
+        expect(await reservedCount(transfers)).toBe(100);
+        expect(await positionOf(ledger.knex, payer)).toBe(plus(before, '300'));
+        expect(new Set(faultReader.values.map((n) => n.id)).size).toBe(100);
+        expect(await service.registry.getSingleMetricAsString('position_messages_total')).toMatch(
+          /position_messages_total\{action="prepare",result="replayed"\} [1-9]/,
+        );
+      } finally {
+        await service.stop();
+      }
+    } finally {
+      await faultReader.close();
+      await faultIn.drop();
+      await faultOut.drop();
+    }
+  });
 });

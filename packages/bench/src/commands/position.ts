@@ -58,8 +58,8 @@ const options = {
   compare: { type: 'boolean', default: false },
   floor: { type: 'boolean', default: false },
   'floor-only': { type: 'boolean', default: false },
-  'floor-client': { type: 'string', default: 'kafkajs' },
-  'handler-client': { type: 'string', default: 'kafkajs' },
+  'floor-client': { type: 'string', default: 'platformatic' },
+  'handler-client': { type: 'string', default: 'platformatic' },
   stall: { type: 'string', default: '30' },
   keep: { type: 'boolean', default: false },
   threshold: { type: 'string', multiple: true, default: [] },
@@ -176,7 +176,7 @@ export async function positionCommand(argv: string[]): Promise<void> {
     delimiter: values['key-delimiter'],
     stallMs: positiveInteger('--stall', values.stall) * 1000,
     keep: values.keep,
-    handlerEnv: { PASSTHROUGH_CLIENT: kafkaClient('--floor-client', values['floor-client']) },
+    floorClient: kafkaClient('--floor-client', values['floor-client']),
     handlerClient: kafkaClient('--handler-client', values['handler-client']),
     onProgress: progress,
     mix: actionMix(values.actions, values.aborts, values.breaches),
@@ -210,7 +210,8 @@ export async function positionCommand(argv: string[]): Promise<void> {
           ? { writeDump: join(scratch, 'dump.txt') }
           : { dump: join(scratch, 'dump.txt') }
         : {};
-      runs.push({ ...step, result: await runPositionBench({ ...base, ...dumpFiles, ...step }) });
+      const client = step.target === 'passthrough' ? base.floorClient : base.handlerClient;
+      runs.push({ ...step, result: await runPositionBench({ ...base, ...dumpFiles, ...step, handlerClient: client }) });
     }
   } finally {
     if (scratch) await rm(scratch, { recursive: true, force: true });

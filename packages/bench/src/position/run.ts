@@ -36,7 +36,7 @@ export type PositionTarget = 'handler' | 'passthrough';
 
 export interface PositionBenchOptions {
   readonly target?: PositionTarget;
-  /** The handler's Kafka client: its own kafkajs bus, or @platformatic/kafka through the `bus` override. */
+  /** KAFKA_CLIENT of the handler (and of the passthrough: the floor is measured on the same client). */
   readonly handlerClient?: 'kafkajs' | 'platformatic';
   readonly transfers: number;
   readonly dfsps: number;
@@ -302,6 +302,7 @@ export async function runPositionBench(options: PositionBenchOptions): Promise<P
         DB_NAME: db.name,
         POSITION_HTTP_PORT: String(port),
         LOG_LEVEL: 'warn',
+        ...(options.handlerClient ? { KAFKA_CLIENT: options.handlerClient } : {}),
         ...options.handlerEnv,
       };
       if (target === 'passthrough') {
@@ -318,9 +319,7 @@ export async function runPositionBench(options: PositionBenchOptions): Promise<P
           {
             name: `position-handler-${i + 1}`,
             command: process.execPath,
-            args: [
-              options.handlerClient === 'platformatic' ? entryPoints.positionOnPlatformatic : entryPoints.position,
-            ],
+            args: [entryPoints.position],
             env,
           },
           `http://127.0.0.1:${port}/health`,
