@@ -5,7 +5,7 @@
 export const PRODUCE_CHUNK_BYTES = 800_000;
 
 /** Splits messages into sends under `limit` bytes each (a single larger message goes alone). */
-export function chunkBySize<T extends { readonly value: string }>(
+export function chunkBySize<T extends { readonly value: string | Buffer }>(
   messages: readonly T[],
   limit = PRODUCE_CHUNK_BYTES,
 ): T[][] {
@@ -13,7 +13,7 @@ export function chunkBySize<T extends { readonly value: string }>(
   let current: T[] = [];
   let size = 0;
   for (const message of messages) {
-    const length = Buffer.byteLength(message.value) + 64;
+    const length = (typeof message.value === 'string' ? Buffer.byteLength(message.value) : message.value.length) + 64;
     if (current.length > 0 && size + length > limit) {
       chunks.push(current);
       current = [];

@@ -6,7 +6,6 @@ import {
   IS_CONTROL,
   ListOffsetTimestamps,
   Producer,
-  stringSerializers,
 } from '@platformatic/kafka';
 import { chunkBySize } from './chunk.js';
 import { withLinger } from './linger.js';
@@ -28,8 +27,8 @@ interface PartitionState {
   fetchOffset: bigint;
   /** Bumped by a seek, a revocation and stop: a batch of an older epoch reports isActive() false. */
   epoch: number;
-  /** A batch of it is in the handler, or it is in a fetch in flight. */
-  busy: boolean;
+  /** Waiting for a fetch, in a fetch in flight, or its batch in the handler. */
+  phase: 'idle' | 'fetching' | 'handling';
 }
 
 const keyOf = (topic: string, partition: number) => `${topic}:${partition}`;
@@ -62,10 +61,16 @@ export function createPlatformaticBus(options: BusOptions): PositionBus {
     heartbeatInterval: Math.max(500, Math.floor(options.sessionTimeoutMs / 10)),
     rebalanceTimeout: options.sessionTimeoutMs,
   });
-  const fetchPool = new ConnectionPool(`${options.clientId}-fetch`);
+  /**
+   * Fetches run on connections of their own, one pool per fetch in flight: the broker answers a connection's
+   * requests in order, so a fetch waiting (up to fetchMaxWaitMs) for one partition's data would otherwise hold
+   * up the fetch of a partition whose batch just finished.
+   */
+  const pools: ConnectionPool[] = [];
+  const freePools: ConnectionPool[] = [];
+  const fetches = new Set<Promise<void>>();
   const producer = new Producer({
     ...base,
-    serializers: stringSerializers,
     acks: options.acks,
     compression: options.compression,
     autocreateTopics: true,
@@ -74,25 +79,20 @@ export function createPlatformaticBus(options: BusOptions): PositionBus {
   const states = new Map<string, PartitionState>();
   const inHand = new Set<Promise<void>>();
   let running = false;
-  let loop: Promise<void> | undefined;
-  let wake: (() => void) | undefined;
   let handleBatch: (batch: PartitionBatch) => Promise<void> = async () => {};
   /** Rotates which partitions go first when fewer slots than ready partitions are free. */
   let turn = 0;
+  let scheduled = false;
 
+  /** Starts the fetches there is room for, on the next turn (several changes in one turn make one pass). */
   const poke = () => {
-    const resolve = wake;
-    wake = undefined;
-    resolve?.();
-  };
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      wake = () => {
-        clearTimeout(timer);
-        resolve();
-      };
+    if (scheduled || !running) return;
+    scheduled = true;
+    queueMicrotask(() => {
+      scheduled = false;
+      void schedule();
     });
+  };
 
   /** The committed offsets of newly assigned partitions, else the earliest or latest (POSITION_FROM_BEGINNING). */
   async function initOffsets(added: PartitionState[]): Promise<void> {
@@ -140,7 +140,7 @@ export function createPlatformaticBus(options: BusOptions): PositionBus {
       for (const partition of partitions) {
         const key = keyOf(topic, partition);
         if (states.has(key)) continue;
-        const state: PartitionState = { topic, partition, fetchOffset: -1n, epoch: 0, busy: false };
+        const state: PartitionState = { topic, partition, fetchOffset: -1n, epoch: 0, phase: 'idle' };
         states.set(key, state);
         added.push(state);
       }
@@ -174,16 +174,17 @@ export function createPlatformaticBus(options: BusOptions): PositionBus {
         if (messages.length === 0) {
           // Only transaction markers: step over them, there is nothing to handle.
           if (end > from) state.fetchOffset = end;
-          state.busy = false;
+          state.phase = 'idle';
           continue;
         }
         start(state, messages, part.highWatermark.toString());
       }
     }
-    for (const state of requested.keys()) state.busy = false;
+    for (const state of requested.keys()) state.phase = 'idle';
   }
 
   function start(state: PartitionState, messages: InboundMessage[], highWatermark: string): void {
+    state.phase = 'handling';
     const epoch = state.epoch;
     const current = () => running && state.epoch === epoch && states.get(keyOf(state.topic, state.partition)) === state;
     const batch: PartitionBatch = {
@@ -208,48 +209,59 @@ export function createPlatformaticBus(options: BusOptions): PositionBus {
         });
       })
       .finally(() => {
-        state.busy = false;
+        state.phase = 'idle';
         inHand.delete(work);
         poke();
       });
     inHand.add(work);
   }
 
-  /** Fetches the idle partitions (at most partitionsConsumedConcurrently in the handler at once). */
-  async function fetchLoop(): Promise<void> {
-    while (running) {
-      const all = [...states.values()];
-      const inHandler = all.filter((s) => s.busy).length;
-      const idle = all.filter((s) => !s.busy && s.fetchOffset >= 0n);
-      const free = options.partitionsConsumedConcurrently - inHandler;
-      if (idle.length === 0 || free <= 0) {
-        await sleep(1000);
+  /** Fetches the idle partitions, at most partitionsConsumedConcurrently fetched or in the handler at once. */
+  async function schedule(): Promise<void> {
+    const all = [...states.values()];
+    const taken = all.filter((s) => s.phase !== 'idle').length;
+    const idle = all.filter((s) => s.phase === 'idle' && s.fetchOffset >= 0n);
+    const free = options.partitionsConsumedConcurrently - taken;
+    if (idle.length === 0 || free <= 0) return;
+    turn = (turn + 1) % idle.length;
+    const ready = [...idle.slice(turn), ...idle.slice(0, turn)].slice(0, free);
+    for (const state of ready) state.phase = 'fetching';
+    let metadata: ClusterMetadata;
+    try {
+      metadata = await consumer.metadata({ topics });
+    } catch (error) {
+      options.logger.error('metadata failed; retrying', { error: String(error) });
+      await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
+      for (const state of ready) state.phase = 'idle';
+      poke();
+      return;
+    }
+    const names = new Map<string, string>();
+    const byNode = new Map<number, PartitionState[]>();
+    for (const state of ready) {
+      const topic = metadata.topics.get(state.topic);
+      const leader = topic?.partitions[state.partition]?.leader;
+      if (!topic || leader === undefined) {
+        state.phase = 'idle';
         continue;
       }
-      turn = (turn + 1) % idle.length;
-      const ready = [...idle.slice(turn), ...idle.slice(0, turn)].slice(0, free);
-      let metadata: ClusterMetadata;
-      try {
-        metadata = await consumer.metadata({ topics });
-      } catch (error) {
-        options.logger.error('metadata failed; retrying', { error: String(error) });
-        await sleep(RETRY_MS);
-        continue;
-      }
-      const names = new Map<string, string>();
-      const byNode = new Map<number, PartitionState[]>();
-      for (const state of ready) {
-        const topic = metadata.topics.get(state.topic);
-        const leader = topic?.partitions[state.partition]?.leader;
-        if (!topic || leader === undefined) continue;
-        names.set(topic.id, state.topic);
-        byNode.set(leader, [...(byNode.get(leader) ?? []), state]);
-      }
-      await Promise.all([...byNode].map(([node, group]) => fetchFrom(node, group, metadata, names)));
+      names.set(topic.id, state.topic);
+      byNode.set(leader, [...(byNode.get(leader) ?? []), state]);
+    }
+    for (const [node, group] of byNode) {
+      const pool = freePools.pop() ?? new ConnectionPool(`${options.clientId}-fetch-${pools.length}`);
+      if (!pools.includes(pool)) pools.push(pool);
+      const fetch = fetchFrom(pool, node, group, metadata, names).finally(() => {
+        freePools.push(pool);
+        fetches.delete(fetch);
+        poke();
+      });
+      fetches.add(fetch);
     }
   }
 
   async function fetchFrom(
+    pool: ConnectionPool,
     node: number,
     group: PartitionState[],
     metadata: ClusterMetadata,
@@ -258,14 +270,13 @@ export function createPlatformaticBus(options: BusOptions): PositionBus {
     const requested = new Map<PartitionState, number>();
     const byTopic = new Map<string, PartitionState[]>();
     for (const state of group) {
-      state.busy = true;
       requested.set(state, state.epoch);
       byTopic.set(state.topic, [...(byTopic.get(state.topic) ?? []), state]);
     }
     try {
       const response = await consumer.fetch({
         node,
-        connectionPool: fetchPool,
+        connectionPool: pool,
         minBytes: options.fetchMinBytes,
         maxWaitTime: options.fetchMaxWaitMs,
         maxBytes: options.maxBytesPerPartition * Math.max(1, group.length),
@@ -280,10 +291,13 @@ export function createPlatformaticBus(options: BusOptions): PositionBus {
           })),
         })),
       });
-      dispatch(response, names, requested);
+      if (running) dispatch(response, names, requested);
+      else for (const state of requested.keys()) state.phase = 'idle';
     } catch (error) {
-      for (const state of requested.keys()) state.busy = false;
-      if (!running) return;
+      if (!running) {
+        for (const state of requested.keys()) state.phase = 'idle';
+        return;
+      }
       const response = (error as { response?: FetchResponse }).response;
       const outOfRange: PartitionState[] = [];
       for (const topicResponse of response?.responses ?? []) {
@@ -305,10 +319,11 @@ export function createPlatformaticBus(options: BusOptions): PositionBus {
           state.fetchOffset = -1n;
         }
         void initOffsetsFallback(outOfRange);
-        return;
+      } else {
+        options.logger.error('fetch failed; retrying', { error: String(error) });
+        await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
       }
-      options.logger.error('fetch failed; retrying', { error: String(error) });
-      await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
+      for (const state of requested.keys()) state.phase = 'idle';
     }
   }
 
@@ -326,17 +341,15 @@ export function createPlatformaticBus(options: BusOptions): PositionBus {
   }
 
   const send = async (messages: readonly OutboundMessage[]) => {
-    // The sends go out together and are awaited as one.
+    // Encoded once: the size cut and the record batch use the same bytes. The sends go out together and are
+    // awaited as one.
+    const encoded = messages.map((m) =>
+      m.key === null
+        ? { topic: options.notificationTopic, value: Buffer.from(m.value) }
+        : { topic: options.notificationTopic, key: Buffer.from(m.key), value: Buffer.from(m.value) },
+    );
     await Promise.all(
-      chunkBySize(messages, options.produceBatchBytes).map((chunk) =>
-        producer.send({
-          messages: chunk.map((m) =>
-            m.key === null
-              ? { topic: options.notificationTopic, value: m.value }
-              : { topic: options.notificationTopic, key: m.key, value: m.value },
-          ),
-        }),
-      ),
+      chunkBySize(encoded, options.produceBatchBytes).map((chunk) => producer.send({ messages: chunk })),
     );
   };
 
@@ -349,7 +362,7 @@ export function createPlatformaticBus(options: BusOptions): PositionBus {
       consumer.topics.trackAll(...topics);
       running = true;
       await consumer.joinGroup({});
-      loop = fetchLoop();
+      poke();
     },
     produce: withLinger(send, options.produceLingerMs),
     async commit(topic, partition, nextOffset) {
@@ -373,8 +386,7 @@ export function createPlatformaticBus(options: BusOptions): PositionBus {
     async stop() {
       running = false;
       for (const state of states.values()) state.epoch += 1;
-      poke();
-      await loop;
+      while (fetches.size > 0) await Promise.allSettled([...fetches]);
       await Promise.allSettled([...inHand]);
       try {
         await consumer.leaveGroup();
@@ -382,7 +394,7 @@ export function createPlatformaticBus(options: BusOptions): PositionBus {
         // The group forgets a member that left without a word after the session timeout.
       }
       await consumer.close();
-      await fetchPool.close();
+      for (const pool of pools) await pool.close();
       await producer.close();
     },
   };
