@@ -1,6 +1,6 @@
 import type { TestTopic } from '@mojafast/testkit';
 import type { Producer } from 'kafkajs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startPositionService } from '../src/main.js';
 import { generatePositionMessages, generateTransfers } from '../src/messages/generate.js';
 import { insertTransfers } from '../src/store/provision.js';
@@ -195,6 +195,51 @@ describe.each(kafkaClients)('faults (KAFKA_CLIENT=%s)', (kafkaClient) => {
       await faultReader.close();
       await faultIn.drop();
       await faultOut.drop();
+    }
+  });
+
+  it('offset commit refused by the broker (the first two commits fail): the chunks are fetched again and replayed, nothing written twice, every transfer notified, the offset committed in the end', async () => {
+    const [commitIn, commitOut] = await newTopics('position_commit_fault');
+    const commitReader = await TopicReader.open(commitOut);
+    try {
+      const { transfers, payer } = await preparesFromFaultPayer(60, commitIn.name, '2');
+      const before = await positionOf(ledger.knex, payer);
+      const group = `${commitIn.name}-group`;
+      let failures = 0;
+      const service = await startPositionService(testConfig(ledger.db, commitIn, commitOut, { batchSize: 20 }), {
+        logger: quietLogger,
+        decorateBus(bus) {
+          const commitReal = bus.commit.bind(bus);
+          bus.commit = async (topic, partition, nextOffset) => {
+            if (failures < 2) {
+              failures += 1;
+              throw new Error('injected fault: COORDINATOR_NOT_AVAILABLE');
+            }
+            return commitReal(topic, partition, nextOffset);
+          };
+          return bus;
+        },
+      });
+      try {
+        await vi.waitFor(async () => expect(await committedOffset(group, commitIn.name)).toBe('60'), {
+          timeout: 30_000,
+          interval: 100,
+        });
+        expect(failures).toBe(2);
+        expect(await reservedCount(transfers)).toBe(60);
+        expect(await positionOf(ledger.knex, payer)).toBe(plus(before, '120'));
+        await commitReader.waitFor(60);
+        expect(new Set(commitReader.values.map((n) => n.id)).size).toBe(60);
+        expect(await service.registry.getSingleMetricAsString('position_messages_total')).toMatch(
+          /position_messages_total\{action="prepare",result="replayed"\} [1-9]/,
+        );
+      } finally {
+        await service.stop();
+      }
+    } finally {
+      await commitReader.close();
+      await commitIn.drop();
+      await commitOut.drop();
     }
   });
 });

@@ -369,6 +369,7 @@ export async function positionCommand(argv: string[]): Promise<void> {
     }
   }
   json.kafka_client = (measured.at(-1) as Variant).client;
+  json.command = ['node packages/bench/dist/cli.js position', ...argv].join(' ');
   if (measured.length > 1 || knob) {
     json.variants = measured.map((v) => ({
       kafka_client: v.client,

@@ -358,7 +358,29 @@ export function createPlatformaticBus(options: BusOptions): PositionBus {
       handleBatch = handle;
       // Connects the producer now: a broker that is down fails the start, not the first notification.
       await producer.metadata({ topics: [options.notificationTopic], autocreateTopics: true });
+      // A position topic that does not exist fails the start (the process exits and is restarted) instead of
+      // leaving a member with nothing to fetch; kafkajs' subscribe refuses it the same way.
+      await consumer.metadata({ topics, autocreateTopics: false });
       consumer.on('consumer:group:join', (payload) => assign(payload.assignments));
+      // The client reports a rejoin that failed after its retries as an 'error' event (unheard, it would throw
+      // and end the process). The member is out of the group then (/health says so) and joins again.
+      let rejoining = false;
+      const rejoin = async () => {
+        rejoining = true;
+        while (running && !consumer.isActive()) {
+          await new Promise((resolve) => setTimeout(resolve, 5 * RETRY_MS));
+          if (!running || consumer.isActive()) break;
+          await consumer
+            .joinGroup({})
+            .catch((error: unknown) => options.logger.error('rejoin failed; retrying', { error: String(error) }));
+        }
+        rejoining = false;
+      };
+      consumer.on('error', (error: Error) => {
+        options.logger.error('kafka consumer error', { error: String(error) });
+        if (!rejoining && running && !consumer.isActive()) void rejoin();
+      });
+      producer.on('error', (error: Error) => options.logger.error('kafka producer error', { error: String(error) }));
       consumer.topics.trackAll(...topics);
       running = true;
       await consumer.joinGroup({});
