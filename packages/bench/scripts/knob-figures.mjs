@@ -23,6 +23,18 @@ const blocks = files.map((file) => {
   const name = variants[0]?.knob?.name ?? 'KAFKA_CLIENT';
   const cmdFile = file.replace(/\.json$/, '.cmd');
   const command = result.command ?? (existsSync(cmdFile) ? readFileSync(cmdFile, 'utf8').trim() : '?');
+  const withFloor = variants.some((v) => v.floor);
+  const ratio = (v, action) =>
+    v[action] && v.floor?.[action] ? (v[action].msgs_per_s / v.floor[action].msgs_per_s).toFixed(2) : '-';
+  const floorCells = (v) =>
+    withFloor
+      ? [
+          cell(v.floor?.prepare, (p) => Math.round(p.msgs_per_s)),
+          ratio(v, 'prepare'),
+          cell(v.floor?.commit, (p) => Math.round(p.msgs_per_s)),
+          ratio(v, 'commit'),
+        ]
+      : [];
   const rows = variants.map((v) =>
     [
       `\`${v.knob?.value ?? v.kafka_client}\``,
@@ -32,13 +44,14 @@ const blocks = files.map((file) => {
       cell(v.commit, (p) => Math.round(p.msgs_per_s)),
       cell(v.commit, (p) => p.latency_ms.p99),
       cell(v.commit, (p) => p.cpu_us_per_msg.handler),
+      ...floorCells(v),
     ].join(' | '),
   );
   return [
     `**\`${name}\`** (\`${command}\`, ${result.rate ? `${result.rate}/s offered` : 'burst'}, ${result.transfers} transfers${v0Client(variants)}):`,
     '',
-    '| value | prepare msgs/s | prepare p99 ms | prepare handler µs/msg | commit msgs/s | commit p99 ms | commit handler µs/msg |',
-    '|---|---|---|---|---|---|---|',
+    `| value | prepare msgs/s | prepare p99 ms | prepare handler µs/msg | commit msgs/s | commit p99 ms | commit handler µs/msg |${withFloor ? ' prepare floor msgs/s | prepare handler/floor | commit floor msgs/s | commit handler/floor |' : ''}`,
+    `|---|---|---|---|---|---|---|${withFloor ? '---|---|---|---|' : ''}`,
     ...rows.map((r) => `| ${r} |`),
   ].join('\n');
 });
