@@ -55,7 +55,7 @@ export const configSchema: { readonly [K in keyof PositionConfig]: Field } = Obj
     env: 'KAFKA_CLIENT',
     kind: 'enum',
     values: ['platformatic', 'kafkajs'],
-    doc: 'Kafka client: @platformatic/kafka, or kafkajs (the one central-ledger uses; no release since 2023)',
+    doc: 'Kafka client: @platformatic/kafka, or kafkajs (the one the project design names; no release since 2023)',
   },
   kafkaBrokers: { env: 'KAFKA_BROKERS', kind: 'list', doc: 'Kafka bootstrap brokers, comma separated' },
   kafkaClientId: { env: 'KAFKA_CLIENT_ID', kind: 'string', doc: 'Kafka client id' },
