@@ -236,13 +236,19 @@ export function createPlatformaticBus(options: BusOptions): PositionBus {
       poke();
       return;
     }
+    if (!running) {
+      for (const state of ready) state.phase = 'idle';
+      return;
+    }
     const names = new Map<string, string>();
     const byNode = new Map<number, PartitionState[]>();
     for (const state of ready) {
       const topic = metadata.topics.get(state.topic);
       const leader = topic?.partitions[state.partition]?.leader;
       if (!topic || leader === undefined) {
+        // No leader known (an election in progress): asked again after a pause, with fresh metadata then.
         state.phase = 'idle';
+        setTimeout(poke, RETRY_MS);
         continue;
       }
       names.set(topic.id, state.topic);
