@@ -47,6 +47,10 @@ export interface ConfigValues {
   /** 'off' closes every upstream connection after one request: the Mojaloop matrix's keep-alive-off row. */
   upstreamKeepAlive: 'on' | 'off';
   bodyLimitBytes: number;
+  /** Time to receive a whole request, headers and body; past it 408 (a slow client holds no socket). */
+  requestTimeoutMs: number;
+  /** Lookups (requests answered 202) in flight per process; past it 503 with FSPIOP 2003. */
+  maxLookupsInFlight: number;
   processes: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   profileDir: string;
@@ -83,6 +87,8 @@ export const defaults: Config = Object.freeze({
   keepAliveTimeoutMs: 30_000,
   upstreamKeepAlive: 'on',
   bodyLimitBytes: 65_536,
+  requestTimeoutMs: 10_000,
+  maxLookupsInFlight: 1_000,
   processes: 1,
   logLevel: 'warn',
   profileDir: '.',
@@ -211,6 +217,18 @@ export const settings: readonly Setting<keyof ConfigValues>[] = [
     env: 'ALS_BODY_LIMIT_BYTES',
     type: { kind: 'int', min: 1024 },
     doc: 'largest request body accepted (larger: 400, 3104)',
+  },
+  {
+    key: 'requestTimeoutMs',
+    env: 'ALS_REQUEST_TIMEOUT_MS',
+    type: { kind: 'int', min: 100 },
+    doc: 'time to receive a whole request, headers and body (later: 408, 3000)',
+  },
+  {
+    key: 'maxLookupsInFlight',
+    env: 'ALS_MAX_LOOKUPS_IN_FLIGHT',
+    type: { kind: 'int', min: 1 },
+    doc: 'lookups accepted and not yet finished, per process (more: 503, 2003, Retry-After)',
   },
   {
     key: 'processes',

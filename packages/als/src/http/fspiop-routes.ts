@@ -18,12 +18,25 @@ export interface FspiopRouteDeps {
   readonly metrics: Metrics;
   /** Keeps background work visible to shutdown, which drains it. */
   readonly track: (work: Promise<void>) => void;
+  /** Lookups accepted and not finished, per process; one more is answered 503 2003 (README "Limits and failures"). */
+  readonly maxLookupsInFlight: number;
 }
+
+/** The FSPIOP PartyIdentifier's length limit (API v1.1 section 7.3.24; the original's OpenAPI ID maxLength). */
+export const maxPartyIdLength = 128;
+
+/** Seconds a refused client is told to wait (Retry-After): lookups finish in milliseconds when healthy. */
+const retryAfterSeconds = 1;
 
 interface PartyParams {
   type: string;
   id: string;
   subId?: string;
+}
+
+/** The background work of an accepted request (wrapped: an async handler would otherwise await it). */
+interface Accepted {
+  readonly done: Promise<void>;
 }
 
 type PartyRequest = FastifyRequest<{ Params: PartyParams; Querystring: { currency?: string } }>;
@@ -40,11 +53,35 @@ export function registerFspiopRoutes(app: FastifyInstance, deps: FspiopRouteDeps
     if (!schemas.partyIdTypes[version].has(type)) throw new AlsError('INVALID_PARTY_ID_TYPE', { type });
   };
 
-  /** An empty {ID} or {SubId} (`/parties/MSISDN/`) matches no route of the API definition. */
+  /**
+   * An empty {ID} or {SubId} (`/parties/MSISDN/`) matches no route of the API definition. An ID longer than
+   * 128 characters breaks the original's OpenAPI maxLength: 400 3100, synchronously like there.
+   */
   const checkPath = (request: PartyRequest, version: FspiopVersion) => {
     const { id, subId } = request.params;
     if (id === '' || subId === '') throw new AlsError('UNKNOWN_URI', { method: request.method, path: request.url });
     checkType(request.params.type, version);
+    if (id.length > maxPartyIdLength)
+      throw new AlsError('PATH_PARAM_TOO_LONG', { param: 'ID', limit: maxPartyIdLength });
+  };
+
+  /**
+   * The FSPIOP header checks, after the Host check Node's own is replaced by (requireHostHeader off in
+   * main.ts): Node answered a missing Host with an empty 400; RFC 9112 section 3.2 asks for the 400, this
+   * gives it an FSPIOP body (3102).
+   */
+  const headersOf = (request: FastifyRequest, method: string, resource: Resource): IngressFacts => {
+    if (request.headers.host === undefined && request.raw.httpVersion === '1.1')
+      throw new AlsError('MISSING_HEADER', { header: 'host' });
+    return checkHeaders(method, resource, request.headers, ports.hubVersion);
+  };
+
+  /** `?currency=` must be one code of the API's Currency enum (ISO 4217), once. */
+  const checkCurrency = (currency: unknown): string | undefined => {
+    if (currency === undefined) return undefined;
+    if (typeof currency !== 'string' || !schemas.currencies.has(currency))
+      throw new AlsError('INVALID_QUERY', { param: 'currency', reason: 'must be one ISO 4217 currency code' });
+    return currency;
   };
 
   const parseBody = (request: FastifyRequest, version: FspiopVersion, schema: BodySchemaName): unknown => {
@@ -62,8 +99,10 @@ export function registerFspiopRoutes(app: FastifyInstance, deps: FspiopRouteDeps
 
   /**
    * The source must be an active participant before the 202 (reference: 400 3101). When central-ledger
-   * cannot be asked, the request is accepted and answered with one error callback instead of the
-   * original's synchronous 500.
+   * cannot be asked, the request is accepted and answered with one error callback (2001) if the source's
+   * callback endpoints are known (cached); if they are not, no callback could reach it, so the answer is
+   * synchronous: 500 2001, what the original answers to any central-ledger failure here. Never a 202 that
+   * nobody hears the end of.
    */
   const checkSource = async (facts: IngressFacts): Promise<AlsError | undefined> => {
     try {
@@ -71,10 +110,43 @@ export function registerFspiopRoutes(app: FastifyInstance, deps: FspiopRouteDeps
       if (!participant?.isActive) throw new AlsError('UNKNOWN_SOURCE', { source: facts.source });
       return undefined;
     } catch (error) {
-      if (error instanceof UpstreamError) return new AlsError('SWITCH_FAILED', { reason: error.reason });
-      throw error;
+      if (!(error instanceof UpstreamError)) throw error;
+      try {
+        await ports.endpoints(facts.source);
+      } catch {
+        throw new AlsError('SOURCE_UNREACHABLE', { reason: error.reason, source: facts.source });
+      }
+      return new AlsError('SWITCH_FAILED', { reason: error.reason });
     }
   };
+
+  /**
+   * Admission control: a counter of lookups in flight (from the request to the end of its background
+   * work). Past the bound the request is answered 503 2003 with Retry-After before any header is parsed or
+   * upstream asked, so an overload costs the refused client microseconds and the accepted ones nothing.
+   */
+  let lookupsInFlight = 0;
+  const release = () => {
+    lookupsInFlight--;
+  };
+  const admitted =
+    <R extends FastifyRequest>(route: string, handler: (request: R, reply: FastifyReply) => Promise<Accepted>) =>
+    async (request: R, reply: FastifyReply) => {
+      if (lookupsInFlight >= deps.maxLookupsInFlight) {
+        metrics.ingress(route, 503);
+        reply.header('retry-after', String(retryAfterSeconds));
+        throw new AlsError('OVERLOADED', { limit: deps.maxLookupsInFlight, seconds: retryAfterSeconds });
+      }
+      lookupsInFlight++;
+      let accepted: Accepted;
+      try {
+        accepted = await handler(request, reply);
+      } catch (error) {
+        lookupsInFlight--;
+        throw error;
+      }
+      accepted.done.then(release, release);
+    };
 
   const accept = (
     reply: FastifyReply,
@@ -84,13 +156,12 @@ export function registerFspiopRoutes(app: FastifyInstance, deps: FspiopRouteDeps
     deferred: AlsError | undefined,
     target: { resource: Resource; party: PartyRef; facts: IngressFacts; request: FastifyRequest },
     work: () => Promise<void>,
-  ) => {
+  ): Accepted => {
     metrics.observeStage('validation', started);
     metrics.ingress(route, status);
     reply.code(status).send();
-    if (deferred) {
-      track(
-        sendErrorCallback(
+    const running = deferred
+      ? sendErrorCallback(
           ports,
           {
             resource: target.resource,
@@ -100,23 +171,23 @@ export function registerFspiopRoutes(app: FastifyInstance, deps: FspiopRouteDeps
             headers: target.request.headers,
           },
           deferred,
-        ),
-      );
-    } else {
-      track(work());
-    }
+        )
+      : work();
+    track(running);
+    return { done: running };
   };
 
   const getParties = async (request: PartyRequest, reply: FastifyReply) => {
     const started = performance.now();
-    const facts = checkHeaders('GET', 'parties', request.headers, ports.hubVersion);
+    const facts = headersOf(request, 'GET', 'parties');
     checkPath(request, facts.version);
+    const currency = checkCurrency(request.query.currency);
     const deferred = await checkSource(facts);
     const party = partyOf(request.params);
-    accept(reply, 'parties_get', 202, started, deferred, { resource: 'parties', party, facts, request }, () =>
+    return accept(reply, 'parties_get', 202, started, deferred, { resource: 'parties', party, facts, request }, () =>
       lookUpParty(ports, {
         party,
-        currency: request.query.currency,
+        currency,
         source: facts.source,
         destination: facts.destination,
         version: facts.version,
@@ -127,7 +198,7 @@ export function registerFspiopRoutes(app: FastifyInstance, deps: FspiopRouteDeps
 
   const putCallback = (resource: Resource, isError: boolean) => async (request: PartyRequest, reply: FastifyReply) => {
     const started = performance.now();
-    const facts = checkHeaders('PUT', resource, request.headers, ports.hubVersion);
+    const facts = headersOf(request, 'PUT', resource);
     checkPath(request, facts.bodyVersion);
     const schema: BodySchemaName = isError
       ? 'ErrorInformationObject'
@@ -156,10 +227,10 @@ export function registerFspiopRoutes(app: FastifyInstance, deps: FspiopRouteDeps
   const participantRequest =
     (method: 'GET' | 'POST' | 'DELETE') => async (request: PartyRequest, reply: FastifyReply) => {
       const started = performance.now();
-      const facts = checkHeaders(method, 'participants', request.headers, ports.hubVersion);
+      const facts = headersOf(request, method, 'participants');
       checkPath(request, facts.version);
       let fspId: string | undefined;
-      let currency = request.query.currency;
+      let currency = checkCurrency(request.query.currency);
       if (method === 'POST') {
         const body = parseBody(request, facts.bodyVersion, 'ParticipantsTypeIDSubIDPostRequest') as {
           fspId: string;
@@ -170,7 +241,7 @@ export function registerFspiopRoutes(app: FastifyInstance, deps: FspiopRouteDeps
       }
       const deferred = await checkSource(facts);
       const party = partyOf(request.params);
-      accept(
+      return accept(
         reply,
         `participants_${method.toLowerCase()}`,
         202,
@@ -192,7 +263,7 @@ export function registerFspiopRoutes(app: FastifyInstance, deps: FspiopRouteDeps
 
   const postBatch = async (request: FastifyRequest, reply: FastifyReply) => {
     const started = performance.now();
-    const facts = checkHeaders('POST', 'participants', request.headers, ports.hubVersion);
+    const facts = headersOf(request, 'POST', 'participants');
     const body = parseBody(request, facts.bodyVersion, 'ParticipantsPostRequest') as {
       requestId: string;
       partyList: { partyIdType: string; partyIdentifier: string; partySubIdOrType?: string; fspId?: string }[];
@@ -203,41 +274,37 @@ export function registerFspiopRoutes(app: FastifyInstance, deps: FspiopRouteDeps
     metrics.observeStage('validation', started);
     metrics.ingress('participants_batch', 202);
     reply.code(202).send();
-    if (deferred) {
-      track(
-        sendBatchError(
+    const running = deferred
+      ? sendBatchError(
           ports,
           { requestId: body.requestId, source: facts.source, version: facts.version, headers: request.headers },
           deferred,
-        ),
-      );
-      return;
-    }
-    track(
-      handleBatch(
-        ports,
-        { request: deps.serialisers.batchRequest, result: deps.serialisers.batchResult },
-        {
-          requestId: body.requestId,
-          partyList: body.partyList,
-          currency: body.currency,
-          source: facts.source,
-          version: facts.version,
-          headers: request.headers,
-        },
-      ),
-    );
+        )
+      : handleBatch(
+          ports,
+          { request: deps.serialisers.batchRequest, result: deps.serialisers.batchResult },
+          {
+            requestId: body.requestId,
+            partyList: body.partyList,
+            currency: body.currency,
+            source: facts.source,
+            version: facts.version,
+            headers: request.headers,
+          },
+        );
+    track(running);
+    return { done: running };
   };
 
   for (const suffix of ['', '/:subId']) {
-    app.get(`/parties/:type/:id${suffix}`, getParties);
+    app.get(`/parties/:type/:id${suffix}`, admitted('parties_get', getParties));
     app.put(`/parties/:type/:id${suffix}`, putCallback('parties', false));
     app.put(`/parties/:type/:id${suffix}/error`, putCallback('parties', true));
-    app.get(`/participants/:type/:id${suffix}`, participantRequest('GET'));
-    app.post(`/participants/:type/:id${suffix}`, participantRequest('POST'));
-    app.delete(`/participants/:type/:id${suffix}`, participantRequest('DELETE'));
+    app.get(`/participants/:type/:id${suffix}`, admitted('participants_get', participantRequest('GET')));
+    app.post(`/participants/:type/:id${suffix}`, admitted('participants_post', participantRequest('POST')));
+    app.delete(`/participants/:type/:id${suffix}`, admitted('participants_delete', participantRequest('DELETE')));
     app.put(`/participants/:type/:id${suffix}`, putCallback('participants', false));
     app.put(`/participants/:type/:id${suffix}/error`, putCallback('participants', true));
   }
-  app.post('/participants', postBatch);
+  app.post('/participants', admitted('participants_batch', postBatch));
 }
