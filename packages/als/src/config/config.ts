@@ -88,7 +88,7 @@ export const defaults: Config = Object.freeze({
   upstreamKeepAlive: 'on',
   bodyLimitBytes: 65_536,
   requestTimeoutMs: 10_000,
-  maxLookupsInFlight: 1_000,
+  maxLookupsInFlight: 128,
   processes: 1,
   logLevel: 'warn',
   profileDir: '.',
