@@ -6,6 +6,7 @@ import type { DiscoveryPorts } from './discovery/types.js';
 import { loadFspiopSchemas } from './fspiop/schemas.js';
 import { createSerialisers } from './fspiop/serialisers.js';
 import { registerAdminRoutes } from './http/admin-routes.js';
+import { createAdmission } from './http/admission.js';
 import { clientErrors, frameworkErrors, registerFspiopBasics } from './http/fspiop-plugin.js';
 import { maxPartyIdLength, registerFspiopRoutes } from './http/fspiop-routes.js';
 import { registerObserveRoutes } from './http/observe-routes.js';
@@ -167,6 +168,8 @@ export async function startAls(config: Config): Promise<RunningAls> {
       connectionsCheckingInterval: Math.min(1_000, config.requestTimeoutMs),
     },
   });
+  const admission = createAdmission(config.maxLookupsInFlight, config.lookupCallbackWaitMs);
+  app.addHook('onClose', async () => admission.close());
   registerFspiopBasics(app, serialisers, config.bodyLimitBytes);
   registerFspiopRoutes(app, {
     ports,
@@ -174,7 +177,7 @@ export async function startAls(config: Config): Promise<RunningAls> {
     serialisers,
     metrics,
     track,
-    maxLookupsInFlight: config.maxLookupsInFlight,
+    admission,
   });
   registerObserveRoutes(app, registry, startedAt);
 

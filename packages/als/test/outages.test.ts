@@ -84,4 +84,48 @@ describe('admission control', () => {
     await sleep(200);
     expect(sims.payer?.callbacksFor(refusedTrace)).toHaveLength(0);
   });
+
+  it("keeps a forwarded lookup's slot until the payee calls back, or until the callback wait has passed", async () => {
+    stack = await startStack({ config: { maxLookupsInFlight: 1, lookupCallbackWaitMs: 800 } });
+    const { sims, als } = stack;
+    // A payee that calls back frees the slot at once: lookups one after the other are all admitted.
+    for (const n of [1, 2, 3]) {
+      const traceId = newTraceId();
+      expect((await call(`${als.url}/parties/MSISDN/4670000020${n}`, 'GET', lookupHeaders(traceId))).status).toBe(202);
+      expect((await sims.payer?.waitForCallback(traceId, 5_000))?.kind).toBe('success');
+    }
+    // 40499... is not found at the oracle: the ALS's own error callback ends the lookup and frees the slot.
+    const notFound = newTraceId();
+    expect((await call(`${als.url}/parties/MSISDN/40499000001`, 'GET', lookupHeaders(notFound))).status).toBe(202);
+    expect((await sims.payer?.waitForCallback(notFound, 5_000))?.kind).toBe('error');
+    await expect
+      .poll(
+        async () => (await call(`${als.url}/parties/MSISDN/46700000204`, 'GET', lookupHeaders(newTraceId()))).status,
+        {
+          timeout: 500,
+          interval: 20,
+        },
+      )
+      .toBe(202);
+  });
+
+  it('frees the slot of a lookup whose payee never calls back after the callback wait', async () => {
+    stack = await startStack({ sims: { dropRate: 1 }, config: { maxLookupsInFlight: 1, lookupCallbackWaitMs: 800 } });
+    const { als } = stack;
+    const started = performance.now();
+    expect((await call(`${als.url}/parties/MSISDN/46700000301`, 'GET', lookupHeaders(newTraceId()))).status).toBe(202);
+    await sleep(200);
+    const refused = await call(`${als.url}/parties/MSISDN/46700000302`, 'GET', lookupHeaders(newTraceId()));
+    expect(refused.status).toBe(503);
+    await expect
+      .poll(
+        async () => (await call(`${als.url}/parties/MSISDN/46700000303`, 'GET', lookupHeaders(newTraceId()))).status,
+        {
+          timeout: 3_000,
+          interval: 50,
+        },
+      )
+      .toBe(202);
+    expect(performance.now() - started).toBeGreaterThan(700);
+  });
 });

@@ -51,6 +51,8 @@ export interface ConfigValues {
   requestTimeoutMs: number;
   /** Lookups (requests answered 202) in flight per process; past it 503 with FSPIOP 2003. */
   maxLookupsInFlight: number;
+  /** How long a forwarded GET /parties keeps its admission slot while the payee has not called back. */
+  lookupCallbackWaitMs: number;
   processes: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   profileDir: string;
@@ -89,6 +91,7 @@ export const defaults: Config = Object.freeze({
   bodyLimitBytes: 65_536,
   requestTimeoutMs: 10_000,
   maxLookupsInFlight: 128,
+  lookupCallbackWaitMs: 2_000,
   processes: 1,
   logLevel: 'warn',
   profileDir: '.',
@@ -229,6 +232,12 @@ export const settings: readonly Setting<keyof ConfigValues>[] = [
     env: 'ALS_MAX_LOOKUPS_IN_FLIGHT',
     type: { kind: 'int', min: 1 },
     doc: 'lookups accepted and not yet finished, per process (more: 503, 2003, Retry-After)',
+  },
+  {
+    key: 'lookupCallbackWaitMs',
+    env: 'ALS_LOOKUP_CALLBACK_WAIT_MS',
+    type: { kind: 'int', min: 0 },
+    doc: "how long a forwarded GET /parties counts as in flight while the payee's callback has not come",
   },
   {
     key: 'processes',

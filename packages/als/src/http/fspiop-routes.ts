@@ -10,6 +10,7 @@ import type { BodySchemaName, FspiopSchemas } from '../fspiop/schemas.js';
 import type { Serialisers } from '../fspiop/serialisers.js';
 import type { FspiopVersion } from '../fspiop/versions.js';
 import type { Metrics } from '../observe/metrics.js';
+import { type Admission, callbackKey } from './admission.js';
 
 export interface FspiopRouteDeps {
   readonly ports: DiscoveryPorts;
@@ -18,8 +19,8 @@ export interface FspiopRouteDeps {
   readonly metrics: Metrics;
   /** Keeps background work visible to shutdown, which drains it. */
   readonly track: (work: Promise<void>) => void;
-  /** Lookups accepted and not finished, per process; one more is answered 503 2003 (README "Limits and failures"). */
-  readonly maxLookupsInFlight: number;
+  /** Lookups in flight and their bound (README "Limits and failures"). */
+  readonly admission: Admission;
 }
 
 /** The FSPIOP PartyIdentifier's length limit (API v1.1 section 7.3.24; the original's OpenAPI ID maxLength). */
@@ -37,6 +38,8 @@ interface PartyParams {
 /** The background work of an accepted request (wrapped: an async handler would otherwise await it). */
 interface Accepted {
   readonly done: Promise<void>;
+  /** GET /parties: the payee's callback that ends the lookup, unless the ALS answered with an error callback. */
+  readonly callback?: { readonly key: string; readonly outcome: { errorCallback: boolean } };
 }
 
 type PartyRequest = FastifyRequest<{ Params: PartyParams; Querystring: { currency?: string } }>;
@@ -121,32 +124,50 @@ export function registerFspiopRoutes(app: FastifyInstance, deps: FspiopRouteDeps
   };
 
   /**
-   * Admission control: a counter of lookups in flight (from the request to the end of its background
-   * work). Past the bound the request is answered 503 2003 with Retry-After before any header is parsed or
-   * upstream asked, so an overload costs the refused client microseconds and the accepted ones nothing.
+   * Admission control (admission.ts): past the bound the request is answered 503 2003 with Retry-After
+   * before any header is parsed or upstream asked, so an overload costs the refused client microseconds
+   * and the accepted ones nothing.
    */
-  let lookupsInFlight = 0;
-  const release = () => {
-    lookupsInFlight--;
-  };
+  const { admission } = deps;
+  const leave = () => admission.leave();
   const admitted =
     <R extends FastifyRequest>(route: string, handler: (request: R, reply: FastifyReply) => Promise<Accepted>) =>
     async (request: R, reply: FastifyReply) => {
-      if (lookupsInFlight >= deps.maxLookupsInFlight) {
+      if (!admission.tryEnter()) {
         metrics.ingress(route, 503);
         reply.header('retry-after', String(retryAfterSeconds));
-        throw new AlsError('OVERLOADED', { limit: deps.maxLookupsInFlight, seconds: retryAfterSeconds });
+        throw new AlsError('OVERLOADED', { limit: admission.inFlight, seconds: retryAfterSeconds });
       }
-      lookupsInFlight++;
       let accepted: Accepted;
       try {
         accepted = await handler(request, reply);
       } catch (error) {
-        lookupsInFlight--;
+        admission.leave();
         throw error;
       }
-      accepted.done.then(release, release);
+      const { callback } = accepted;
+      if (callback === undefined) accepted.done.then(leave, leave);
+      else {
+        const settle = () => {
+          if (callback.outcome.errorCallback) admission.leave();
+          else admission.leaveOnCallback(callback.key);
+        };
+        accepted.done.then(settle, leave);
+      }
     };
+
+  /**
+   * The flows' ports for one lookup, noting whether it ended in the ALS's own error callback (then no
+   * payee callback will come to end its admission slot). Object.create: one small object, nothing copied.
+   */
+  const watchedPorts = (outcome: { errorCallback: boolean }): DiscoveryPorts => {
+    const watched = Object.create(ports) as { -readonly [K in keyof DiscoveryPorts]: DiscoveryPorts[K] };
+    watched.count = (event) => {
+      if (event === 'error_callback_sent' || event === 'error_callback_failed') outcome.errorCallback = true;
+      ports.count(event);
+    };
+    return watched;
+  };
 
   const accept = (
     reply: FastifyReply,
@@ -184,16 +205,25 @@ export function registerFspiopRoutes(app: FastifyInstance, deps: FspiopRouteDeps
     const currency = checkCurrency(request.query.currency);
     const deferred = await checkSource(facts);
     const party = partyOf(request.params);
-    return accept(reply, 'parties_get', 202, started, deferred, { resource: 'parties', party, facts, request }, () =>
-      lookUpParty(ports, {
-        party,
-        currency,
-        source: facts.source,
-        destination: facts.destination,
-        version: facts.version,
-        headers: request.headers,
-      }),
+    const outcome = { errorCallback: deferred !== undefined };
+    const accepted = accept(
+      reply,
+      'parties_get',
+      202,
+      started,
+      deferred,
+      { resource: 'parties', party, facts, request },
+      () =>
+        lookUpParty(watchedPorts(outcome), {
+          party,
+          currency,
+          source: facts.source,
+          destination: facts.destination,
+          version: facts.version,
+          headers: request.headers,
+        }),
     );
+    return { ...accepted, callback: { key: callbackKey(party.type, party.id, party.subId, facts.source), outcome } };
   };
 
   const putCallback = (resource: Resource, isError: boolean) => async (request: PartyRequest, reply: FastifyReply) => {
@@ -207,6 +237,10 @@ export function registerFspiopRoutes(app: FastifyInstance, deps: FspiopRouteDeps
         : 'ParticipantsTypeIDPutResponse';
     parseBody(request, facts.bodyVersion, schema);
     const route = `${resource}_put${isError ? '_error' : ''}`;
+    if (resource === 'parties' && facts.destination !== undefined)
+      admission.callbackArrived(
+        callbackKey(request.params.type, request.params.id, request.params.subId, facts.destination),
+      );
     metrics.observeStage('validation', started);
     metrics.ingress(route, 200);
     reply.code(200).send();
