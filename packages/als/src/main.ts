@@ -35,6 +35,13 @@ export interface RunningAls {
   close(): Promise<void>;
 }
 
+/**
+ * Connections the kernel queues before the ALS accepts them. Node's 511 overflowed when 2,000 clients
+ * connected at once: the rest waited for a SYN retry (1 s, then 3 s) before the ALS could even refuse
+ * them (bench:als --scenario faults, overload phase). The kernel caps it at net.core.somaxconn.
+ */
+const listenBacklog = 4_096;
+
 /** Node's default request header limit, named: past it the answer is 431 3104. */
 const maxHeaderBytes = 16_384;
 
@@ -178,6 +185,7 @@ export async function startAls(config: Config): Promise<RunningAls> {
     metrics,
     track,
     admission,
+    retryAfterSeconds: config.retryAfterSeconds,
   });
   registerObserveRoutes(app, registry, startedAt);
 
@@ -209,7 +217,7 @@ export async function startAls(config: Config): Promise<RunningAls> {
   let url: string;
   let adminUrl: string;
   try {
-    url = await app.listen({ port: config.port, host: config.host });
+    url = await app.listen({ port: config.port, host: config.host, backlog: listenBacklog });
     adminUrl = await admin.listen({ port: config.adminPort, host: config.host });
   } catch (error) {
     await Promise.allSettled([app.close(), admin.close(), http.close(), store.close()]);

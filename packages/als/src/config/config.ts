@@ -53,6 +53,8 @@ export interface ConfigValues {
   maxLookupsInFlight: number;
   /** How long a forwarded GET /parties keeps its admission slot while the payee has not called back. */
   lookupCallbackWaitMs: number;
+  /** Retry-After of a 503 2003 (admission refused). */
+  retryAfterSeconds: number;
   processes: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   profileDir: string;
@@ -92,6 +94,7 @@ export const defaults: Config = Object.freeze({
   requestTimeoutMs: 10_000,
   maxLookupsInFlight: 128,
   lookupCallbackWaitMs: 2_000,
+  retryAfterSeconds: 1,
   processes: 1,
   logLevel: 'warn',
   profileDir: '.',
@@ -238,6 +241,12 @@ export const settings: readonly Setting<keyof ConfigValues>[] = [
     env: 'ALS_LOOKUP_CALLBACK_WAIT_MS',
     type: { kind: 'int', min: 0 },
     doc: "how long a forwarded GET /parties counts as in flight while the payee's callback has not come",
+  },
+  {
+    key: 'retryAfterSeconds',
+    env: 'ALS_RETRY_AFTER_SECONDS',
+    type: { kind: 'int', min: 1, max: 3600 },
+    doc: 'Retry-After of a 503 (2003) refusal',
   },
   {
     key: 'processes',

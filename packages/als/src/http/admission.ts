@@ -4,7 +4,7 @@
  * A lookup is in flight from its request until its outcome has passed through the ALS: for
  * /participants until the Hub's callback is sent; for GET /parties until the payee's PUT callback for it
  * arrives (or the ALS sent the error callback itself), at most `callbackWaitMs` after the GET was
- * forwarded. Counting only up to the forward bounded nothing: under overload the callbacks queued behind
+ * accepted. Counting only up to the forward bounded nothing: under overload the callbacks queued behind
  * new lookups and every accepted lookup grew slow (issue #11, item 3). The check on the hot path is one
  * comparison; the waits are kept in one FIFO swept every `sweepMs`, no timer per lookup.
  */
@@ -12,8 +12,13 @@ export interface Admission {
   /** Takes a slot; false when all are taken (answer 503 2003 without doing anything else). */
   tryEnter(): boolean;
   leave(): void;
-  /** Moves a taken slot to wait for the payee's callback identified by `key` (see callbackKey). */
-  leaveOnCallback(key: string): void;
+  /**
+   * The taken slot now waits for the payee's callback identified by `key` (see callbackKey), at most
+   * callbackWaitMs from now. Called when the lookup is accepted, before its forward: a payee can call back
+   * before the ALS has read the answer to its forward. `cancel` frees the slot now (the lookup ended in
+   * the ALS's own error callback, no payee callback will come).
+   */
+  expectCallback(key: string): { cancel(): void };
   /** A PUT /parties callback for `key` arrived: frees the oldest slot waiting for it. */
   callbackArrived(key: string): void;
   readonly inFlight: number;
@@ -40,6 +45,7 @@ export function createAdmission(limit: number, callbackWaitMs: number): Admissio
   let head = 0;
 
   const finish = (waiting: Waiting) => {
+    if (waiting.done) return;
     waiting.done = true;
     inFlight--;
   };
@@ -76,12 +82,13 @@ export function createAdmission(limit: number, callbackWaitMs: number): Admissio
     leave() {
       inFlight--;
     },
-    leaveOnCallback(key) {
+    expectCallback(key) {
       const waiting: Waiting = { key, deadline: performance.now() + callbackWaitMs, done: false };
       queue.push(waiting);
       const list = byKey.get(key);
       if (list) list.push(waiting);
       else byKey.set(key, [waiting]);
+      return { cancel: () => finish(waiting) };
     },
     callbackArrived(key) {
       const list = byKey.get(key);

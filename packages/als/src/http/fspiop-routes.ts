@@ -21,13 +21,12 @@ export interface FspiopRouteDeps {
   readonly track: (work: Promise<void>) => void;
   /** Lookups in flight and their bound (README "Limits and failures"). */
   readonly admission: Admission;
+  /** Retry-After of a refusal. */
+  readonly retryAfterSeconds: number;
 }
 
 /** The FSPIOP PartyIdentifier's length limit (API v1.1 section 7.3.24; the original's OpenAPI ID maxLength). */
 export const maxPartyIdLength = 128;
-
-/** Seconds a refused client is told to wait (Retry-After): lookups finish in milliseconds when healthy. */
-const retryAfterSeconds = 1;
 
 interface PartyParams {
   type: string;
@@ -128,7 +127,7 @@ export function registerFspiopRoutes(app: FastifyInstance, deps: FspiopRouteDeps
    * before any header is parsed or upstream asked, so an overload costs the refused client microseconds
    * and the accepted ones nothing.
    */
-  const { admission } = deps;
+  const { admission, retryAfterSeconds } = deps;
   const leave = () => admission.leave();
   const admitted =
     <R extends FastifyRequest>(route: string, handler: (request: R, reply: FastifyReply) => Promise<Accepted>) =>
@@ -146,14 +145,15 @@ export function registerFspiopRoutes(app: FastifyInstance, deps: FspiopRouteDeps
         throw error;
       }
       const { callback } = accepted;
-      if (callback === undefined) accepted.done.then(leave, leave);
-      else {
-        const settle = () => {
-          if (callback.outcome.errorCallback) admission.leave();
-          else admission.leaveOnCallback(callback.key);
-        };
-        accepted.done.then(settle, leave);
+      if (callback === undefined) {
+        accepted.done.then(leave, leave);
+        return;
       }
+      const expected = admission.expectCallback(callback.key);
+      const cancel = () => expected.cancel();
+      accepted.done.then(() => {
+        if (callback.outcome.errorCallback) expected.cancel();
+      }, cancel);
     };
 
   /**

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool } from 'undici';
 import { LatencyRecorder } from '../report/latency.js';
+import { CpuMeter } from '../system/cpu.js';
 import { closedPortUrl, startFaultPayee, startSwitchProxy } from './fault-parts.js';
 import { parsePartyIdMode, partyIdSource } from './party-ids.js';
 import { type LookupRequest, lookupRequest } from './request.js';
@@ -60,6 +61,8 @@ export interface PhaseResult {
   readonly payeeSilent: number;
   readonly refusedPerSecond: number;
   readonly alsRssMb: number;
+  /** Cores used during the phase: ALS, simulators, generator (with the payer FSP). */
+  readonly cpu: Record<string, number>;
 }
 
 interface Trace {
@@ -162,7 +165,7 @@ export async function runFaultBench(options: FaultBenchOptions): Promise<PhaseRe
     };
 
     // Warm-up: participant, endpoint and oracle caches of the healthy traffic.
-    const warmEnd = performance.now() + 2_000;
+    const warmEnd = performance.now() + 5_000;
     await Promise.all(
       Array.from({ length: options.healthyVus }, async () => {
         while (performance.now() < warmEnd) {
@@ -173,35 +176,41 @@ export async function runFaultBench(options: FaultBenchOptions): Promise<PhaseRe
       }),
     );
 
-    const runPhase = async (phase: string, vus: number, fault: FaultName): Promise<PhaseResult> => {
+    const runPhase = async (phase: string, vus: number, fault: FaultName, rampSeconds = 0): Promise<PhaseResult> => {
       callbacks.clear();
       const traces: Trace[] = [];
       const latency = new LatencyRecorder();
       let ok = 0;
       let refused = 0;
       let rssMax = 0;
-      const started = performance.now();
-      const end = started + options.phaseSeconds * 1000;
+      // Lookups started in the ramp (connections being opened) run but are not counted.
+      const measureFrom = performance.now() + rampSeconds * 1000;
+      const end = measureFrom + options.phaseSeconds * 1000;
       const rssTimer = setInterval(() => {
         rssMax = Math.max(rssMax, rssOf(alsPid));
       }, 250);
+      const cpu = new CpuMeter(new Map([...stack.pids, ['generator', process.pid]]));
+      const cpuStarted = sleep(rampSeconds * 1000).then(() => cpu.start());
       if (fault === 'ledger-down-cold') proxy.setDown(true);
       const healthy = Array.from({ length: vus }, async () => {
         while (performance.now() < end) {
           const request = healthyRequest();
           const t0 = performance.now();
+          const counted = t0 >= measureFrom;
           const { status, retryAfterMs } = await send(request);
           traces.push({ traceId: request.traceId, status, fault: false });
           if (status === 202) {
             try {
               await stack.payer.waitForCallback(request.traceId, options.timeoutMs);
-              ok++;
-              latency.record(performance.now() - t0);
+              if (counted) {
+                ok++;
+                latency.record(performance.now() - t0);
+              }
             } catch {
               // Counted as lost below if no callback came at all.
             }
           } else if (status === 503) {
-            refused++;
+            if (counted) refused++;
             await sleep(Math.max(retryAfterMs, 100));
           } else {
             await sleep(100);
@@ -212,7 +221,8 @@ export async function runFaultBench(options: FaultBenchOptions): Promise<PhaseRe
       const faulty = (async () => {
         if (fault === 'none') return;
         const interval = 1000 / options.faultRate;
-        let next = performance.now();
+        let next = measureFrom;
+        await sleep(Math.max(0, next - performance.now()));
         while (next < end) {
           const request = faultRequest(fault);
           faultSends.push(
@@ -226,7 +236,9 @@ export async function runFaultBench(options: FaultBenchOptions): Promise<PhaseRe
       })();
       await Promise.all([...healthy, faulty]);
       await Promise.all(faultSends);
-      const seconds = (performance.now() - started) / 1000;
+      const seconds = (performance.now() - measureFrom) / 1000;
+      await cpuStarted;
+      const cores = await cpu.stop();
       clearInterval(rssTimer);
       proxy.setDown(false);
       // Callbacks still on their way: wait until none arrived for a second (at most the lookup timeout).
@@ -269,21 +281,29 @@ export async function runFaultBench(options: FaultBenchOptions): Promise<PhaseRe
         payeeSilent,
         refusedPerSecond: refused / seconds,
         alsRssMb: rssMax,
+        cpu: cores,
       };
     };
 
-    for (const fault of faultNames) {
+    const measured: PhaseResult[] = [];
+    for (const fault of [...faultNames, 'none' as const]) {
       options.progress(
         `phase ${fault}: ${options.healthyVus} healthy VUs${fault === 'none' ? '' : `, ${options.faultRate}/s into the fault`}, ${options.phaseSeconds}s`,
       );
-      const result = await runPhase(fault, options.healthyVus, fault);
-      const baseline = results[0]?.healthyPerSecond ?? result.healthyPerSecond;
-      results.push({ ...result, ratio: baseline > 0 ? result.healthyPerSecond / baseline : 0 });
+      measured.push(
+        await runPhase(fault === 'none' && measured.length > 0 ? 'none (again)' : fault, options.healthyVus, fault),
+      );
     }
-    options.progress(`phase overload: ${options.overloadVus} VUs honouring Retry-After, ${options.phaseSeconds}s`);
-    const overload = await runPhase(`overload ${options.overloadVus} VUs`, options.overloadVus, 'none');
-    const baseline = results[0]?.healthyPerSecond ?? 0;
-    results.push({ ...overload, ratio: baseline > 0 ? overload.healthyPerSecond / baseline : 0 });
+    options.progress(
+      `phase overload: ${options.overloadVus} VUs honouring Retry-After, 3s ramp (not counted), ${options.phaseSeconds}s`,
+    );
+    measured.push(await runPhase(`overload ${options.overloadVus} VUs`, options.overloadVus, 'none', 3));
+    // The baseline: both no-fault phases, before and after the faults, so drift over the run is not read
+    // as the effect of a fault.
+    const baselines = measured.filter((r) => r.phase.startsWith('none'));
+    const baseline = baselines.reduce((sum, r) => sum + r.healthyPerSecond, 0) / baselines.length;
+    for (const result of measured)
+      results.push({ ...result, ratio: baseline > 0 ? result.healthyPerSecond / baseline : 0 });
     await pool.close();
   } finally {
     await stack.close();
@@ -302,6 +322,7 @@ export function faultTable(results: readonly PhaseResult[]): string {
     'p99 ms',
     'refused/s',
     'RSS MB',
+    'cores als/sims/gen',
     'lost',
     'dup',
     'silent payee',
@@ -314,6 +335,7 @@ export function faultTable(results: readonly PhaseResult[]): string {
     r.healthyP99Ms.toFixed(1),
     r.refusedPerSecond.toFixed(0),
     r.alsRssMb.toFixed(0),
+    ['als', 'simulators', 'generator'].map((name) => (r.cpu[name] ?? 0).toFixed(2)).join('/'),
     String(r.lost),
     String(r.duplicated),
     String(r.payeeSilent),

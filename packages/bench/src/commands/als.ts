@@ -178,7 +178,9 @@ async function runFaults(values: Values): Promise<void> {
   process.stdout.write(`\nbench:als --scenario faults\n\n${faultTable(results)}\n\n`);
   const lost = results.reduce((sum, r) => sum + r.lost, 0);
   const duplicated = results.reduce((sum, r) => sum + r.duplicated, 0);
-  const ratios = results.slice(1, faultNames.length).map((r) => r.ratio);
+  const ratios = results
+    .filter((r) => (faultNames as readonly string[]).includes(r.phase) && r.phase !== 'none')
+    .map((r) => r.ratio);
   process.stdout.write(
     `thresholds: lost = 0 ${lost === 0 ? 'ok' : `FAILED (${lost})`}, duplicated = 0 ${duplicated === 0 ? 'ok' : `FAILED (${duplicated})`}; ` +
       `goal healthy ratio >= 0.9 beside each fault: ${ratios.every((r) => r >= 0.9) ? 'met' : 'not met'} (lowest ${Math.min(...ratios).toFixed(2)})\n`,
