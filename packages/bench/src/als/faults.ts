@@ -137,6 +137,9 @@ export async function runFaultBench(options: FaultBenchOptions): Promise<PhaseRe
         return lookupRequest(id, { version: '1.1', source: 'payerfsp', destination: 'deadfsp', now });
       case 'payee-500':
         return lookupRequest(id, { version: '1.1', source: 'payerfsp', destination: 'brokenfsp', now });
+      case 'none':
+        // The same side traffic as a fault phase, to a healthy payee: the baseline carries the same load.
+        return lookupRequest(id, { version: '1.1', source: 'payerfsp', now });
       case 'oracle-down': {
         const request = lookupRequest(id, { version: '1.1', source: 'payerfsp', now });
         return { ...request, path: request.path.replace('/MSISDN/', '/ACCOUNT_ID/') };
@@ -219,7 +222,6 @@ export async function runFaultBench(options: FaultBenchOptions): Promise<PhaseRe
       });
       const faultSends: Promise<void>[] = [];
       const faulty = (async () => {
-        if (fault === 'none') return;
         const interval = 1000 / options.faultRate;
         let next = measureFrom;
         await sleep(Math.max(0, next - performance.now()));
