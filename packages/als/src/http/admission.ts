@@ -23,6 +23,7 @@ export interface Admission {
   /** A PUT /parties callback for `key` arrived: frees the oldest slot waiting for it. */
   callbackArrived(key: string): void;
   readonly inFlight: number;
+  readonly limit: number;
   close(): void;
 }
 
@@ -100,6 +101,7 @@ export function createAdmission(limit: number, callbackWaitMs: number): Admissio
     get inFlight() {
       return inFlight;
     },
+    limit,
     close() {
       clearInterval(sweep);
     },

@@ -135,7 +135,7 @@ export function registerFspiopRoutes(app: FastifyInstance, deps: FspiopRouteDeps
       if (!admission.tryEnter()) {
         metrics.ingress(route, 503);
         reply.header('retry-after', String(retryAfterSeconds));
-        throw new AlsError('OVERLOADED', { limit: admission.inFlight, seconds: retryAfterSeconds });
+        throw new AlsError('OVERLOADED', { limit: admission.limit, seconds: retryAfterSeconds });
       }
       let accepted: Accepted;
       try {
