@@ -177,6 +177,7 @@ export async function startAls(config: Config): Promise<RunningAls> {
   });
   const admission = createAdmission(config.maxLookupsInFlight, config.lookupCallbackWaitMs);
   app.addHook('onClose', async () => admission.close());
+  metrics.watchAdmission(() => admission);
   registerFspiopBasics(app, serialisers, config.bodyLimitBytes);
   registerFspiopRoutes(app, {
     ports,

@@ -70,6 +70,9 @@ describe('admission control', () => {
     expect(raw.status).toBe(503);
     expect(raw.headers.get('retry-after')).toBe('1');
     expect(sims.oracle.stats.get).toBe(oracleGets);
+    const metrics = await (await fetch(`${als.adminUrl}/metrics`)).text();
+    expect(metrics).toContain('als_lookups_in_flight{state="in_flight"} 4');
+    expect(metrics).toContain('als_lookups_in_flight{state="limit"} 4');
 
     // The bound counts lookups in flight, not requests ever made: once those finish, lookups are admitted.
     await expect
