@@ -287,25 +287,31 @@ export async function runFaultBench(options: FaultBenchOptions): Promise<PhaseRe
       };
     };
 
+    // A no-fault phase before and after each fault: each fault's ratio is against the two around it, so
+    // a drift of the machine (other processes on the two cores) is not read as the fault's effect.
     const measured: PhaseResult[] = [];
-    for (const fault of [...faultNames, 'none' as const]) {
+    const phases = faultNames.filter((f) => f !== 'none').flatMap((f) => ['none' as const, f]);
+    phases.push('none');
+    for (const fault of phases) {
       options.progress(
-        `phase ${fault}: ${options.healthyVus} healthy VUs${fault === 'none' ? '' : `, ${options.faultRate}/s into the fault`}, ${options.phaseSeconds}s`,
+        `phase ${fault}: ${options.healthyVus} healthy VUs, ${options.faultRate}/s into ${fault === 'none' ? 'a healthy payee' : 'the fault'}, ${options.phaseSeconds}s`,
       );
-      measured.push(
-        await runPhase(fault === 'none' && measured.length > 0 ? 'none (again)' : fault, options.healthyVus, fault),
-      );
+      measured.push(await runPhase(fault, options.healthyVus, fault));
     }
     options.progress(
       `phase overload: ${options.overloadVus} VUs honouring Retry-After, 3s ramp (not counted), ${options.phaseSeconds}s`,
     );
-    measured.push(await runPhase(`overload ${options.overloadVus} VUs`, options.overloadVus, 'none', 3));
-    // The baseline: both no-fault phases, before and after the faults, so drift over the run is not read
-    // as the effect of a fault.
-    const baselines = measured.filter((r) => r.phase.startsWith('none'));
-    const baseline = baselines.reduce((sum, r) => sum + r.healthyPerSecond, 0) / baselines.length;
-    for (const result of measured)
-      results.push({ ...result, ratio: baseline > 0 ? result.healthyPerSecond / baseline : 0 });
+    const overload = await runPhase(`overload ${options.overloadVus} VUs`, options.overloadVus, 'none', 3);
+    const baselines = measured.filter((r) => r.phase === 'none');
+    const overall = baselines.reduce((sum, r) => sum + r.healthyPerSecond, 0) / baselines.length;
+    measured.forEach((result, i) => {
+      const around =
+        result.phase === 'none'
+          ? overall
+          : ((measured[i - 1]?.healthyPerSecond ?? overall) + (measured[i + 1]?.healthyPerSecond ?? overall)) / 2;
+      results.push({ ...result, ratio: around > 0 ? result.healthyPerSecond / around : 0 });
+    });
+    results.push({ ...overload, ratio: overall > 0 ? overload.healthyPerSecond / overall : 0 });
     await pool.close();
   } finally {
     await stack.close();

@@ -34,7 +34,8 @@ export const alsUsage = `mojafast-bench als [options]
   --sim-arg ARG        passed to the simulators (repeatable), e.g. --sim-arg=--payee-latency=20
   --scenario faults    one ALS, --healthy-vus healthy VUs and, phase by phase, --fault-rate lookups/s into
                        one fault (payee silent, payee on a closed port, payee 500, oracle down, central-ledger
-                       down with cold caches; in the no-fault phases before and after, into a healthy payee),
+                       down with cold caches), each between two no-fault phases (the same rate into a healthy
+                       payee) that are its baseline,
                        then --overload-vus VUs honouring Retry-After; counts every lookup's callbacks by trace
                        id (lost = 0 and duplicated = 0 are thresholds: exit 99)
   --healthy-vus N      faults: healthy virtual users (default 16)    --fault-rate R  (default 50)
