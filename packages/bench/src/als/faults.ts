@@ -1,5 +1,5 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool } from 'undici';
@@ -61,7 +61,7 @@ export interface PhaseResult {
   readonly payeeSilent: number;
   readonly refusedPerSecond: number;
   readonly alsRssMb: number;
-  /** Cores used during the phase: ALS, simulators, generator (with the payer FSP). */
+  /** Cores used during the phase: ALS, simulators, generator (with the payer FSP), and the whole machine. */
   readonly cpu: Record<string, number>;
 }
 
@@ -69,6 +69,18 @@ interface Trace {
   readonly traceId: string;
   readonly status: number;
   readonly fault: boolean;
+}
+
+/** Busy and total CPU time of the whole machine (/proc/stat), to tell our processes' load from others'. */
+function machineTimes(): { busy: number; total: number } {
+  try {
+    const fields = (readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '').trim().split(/\s+/).slice(1).map(Number);
+    const total = fields.reduce((sum, n) => sum + n, 0);
+    const idle = (fields[3] ?? 0) + (fields[4] ?? 0);
+    return { busy: total - idle, total };
+  } catch {
+    return { busy: 0, total: 0 };
+  }
 }
 
 const rssOf = (pid: number): number => {
@@ -193,7 +205,11 @@ export async function runFaultBench(options: FaultBenchOptions): Promise<PhaseRe
         rssMax = Math.max(rssMax, rssOf(alsPid));
       }, 250);
       const cpu = new CpuMeter(new Map([...stack.pids, ['generator', process.pid]]));
-      const cpuStarted = sleep(rampSeconds * 1000).then(() => cpu.start());
+      let machineStart = machineTimes();
+      const cpuStarted = sleep(rampSeconds * 1000).then(() => {
+        machineStart = machineTimes();
+        return cpu.start();
+      });
       if (fault === 'ledger-down-cold') proxy.setDown(true);
       const healthy = Array.from({ length: vus }, async () => {
         while (performance.now() < end) {
@@ -241,6 +257,9 @@ export async function runFaultBench(options: FaultBenchOptions): Promise<PhaseRe
       const seconds = (performance.now() - measureFrom) / 1000;
       await cpuStarted;
       const cores = await cpu.stop();
+      const machineEnd = machineTimes();
+      const elapsed = machineEnd.total - machineStart.total;
+      cores.machine = elapsed > 0 ? ((machineEnd.busy - machineStart.busy) / elapsed) * availableParallelism() : 0;
       clearInterval(rssTimer);
       proxy.setDown(false);
       // Callbacks still on their way: wait until none arrived for a second (at most the lookup timeout).
@@ -330,7 +349,7 @@ export function faultTable(results: readonly PhaseResult[]): string {
     'p99 ms',
     'refused/s',
     'RSS MB',
-    'cores als/sims/gen',
+    'cores als/sims/gen/machine',
     'lost',
     'dup',
     'silent payee',
@@ -343,7 +362,7 @@ export function faultTable(results: readonly PhaseResult[]): string {
     r.healthyP99Ms.toFixed(1),
     r.refusedPerSecond.toFixed(0),
     r.alsRssMb.toFixed(0),
-    ['als', 'simulators', 'generator'].map((name) => (r.cpu[name] ?? 0).toFixed(2)).join('/'),
+    ['als', 'simulators', 'generator', 'machine'].map((name) => (r.cpu[name] ?? 0).toFixed(2)).join('/'),
     String(r.lost),
     String(r.duplicated),
     String(r.payeeSilent),
