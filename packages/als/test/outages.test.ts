@@ -1,5 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { call, errorCodeOf, lookupHeaders, newTraceId, type Stack, sleep, startStack } from './helpers.js';
+import {
+  call,
+  callbackHeaders,
+  errorCodeOf,
+  lookupHeaders,
+  newTraceId,
+  type Stack,
+  sleep,
+  startStack,
+} from './helpers.js';
 
 let stack: Stack | undefined;
 afterEach(async () => {
@@ -39,6 +48,28 @@ describe('no silent loss while central-ledger is down', () => {
     const traceId = newTraceId();
     const res = await call(`${stack.als.url}/parties/MSISDN/46700000003`, 'GET', lookupHeaders(traceId));
     expect(res.status).toBe(202);
+    const callback = await stack.sims.payer?.waitForCallback(traceId, 5_000);
+    expect(callback?.kind).toBe('error');
+    expect(errorCodeOf(callback?.body ?? '')).toBe('2001');
+    await sleep(200);
+    expect(stack.sims.payer?.callbacksFor(traceId)).toHaveLength(1);
+  });
+  it("tells the lookup's requester too when central-ledger is down as the payee's PUT callback arrives (the original answers only the payee)", async () => {
+    const ledger = outage();
+    stack = await startStack({ sims: { adminFaults: ledger.faults }, config: { participantCacheTtlMs: 0 } });
+    // A lookup while central-ledger is up caches the payer's and the payee's callback endpoints.
+    const warm = newTraceId();
+    expect((await call(`${stack.als.url}/parties/MSISDN/46700000004`, 'GET', lookupHeaders(warm))).status).toBe(202);
+    expect((await stack.sims.payer?.waitForCallback(warm, 5_000))?.kind).toBe('success');
+
+    ledger.state.down = true;
+    // The payee's answer to a lookup, sent as the payee would, while central-ledger cannot validate the FSPs.
+    const traceId = newTraceId();
+    const body = JSON.stringify({
+      party: { partyIdInfo: { partyIdType: 'MSISDN', partyIdentifier: '46700000005', fspId: 'payeefsp1' } },
+    });
+    const res = await call(`${stack.als.url}/parties/MSISDN/46700000005`, 'PUT', callbackHeaders(traceId), body);
+    expect(res.status).toBe(200);
     const callback = await stack.sims.payer?.waitForCallback(traceId, 5_000);
     expect(callback?.kind).toBe('error');
     expect(errorCodeOf(callback?.body ?? '')).toBe('2001');

@@ -4,7 +4,7 @@ import type { FspiopVersion } from '../fspiop/versions.js';
 import { callbackEndpoint, Endpoint, fillTemplate, type Resource } from './endpoints.js';
 import { asAlsError, type CallbackError, oracleError, sendErrorCallback } from './failures.js';
 import { endToEndStart, forwardHeaders } from './headers.js';
-import type { DiscoveryPorts, HeaderMap, PartyEntry, PartyRef } from './types.js';
+import { type DiscoveryPorts, type HeaderMap, type PartyEntry, type PartyRef, UpstreamError } from './types.js';
 
 export interface PartyLookup {
   readonly party: PartyRef;
@@ -211,7 +211,28 @@ export async function forwardCallback(ports: DiscoveryPorts, callback: PartyCall
     if (!template) return fail(new AlsError('NO_ENDPOINT', { destination: destinationName, endpoint: endpointType }));
     url = fillTemplate(template, { partyIdType: party.type, partyIdentifier: party.id, partySubIdOrType: party.subId });
   } catch (error) {
-    return fail(asAlsError(error, 'SWITCH_FAILED'));
+    const failure = asAlsError(error, 'SWITCH_FAILED');
+    // central-ledger could not be asked about the source or the destination. The original answers only the
+    // PUT's source, so the requester of the lookup never hears how it ended (a silent loss). The requester
+    // (this callback's destination) is told too, with the same error, when its endpoints can be found.
+    if (error instanceof UpstreamError && destinationName !== undefined && callback.resource === 'parties') {
+      await Promise.all([
+        fail(failure),
+        sendErrorCallback(
+          ports,
+          {
+            resource: 'parties',
+            party,
+            requester: destinationName,
+            version: callback.version,
+            headers: callback.headers,
+          },
+          failure,
+        ),
+      ]);
+      return;
+    }
+    return fail(failure);
   } finally {
     ports.observe('endpoint', started);
   }
