@@ -1,3 +1,5 @@
+import { validateCronExpression } from 'cron';
+
 /**
  * The ALS configuration: one schema (`settings`) and one defaults object, read from the environment once
  * at start-up, validated and frozen. A bad value names the exact variable (the habit of fastify's
@@ -10,7 +12,8 @@ type Kind =
   | { kind: 'url' }
   | { kind: 'string'; allowEmpty?: boolean }
   | { kind: 'enum'; values: readonly string[] }
-  | { kind: 'hostPorts' };
+  | { kind: 'hostPorts' }
+  | { kind: 'cron' };
 
 interface Setting<K extends keyof ConfigValues> {
   readonly key: K;
@@ -357,7 +360,7 @@ export const settings: readonly Setting<keyof ConfigValues>[] = [
   {
     key: 'timeoutSchedule',
     env: 'ALS_TIMEOUT_SCHEDULE',
-    type: { kind: 'string' },
+    type: { kind: 'cron' },
     doc: "cron expression with seconds of the timeout handler's runs (the original's HANDLERS.TIMEOUT.TIMEXP)",
   },
   {
@@ -466,6 +469,9 @@ function parse(setting: Setting<keyof ConfigValues>, raw: string): string | numb
       return raw;
     case 'enum':
       if (!type.values.includes(raw)) fail(`must be one of ${type.values.join(', ')}`);
+      return raw;
+    case 'cron':
+      if (!validateCronExpression(raw).valid) fail('must be a cron expression (six fields, with seconds)');
       return raw;
     case 'hostPorts':
       if (parseHostPorts(raw) === undefined) fail('must be host:port[,host:port...]');
