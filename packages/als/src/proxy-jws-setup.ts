@@ -53,6 +53,7 @@ export async function setUpProxyAndJws(config: Config, centralLedger: CentralLed
       nodes,
       username: config.proxyCacheUsername || undefined,
       password: config.proxyCachePassword || undefined,
+      db: config.proxyCacheDb,
       commandTimeoutMs: config.connectTimeoutMs,
     });
     try {

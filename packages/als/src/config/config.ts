@@ -69,6 +69,8 @@ export interface ConfigValues {
   proxyCacheNodes: string;
   proxyCacheUsername: string;
   proxyCachePassword: string;
+  /** Redis database number (plain Redis only; the original's PROXY_CACHE.proxyConfig.db). */
+  proxyCacheDb: number;
   /** The original's PROXY_CACHE_EXPIRES_IN_SEC: how long a lookup across the scheme may take. */
   proxyCacheExpiresInSec: number;
   /** The original's HANDLERS.TIMEOUT (DISABLED, TIMEXP, TIMEZONE, BATCH_SIZE, DIST_LOCK). */
@@ -131,6 +133,7 @@ export const defaults: Config = Object.freeze({
   proxyCacheNodes: '127.0.0.1:6379',
   proxyCacheUsername: '',
   proxyCachePassword: '',
+  proxyCacheDb: 0,
   proxyCacheExpiresInSec: 20,
   timeoutHandler: 'on',
   timeoutSchedule: '*/15 * * * * *',
@@ -344,6 +347,12 @@ export const settings: readonly Setting<keyof ConfigValues>[] = [
     env: 'ALS_PROXY_CACHE_PASSWORD',
     type: { kind: 'string', allowEmpty: true },
     doc: 'Redis password',
+  },
+  {
+    key: 'proxyCacheDb',
+    env: 'ALS_PROXY_CACHE_DB',
+    type: { kind: 'int', min: 0, max: 15 },
+    doc: 'Redis database number, plain Redis only (proxyConfig.db)',
   },
   {
     key: 'proxyCacheExpiresInSec',
