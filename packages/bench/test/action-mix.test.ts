@@ -82,4 +82,43 @@ describe('action mix of a generated bench:position run', () => {
   it('refuses breaches without prepares (bad input: --actions commit --breaches 0.1)', () => {
     expect(() => planMix(transfers, { phases: 'commit', aborts: 0, breaches: 0.1 }, '999')).toThrow(/--breaches/);
   });
+
+  it('an FX share (--fx 0.5): fx-prepare and the dependent prepare, then fx-commit; positions on payer, FXP and payee', () => {
+    const fxOf = (t: (typeof transfers)[number]) => ({
+      commitRequestId: `c-${t.transferId}`,
+      transferId: t.transferId,
+      payer: t.payer,
+      payee: t.payee,
+      fxp: 'x',
+      sourceCurrency: 'USD',
+      sourceAmount: t.amount,
+      targetCurrency: 'EUR',
+      targetAmount: t.amount,
+    });
+    const plan = planMix(
+      transfers.slice(0, 2),
+      { phases: 'prepare,commit', aborts: 0, breaches: 0, fx: 0.5 },
+      '999',
+      fxOf,
+    );
+    const [prepares, commits] = plan.phases;
+    expect(plan.fx.map((fx) => fx.transferId)).toEqual(['t1']);
+    expect(prepares?.steps.map((s) => `${s.transfer.transferId}:${s.action}`)).toEqual([
+      't0:prepare',
+      't1:fx-prepare',
+      't1:fx-dependent-prepare',
+    ]);
+    expect(commits?.steps.map((s) => `${s.transfer.transferId}:${s.action}`)).toEqual(['t0:commit', 't1:fx-commit']);
+    // t0: a pays b 10 USD. t1: b converts 10 USD at x (b:USD +10, x:EUR +10), then x:USD -10 and a:EUR -10.
+    expect(expectedPositionsOf(plan)).toEqual(
+      new Map([
+        ['a:USD', 100_000n],
+        ['b:USD', -100_000n + 100_000n],
+        ['x:EUR', 100_000n],
+        ['x:USD', -100_000n],
+        ['a:EUR', -100_000n],
+      ]),
+    );
+    expect(() => planMix(transfers, { phases: 'mixed', aborts: 0, breaches: 0, fx: 0.5 }, '999', fxOf)).toThrow(/--fx/);
+  });
 });

@@ -121,6 +121,20 @@ describe('bench:position replay', () => {
     expect(result.positionMismatches).toEqual([]);
   });
 
+  it('an FX mix (--fx 0.5): every fx-prepare, dependent prepare and commit answered once, the two cyrilResult steps of each commit applied, positions as the mix makes them', async () => {
+    const result = await runPositionBench({
+      ...small,
+      mix: { phases: 'prepare,commit', aborts: 0, breaches: 0, fx: 0.5 },
+    });
+    // 200 transfers, 100 of them FX: 300 prepare-phase messages (100 prepares, 100 fx-prepares, 100 dependent
+    // prepares), 200 commits.
+    expect(result.phases.map((p) => [p.action, p.messages, p.lost, p.duplicated, p.errorNotifications])).toEqual([
+      ['prepare', 300, 0, 0, 0],
+      ['commit', 200, 0, 0, 0],
+    ]);
+    expect(result.positionMismatches).toEqual([]);
+  });
+
   it('refuses a dump with a commit whose prepare is missing (bad input: commit-only dump)', () => {
     const commit = JSON.stringify({ metadata: { correlationId: 't1', event: { action: 'commit' } } });
     expect(() => workloadFromDump([{ key: '3', value: commit }])).toThrow('commit for t1 has no prepare in the dump');

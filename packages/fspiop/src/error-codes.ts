@@ -78,9 +78,10 @@ export interface ErrorInformation {
 /**
  * Builds the error information for a catalogue entry. A detail is appended after " - ", the way Mojaloop
  * services qualify a description ("Missing mandatory element - /header/date"); errorDescription is at
- * most 128 characters (ErrorDescription, API section 7.3.12).
+ * most 128 characters (ErrorDescription, API section 7.3.12), cut there as the originals' error library cuts it
+ * (central-services-error-handling factory.js: `substring(0, 128)`, no ellipsis).
  */
 export function errorInformation(error: FspiopErrorDefinition, detail?: string): ErrorInformation {
   const text = detail ? `${error.description} - ${detail}` : error.description;
-  return { errorCode: error.code, errorDescription: text.length > 128 ? `${text.slice(0, 125)}...` : text };
+  return { errorCode: error.code, errorDescription: text.length > 128 ? text.slice(0, 128) : text };
 }

@@ -1,6 +1,7 @@
 export { busOptionsFromConfig, createKafkajsBus, type KafkajsBusOptions } from './bus/kafkajs-bus.js';
 export type { InboundMessage, OutboundMessage, PartitionBatch, PositionBus } from './bus/types.js';
 export { ConfigError, configDefaults, configSchema, loadConfig, type PositionConfig } from './config/index.js';
+export * from './ledger/accounts.js';
 export { type Amount, formatAmount, parseAmount } from './ledger/amount.js';
 export { handlerErrors } from './ledger/errors.js';
 export { planBatch } from './ledger/plan.js';
@@ -8,7 +9,9 @@ export * from './ledger/types.js';
 export { type PositionService, startPositionService } from './main.js';
 export { decodeMessage, MalformedMessageError, type PositionMessage } from './messages/decode.js';
 export {
+  type GeneratedFxTransfer,
   type GeneratedTransfer,
+  generateFxPositionMessages,
   generatePositionMessages,
   generateTransfers,
   type KeyedMessage,
@@ -16,11 +19,14 @@ export {
 export { notificationFor } from './messages/notify.js';
 export type { Logger } from './observe/logger.js';
 export { createMetrics } from './observe/metrics.js';
-export { type BatchStore, PositionRunner } from './runner/runner.js';
+export { PositionRunner } from './runner/runner.js';
+export { applyBatch, type BatchStore, type BatchTransaction, type LockedFacts } from './runner/unit-of-work.js';
 export { createKnex, type DbSettings } from './store/db.js';
 export { migrateLatest, positionMigrationSource } from './store/migrations.js';
 export { PositionStore } from './store/position-store.js';
 export {
+  type FxTransferSpec,
+  insertFxTransfers,
   insertTransfers,
   type LedgerSpec,
   type ProvisionedLedger,

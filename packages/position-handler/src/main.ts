@@ -67,6 +67,7 @@ export async function startPositionService(
       hubName: config.hubName,
       retryInitialMs: config.retryInitialMs,
       retryMaxMs: config.retryMaxMs,
+      followUpTopic: config.positionCommitTopic,
     });
     const profiler = new CpuProfiler(config.profileDir);
     const http = await startObserveServer(

@@ -310,9 +310,10 @@ describe('duplicates and redelivery change nothing', () => {
     expect(again.map((n) => eventOf(n).state.status)).toEqual(['success', 'success']);
   });
 
-  it('a prepare redelivered after its transfer was COMMITTED writes no ABORTED_REJECTED (the original does)', async () => {
+  it('a prepare redelivered after its transfer was COMMITTED writes no ABORTED_REJECTED (the original does) and is answered 2001 from the Hub, not with a second prepare to the payee (issue #12 item 6)', async () => {
     const t = await transfer('payerfsp', 'RECEIVED_FULFIL', '1');
     await send(messages([t], 'commit'), [t.transferId]);
+    const position = await positionOf(ledger.knex, account('payerfsp').position);
     const [note] = await send(messages([t], 'prepare'), [t.transferId]);
     expect(await statesOf(ledger.knex, t.transferId)).toEqual([
       'RECEIVED_PREPARE',
@@ -320,12 +321,15 @@ describe('duplicates and redelivery change nothing', () => {
       'RECEIVED_FULFIL',
       'COMMITTED',
     ]);
-    expect(eventOf(note as never).state.status).toBe('success');
+    expect(await positionOf(ledger.knex, account('payerfsp').position)).toBe(position);
+    expect(eventOf(note as never).state.status).toBe('error');
+    expect(note).toMatchObject({ from: 'Hub', to: 'payerfsp' });
+    expect(errorOf(note as never)?.errorCode).toBe('2001');
   });
 });
 
 describe('malformed messages: error notification or counted skip, and the batch goes on', () => {
-  it('bad JSON is skipped and counted; bad base64 gets 3101; an FX action gets 2002; the valid message beside them is applied', async () => {
+  it('bad JSON is skipped and counted; bad base64 gets 3101; an action the batch handler does not take (fx-commit) gets 2002; the valid message beside them is applied', async () => {
     const good = await transfer('payerfsp', 'RECEIVED_PREPARE', '1');
     const [valid] = messages([good], 'prepare');
     const [template] = messages([await transfer('payerfsp', 'RECEIVED_PREPARE', '1')], 'prepare');
@@ -334,8 +338,8 @@ describe('malformed messages: error notification or counted skip, and the batch 
     badBase64.content.payload =
       'data:application/vnd.interoperability.transfers+json;version=1.1;base64,@@not base64@@';
     const fx = JSON.parse(template?.value ?? '{}');
-    fx.id = 'fx-prepare-0000';
-    fx.metadata.event.action = 'fx-prepare';
+    fx.id = 'fx-commit-0000';
+    fx.metadata.event.action = 'fx-commit';
     const notes = await send(
       [
         { key: '1', value: '{"not json' },
@@ -343,13 +347,13 @@ describe('malformed messages: error notification or counted skip, and the batch 
         { key: template?.key ?? '1', value: JSON.stringify(fx) },
         valid as { key: string; value: string },
       ],
-      ['bad-base64-0000', 'fx-prepare-0000', good.transferId],
+      ['bad-base64-0000', 'fx-commit-0000', good.transferId],
     );
     expect(errorOf(notes[0] as never)).toMatchObject({ errorCode: '3101' });
     expect(notes[0]).toMatchObject({ from: 'Hub', to: 'payerfsp' });
     expect(errorOf(notes[1] as never)).toMatchObject({
       errorCode: '2002',
-      errorDescription: 'Not implemented - action fx-prepare',
+      errorDescription: 'Not implemented - action fx-commit',
     });
     expect(await statesOf(ledger.knex, good.transferId)).toEqual(['RECEIVED_PREPARE', 'RESERVED']);
     const metrics = await service.registry.getSingleMetricAsString('position_messages_total');

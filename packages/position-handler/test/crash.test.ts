@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { randomInt } from 'node:crypto';
+import { randomInt, randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { loadInfraSettings, type TestTopic, testKafka } from '@mojafast/testkit';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -7,7 +7,8 @@ import { formatAmount, parseAmount } from '../src/ledger/amount.js';
 import { planBatch } from '../src/ledger/plan.js';
 import type { AccountFacts, LedgerCommand, TransferFacts } from '../src/ledger/types.js';
 import { generatePositionMessages, generateTransfers } from '../src/messages/generate.js';
-import { insertTransfers, type TransferSpec } from '../src/store/provision.js';
+import { insertFxTransfers, insertTransfers, provisionLedger, type TransferSpec } from '../src/store/provision.js';
+import { fxPrepareMessage } from './fx-fixtures.js';
 import { createTestLedger, newTopics, openProducer, produce, type TestLedger } from './helpers.js';
 
 /**
@@ -44,7 +45,7 @@ afterAll(async () => {
   await ledger?.drop();
 });
 
-function startHandler(): ChildProcess {
+function startHandler(topics: Record<string, string> = {}): ChildProcess {
   const settings = loadInfraSettings();
   const { connection } = ledger.db;
   const child = spawn(process.execPath, ['dist/position.js'], {
@@ -66,6 +67,7 @@ function startHandler(): ChildProcess {
       POSITION_HTTP_PORT: '0',
       LOG_LEVEL: process.env.POSITION_TEST_LOG ? 'info' : 'warn',
       NODE_NO_WARNINGS: '1',
+      ...topics,
     },
   });
   child.stderr?.on('data', (chunk: Buffer) => {
@@ -273,4 +275,171 @@ it('applies 20,000 prepares and commits exactly once through seven SIGKILLs and 
   });
   await waitFor(async () => seen.size >= 2 * TRANSFERS_EACH, 60_000).finally(() => reader.disconnect());
   expect(seen.size).toBe(2 * TRANSFERS_EACH);
+});
+
+it('applies fx-prepares interleaved with prepares exactly once through SIGKILLs: states and positions equal a pure replay, every one notified', {
+  timeout: 180_000,
+}, async () => {
+  const count = Number(process.env.POSITION_CRASH_FX_TRANSFERS ?? 6_000);
+  const payers = ['crashfx0', 'crashfx1', 'crashfx2', 'crashfx3'];
+  // A cap that rejects some: plain and FX prepares share the headroom of their payer.
+  const cap = String(Math.floor((count / payers.length) * 1.5));
+  const fxLedger = await provisionLedger(ledger.knex, {
+    currencies: ['USD', 'EUR'],
+    dfsps: [...payers, 'crashfxp', 'crashfxpayee'].map((name) => ({ name, netDebitCap: cap, liquidity: '1000000' })),
+  });
+  const accountOf = (name: string) => fxLedger.accounts.get(`${name}:USD`)?.position as number;
+  const [fxIn, fxOut] = await newTopics('position_crash_fx', 4);
+  const plain = generateTransfers({ transfers: count / 2, dfsps: payers, currencies: ['USD'] }).map((t, i) => ({
+    ...t,
+    payer: payers[i % payers.length] as string,
+    payee: 'crashfxpayee',
+    amount: String(1 + (i % 3)),
+  }));
+  const fxs = plain.map((_t, i) => ({
+    commitRequestId: randomUUID(),
+    determiningTransferId: randomUUID(),
+    initiator: payers[(i + 1) % payers.length] as string,
+    fxp: 'crashfxp',
+    sourceCurrency: 'USD',
+    sourceAmount: String(1 + (i % 2)),
+    targetCurrency: 'EUR',
+    targetAmount: '1',
+  }));
+  await insertTransfers(
+    ledger.knex,
+    plain.map((t) => ({ ...t, state: 'RECEIVED_PREPARE' as const })),
+    fxLedger.accounts,
+  );
+  await insertFxTransfers(
+    ledger.knex,
+    fxs.map((fx) => ({ ...fx, state: 'RECEIVED_PREPARE' as const })),
+    fxLedger.accounts,
+  );
+  const prepares = generatePositionMessages({ transfers: plain, action: 'prepare', accountOf });
+  const messages = prepares.flatMap((p, i) => [
+    p,
+    fxPrepareMessage(fxs[i] as (typeof fxs)[number], accountOf((fxs[i] as (typeof fxs)[number]).initiator)),
+  ]);
+  const producer = await openProducer();
+  await produce(producer, fxIn.name, messages);
+  await producer.disconnect();
+
+  // The pure replay, in topic order (one key is one partition).
+  const replay = planBatch({
+    commands: messages.map((m, seq) => {
+      const value = JSON.parse(m.value);
+      const fx = value.metadata.event.action === 'fx-prepare';
+      const payload = JSON.parse(Buffer.from(value.content.payload.split(',')[1], 'base64').toString());
+      return {
+        seq,
+        action: fx ? 'fx-prepare' : 'prepare',
+        transferId: fx ? payload.commitRequestId : payload.transferId,
+        accountId: m.key,
+        amount: parseAmount(fx ? payload.sourceAmount.amount : payload.amount.amount),
+      } satisfies LedgerCommand;
+    }),
+    accounts: new Map(
+      payers.map((name) => [
+        String(accountOf(name)),
+        {
+          participantCurrencyId: String(accountOf(name)),
+          participantPositionId: `pp${accountOf(name)}`,
+          value: 0n,
+          reservedValue: 0n,
+          netDebitCap: parseAmount(cap),
+          liquidityCover: parseAmount('1000000'),
+        },
+      ]),
+    ),
+    transfers: new Map(
+      plain.map((t) => [
+        t.transferId,
+        { history: [{ transferStateId: 'RECEIVED_PREPARE', reason: null }], payeeAmount: undefined },
+      ]),
+    ),
+    fxTransfers: new Map(
+      fxs.map((fx) => [
+        fx.commitRequestId,
+        { history: [{ transferStateId: 'RECEIVED_PREPARE', reason: null }], reservedChanges: new Map() },
+      ]),
+    ),
+  });
+  expect(replay.outcomes.filter((o) => o.result === 'rejected').length).toBeGreaterThan(0);
+
+  const resultsOf = async () => {
+    const tsc = await ledger
+      .knex('transferStateChange')
+      .select('transferId as id', 'transferStateId as state')
+      .whereIn('transferStateId', ['RESERVED', 'ABORTED_REJECTED'])
+      .whereIn(
+        'transferId',
+        plain.map((t) => t.transferId),
+      );
+    const fsc = await ledger
+      .knex('fxTransferStateChange')
+      .select('commitRequestId as id', 'transferStateId as state')
+      .whereIn('transferStateId', ['RESERVED', 'ABORTED_REJECTED'])
+      .whereIn(
+        'commitRequestId',
+        fxs.map((fx) => fx.commitRequestId),
+      );
+    return [...tsc, ...fsc] as { id: string; state: string }[];
+  };
+  const env = {
+    POSITION_TOPICS: fxIn.name,
+    NOTIFICATION_TOPIC: fxOut.name,
+    POSITION_CONSUMER_GROUP: `${fxIn.name}-group`,
+  };
+  try {
+    for (let kill = 0; kill < 3; kill++) {
+      const child = startHandler(env);
+      const before = (await resultsOf()).length;
+      await waitFor(async () => (await resultsOf()).length > before || child.exitCode !== null, 60_000);
+      await new Promise((r) => setTimeout(r, randomInt(0, 100)));
+      child.kill('SIGKILL');
+      await exited(child);
+      if ((await resultsOf()).length >= count) break;
+    }
+    expect((await resultsOf()).length).toBeLessThan(count); // the kills really cut into the work
+    const last = startHandler(env);
+    await waitFor(async () => (await resultsOf()).length >= count, 120_000);
+    last.kill('SIGINT');
+    expect(await exited(last)).toBe(0);
+
+    // Exactly once, and the same outcome as the replay.
+    const results = await resultsOf();
+    expect(results).toHaveLength(count);
+    const expected = new Map(replay.stateChanges.map((s) => [s.transferId, s.transferStateId]));
+    expect(results.filter((r) => expected.get(r.id) !== r.state)).toEqual([]);
+    const expectedPositions = new Map(
+      replay.positionUpdates.map((u) => [u.participantPositionId.slice(2), formatAmount(u.value)]),
+    );
+    for (const name of payers) {
+      const row = (await ledger.knex.raw(
+        `SELECT pp.value AS value, COALESCE(SUM(ppc.change), 0) AS total FROM participantPosition pp
+           LEFT JOIN participantPositionChange ppc ON ppc.participantPositionId = pp.participantPositionId
+          WHERE pp.participantCurrencyId = ? GROUP BY pp.participantPositionId`,
+        [accountOf(name)],
+      )) as [{ value: string; total: string }[]];
+      expect(formatAmount(parseAmount(String(row[0][0]?.total)))).toBe(row[0][0]?.value);
+      expect(row[0][0]?.value).toBe(expectedPositions.get(String(accountOf(name))) ?? '0.0000');
+    }
+
+    // Nothing lost on the way out: every transfer and fxTransfer was notified at least once.
+    const seen = new Set<string>();
+    const reader = testKafka().consumer({ groupId: `${fxOut.name}-reader`, maxWaitTimeInMs: 50 });
+    await reader.connect();
+    await reader.subscribe({ topic: fxOut.name, fromBeginning: true });
+    await reader.run({
+      eachBatch: async ({ batch }) => {
+        for (const m of batch.messages) seen.add(JSON.parse(String(m.value)).id);
+      },
+    });
+    await waitFor(async () => seen.size >= count, 60_000).finally(() => reader.disconnect());
+    expect(seen.size).toBe(count);
+  } finally {
+    await fxIn.drop();
+    await fxOut.drop();
+  }
 });

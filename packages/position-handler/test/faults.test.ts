@@ -1,9 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import type { TestTopic } from '@mojafast/testkit';
 import type { Producer } from 'kafkajs';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { startPositionService } from '../src/main.js';
 import { generatePositionMessages, generateTransfers } from '../src/messages/generate.js';
-import { insertTransfers } from '../src/store/provision.js';
+import { insertFxTransfers, insertTransfers, provisionLedger } from '../src/store/provision.js';
+import { fxPrepareMessage } from './fx-fixtures.js';
 import {
   committedOffset,
   createTestLedger,
@@ -190,5 +192,101 @@ it('notifications refused by the broker (the second chunk produce fails twice): 
     await faultReader.close();
     await faultIn.drop();
     await faultOut.drop();
+  }
+});
+
+it('FX in the stream: fx-prepares interleaved with prepares, the second chunk produce refused twice: every transfer and fxTransfer RESERVED once, the payer moved once by each, every one notified', async () => {
+  const [fxIn, fxOut] = await newTopics('position_fx_fault');
+  const fxReader = await TopicReader.open(fxOut);
+  try {
+    const fxLedger = await provisionLedger(ledger.knex, {
+      currencies: ['USD', 'EUR'],
+      dfsps: [
+        { name: 'faultpayer', netDebitCap: '100000', liquidity: '100000' },
+        { name: 'faultfxp', netDebitCap: '100000', liquidity: '100000' },
+      ],
+    });
+    const payer = fxLedger.accounts.get('faultpayer:USD')?.position as number;
+    const before = await positionOf(ledger.knex, payer);
+    const transfers = generateTransfers({
+      transfers: 40,
+      dfsps: ['faultpayer', 'faultpayee'],
+      currencies: ['USD'],
+    }).map((t) => ({ ...t, payer: 'faultpayer', payee: 'faultpayee', amount: '2' }));
+    await insertTransfers(
+      ledger.knex,
+      transfers.map((t) => ({ ...t, state: 'RECEIVED_PREPARE' as const })),
+      ledger.ledger.accounts,
+    );
+    const fxs = transfers.map((t) => ({
+      commitRequestId: randomUUID(),
+      determiningTransferId: t.transferId,
+      initiator: 'faultpayer',
+      fxp: 'faultfxp',
+      sourceCurrency: 'USD',
+      sourceAmount: '1',
+      targetCurrency: 'EUR',
+      targetAmount: '1',
+    }));
+    await insertFxTransfers(
+      ledger.knex,
+      fxs.map((fx) => ({ ...fx, state: 'RECEIVED_PREPARE' as const })),
+      fxLedger.accounts,
+    );
+    const prepares = generatePositionMessages({ transfers, action: 'prepare', accountOf: () => payer });
+    await produce(
+      producer,
+      fxIn.name,
+      fxs.flatMap((fx, i) => [fxPrepareMessage(fx, payer), prepares[i] as { key: string; value: string }]),
+    );
+    let produces = 0;
+    let failures = 0;
+    const service = await startPositionService(testConfig(ledger.db, fxIn, fxOut, { batchSize: 20 }), {
+      logger: quietLogger,
+      decorateBus(bus) {
+        const produceReal = bus.produce.bind(bus);
+        bus.produce = async (messages) => {
+          produces += 1;
+          if (produces >= 2 && failures < 2) {
+            failures += 1;
+            throw new Error('injected fault: NOT_ENOUGH_REPLICAS');
+          }
+          return produceReal(messages);
+        };
+        return bus;
+      },
+    });
+    try {
+      await fxReader.waitFor(80);
+      await vi.waitFor(async () => expect(await committedOffset(`${fxIn.name}-group`, fxIn.name)).toBe('80'), {
+        timeout: 10_000,
+      });
+      expect(failures).toBe(2);
+      expect(await reservedCount(transfers)).toBe(40);
+      const fxReserved = await ledger
+        .knex('fxTransferStateChange')
+        .count({ n: '*' })
+        .where({ transferStateId: 'RESERVED' })
+        .whereIn(
+          'commitRequestId',
+          fxs.map((fx) => fx.commitRequestId),
+        );
+      expect(Number(fxReserved[0]?.n)).toBe(40);
+      // 40 × 2 (plain) + 40 × 1 (FX source amount), each once.
+      expect(await positionOf(ledger.knex, payer)).toBe(plus(before, '120'));
+      const ids = new Set(fxReader.values.map((n) => n.id));
+      for (const id of [...transfers.map((t) => t.transferId), ...fxs.map((fx) => fx.commitRequestId)]) {
+        expect(ids.has(id)).toBe(true);
+      }
+      expect(await service.registry.getSingleMetricAsString('position_messages_total')).toMatch(
+        /position_messages_total\{action="fx-prepare",result="replayed"\} [1-9]/,
+      );
+    } finally {
+      await service.stop();
+    }
+  } finally {
+    await fxReader.close();
+    await fxIn.drop();
+    await fxOut.drop();
   }
 });

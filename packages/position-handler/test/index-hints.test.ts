@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { planBatch } from '../src/ledger/plan.js';
+import { applyBatch } from '../src/runner/unit-of-work.js';
 import { PositionStore } from '../src/store/position-store.js';
 import { insertTransfers } from '../src/store/provision.js';
 import { createTestLedger, positionOf, statesOf, type TestLedger } from './helpers.js';
@@ -36,16 +36,12 @@ describe('index hints of the batch reads', () => {
     await insertTransfers(ledger.knex, [{ ...transfer, state: 'RECEIVED_PREPARE' }], accounts);
     const store = await PositionStore.open(ledger.knex);
 
-    const prepared = await store.applyBatch(
-      [{ seq: 0, action: 'prepare', transferId, accountId: String(payer), amount: 120_000n }],
-      planBatch,
-    );
+    const prepared = await applyBatch(store, [
+      { seq: 0, action: 'prepare', transferId, accountId: String(payer), amount: 120_000n },
+    ]);
     expect(prepared.outcomes[0]?.result).toBe('applied');
     await ledger.knex('transferStateChange').insert({ transferId, transferStateId: 'RECEIVED_FULFIL' });
-    const committed = await store.applyBatch(
-      [{ seq: 0, action: 'commit', transferId, accountId: String(payee) }],
-      planBatch,
-    );
+    const committed = await applyBatch(store, [{ seq: 0, action: 'commit', transferId, accountId: String(payee) }]);
     expect(committed.outcomes[0]?.result).toBe('applied');
     expect(await statesOf(ledger.knex, transferId)).toEqual([
       'RECEIVED_PREPARE',
@@ -72,7 +68,8 @@ describe('state change ids on a server that may interleave them (innodb_autoinc_
     );
     // consecutiveIds = false: the path for servers where a multi-row INSERT's ids need not be consecutive.
     const store = new PositionStore(ledger.knex, false);
-    const result = await store.applyBatch(
+    const result = await applyBatch(
+      store,
       transfers.map((t, i) => ({
         seq: i,
         action: 'prepare' as const,
@@ -80,7 +77,6 @@ describe('state change ids on a server that may interleave them (innodb_autoinc_
         accountId: String(payer),
         amount: BigInt(i + 1) * 10_000n,
       })),
-      planBatch,
     );
     expect(result.outcomes.map((o) => o.result)).toEqual(['applied', 'applied']);
     const rows = await ledger

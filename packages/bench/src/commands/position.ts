@@ -25,6 +25,12 @@ export const positionUsage = `mojafast-bench position [options]
   --aborts F           share of the commits replaced by aborts (the transfer in RECEIVED_ERROR; default 0)
   --breaches F         share of the prepares over the payer's net debit cap, refused with 4200 (default 0);
                        error notifications are counted and must match what the mix makes
+  --fx F               share of the transfers done as FX (with --actions prepare,commit; default 0): a
+                       payer-side conversion at the FXP perffxp, its fx-prepare and the dependent prepare,
+                       then the dependent transfer's commit, whose two cyrilResult steps (the conversion on
+                       the FXP, fx-notify; the transfer on the payee, after a follow-up) must both apply
+  --fx-baseline        with --fx: first the same run without FX (the plain mix), then the FX mix, in one
+                       invocation; prints msgs/s, handler CPU µs and SQL per message of both
   --dump FILE          replay a kcat dump (key<delimiter>value per line) instead of generating
   --write-dump FILE    write the generated messages as a kcat dump (prepares, then commits)
   --key-delimiter D    kcat -K delimiter (default |)
@@ -67,11 +73,13 @@ const options = {
   actions: { type: 'string', default: 'prepare,commit' },
   aborts: { type: 'string', default: '0' },
   breaches: { type: 'string', default: '0' },
+  fx: { type: 'string', default: '0' },
+  'fx-baseline': { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 } satisfies Record<string, ParseArgsOptionDescriptor>;
 
-/** --actions, --aborts, --breaches: validated, naming the bad flag. */
-function actionMix(actions: string, aborts: string, breaches: string): ActionMix {
+/** --actions, --aborts, --breaches, --fx: validated, naming the bad flag. */
+function actionMix(actions: string, aborts: string, breaches: string, fx = '0'): ActionMix {
   if (!(MIX_PHASES as readonly string[]).includes(actions)) {
     throw new Error(`--actions must be one of ${MIX_PHASES.join(' | ')}, got "${actions}"`);
   }
@@ -81,7 +89,14 @@ function actionMix(actions: string, aborts: string, breaches: string): ActionMix
       throw new Error(`${flag} must be a share from 0 to 1, got "${text}"`);
     return value;
   };
-  return { phases: actions as MixPhases, aborts: share('--aborts', aborts), breaches: share('--breaches', breaches) };
+  const fxShare = share('--fx', fx);
+  if (fxShare > 0 && actions !== 'prepare,commit') throw new Error('--fx needs --actions prepare,commit');
+  return {
+    phases: actions as MixPhases,
+    aborts: share('--aborts', aborts),
+    breaches: share('--breaches', breaches),
+    ...(fxShare > 0 ? { fx: fxShare } : {}),
+  };
 }
 
 function phaseJson(phase: PhaseResult | undefined) {
@@ -179,27 +194,36 @@ export async function positionCommand(argv: string[]): Promise<void> {
     handlerEnv: { PASSTHROUGH_CLIENT: kafkaClient('--floor-client', values['floor-client']) },
     handlerClient: kafkaClient('--handler-client', values['handler-client']),
     onProgress: progress,
-    mix: actionMix(values.actions, values.aborts, values.breaches),
+    mix: actionMix(values.actions, values.aborts, values.breaches, values.fx),
   };
   if (base.dfsps < 2) throw new Error('--dfsps must be at least 2');
   if (values.compare && (values.floor || values['floor-only'])) throw new Error('--compare and --floor are exclusive');
-  const plan: { batchSize: number; target: PositionTarget }[] = values.compare
+  const fxBaseline = values['fx-baseline'];
+  if (fxBaseline && !base.mix.fx) throw new Error('--fx-baseline needs --fx');
+  if (fxBaseline && (values.compare || values.floor || values['floor-only']))
+    throw new Error('--fx-baseline, --compare and --floor are exclusive');
+  const plan: { batchSize: number; target: PositionTarget; mix?: ActionMix }[] = fxBaseline
     ? [
-        { batchSize: 1, target: 'handler' },
+        { batchSize: base.batchSize, target: 'handler', mix: { ...base.mix, fx: 0 } },
         { batchSize: base.batchSize, target: 'handler' },
       ]
-    : values['floor-only']
-      ? [{ batchSize: base.batchSize, target: 'passthrough' }]
-      : values.floor
-        ? [
-            { batchSize: base.batchSize, target: 'passthrough' },
-            { batchSize: base.batchSize, target: 'handler' },
-          ]
-        : [{ batchSize: base.batchSize, target: 'handler' }];
+    : values.compare
+      ? [
+          { batchSize: 1, target: 'handler' },
+          { batchSize: base.batchSize, target: 'handler' },
+        ]
+      : values['floor-only']
+        ? [{ batchSize: base.batchSize, target: 'passthrough' }]
+        : values.floor
+          ? [
+              { batchSize: base.batchSize, target: 'passthrough' },
+              { batchSize: base.batchSize, target: 'handler' },
+            ]
+          : [{ batchSize: base.batchSize, target: 'handler' }];
   // The floor and the handler replay the same messages: a generated workload is written to a dump by the
   // first run and replayed from it by the second.
   const scratch = values.floor && !base.dump ? await mkdtemp(join(tmpdir(), 'bench-position-floor-')) : undefined;
-  const runs: { batchSize: number; target: PositionTarget; result: PositionBenchResult }[] = [];
+  const runs: { batchSize: number; target: PositionTarget; mix?: ActionMix; result: PositionBenchResult }[] = [];
   try {
     for (const [i, step] of plan.entries()) {
       progress(
@@ -252,6 +276,19 @@ export async function positionCommand(argv: string[]): Promise<void> {
           `handler ${p.msgsPerSecond.toFixed(0)} msgs/s, CPU µs/msg handler ${summed(hc, 'handler')} mariadb ${hc.mariadb} kafka ${hc.kafka} bench ${hc.bench}; ` +
           `handler/floor ${(p.msgsPerSecond / Math.max(f.msgsPerSecond, 1e-9)).toFixed(2)}\n`,
       );
+    }
+  } else if (fxBaseline) {
+    const [plain, fx] = runs as [(typeof runs)[0], (typeof runs)[0]];
+    json.plain_baseline = {
+      prepare: phaseJson(plain.result.phases.find((p) => p.action === 'prepare')),
+      commit: phaseJson(plain.result.phases.find((p) => p.action === 'commit')),
+    };
+    for (const p of fx.result.phases) {
+      const b = plain.result.phases.find((q) => q.action === p.action);
+      if (!b) continue;
+      const line = (label: string, q: PhaseResult) =>
+        `${label} ${q.messages} msgs ${q.msgsPerSecond.toFixed(0)} msgs/s, handler CPU ${summed(cpuMicrosPerMessage(q), 'handler')} µs/msg, SQL ${q.sqlPerMessage.toFixed(3)}/msg, lost ${q.lost}, duplicated ${q.duplicated}`;
+      process.stdout.write(`${p.action}: ${line('plain', b)}; ${line(`fx ${base.mix.fx}`, p)}\n`);
     }
   } else if (runs.length === 2) {
     const [one, chosen] = runs as [(typeof runs)[0], (typeof runs)[0]];

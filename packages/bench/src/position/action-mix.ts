@@ -1,4 +1,4 @@
-import { type GeneratedTransfer, parseAmount } from '@mojafast/position-handler';
+import { type GeneratedFxTransfer, type GeneratedTransfer, parseAmount } from '@mojafast/position-handler';
 
 /**
  * Which actions a generated run replays (issue #6: prepare only, commit only for transfers already prepared,
@@ -17,19 +17,37 @@ export interface ActionMix {
   readonly aborts: number;
   /** Share of the prepares whose amount is over the payer's net debit cap: refused with 4200. */
   readonly breaches: number;
+  /**
+   * Share of the transfers done as FX (issue #12): a payer-side conversion, its fx-prepare and the dependent
+   * prepare in the prepare phase, the dependent transfer's commit (two cyrilResult steps) in the commit phase.
+   */
+  readonly fx?: number;
 }
 
 export const defaultMix: ActionMix = Object.freeze({ phases: 'prepare,commit', aborts: 0, breaches: 0 });
 
 export function isDefaultMix(mix: ActionMix): boolean {
-  return mix.phases === defaultMix.phases && mix.aborts === 0 && mix.breaches === 0;
+  return mix.phases === defaultMix.phases && mix.aborts === 0 && mix.breaches === 0 && !mix.fx;
 }
 
-export type StepAction = 'prepare' | 'commit' | 'abort';
+/** fx-prepare, fx-dependent-prepare (the dependent transfer's prepare) and fx-commit (its commit) belong to an FX transfer. */
+export type StepAction = 'prepare' | 'commit' | 'abort' | 'fx-prepare' | 'fx-dependent-prepare' | 'fx-commit';
 
 export interface MixStep {
   readonly transfer: GeneratedTransfer;
   readonly action: StepAction;
+  /** FX steps: the conversion (its transferId is the dependent transfer, `transfer`'s id). */
+  readonly fx?: GeneratedFxTransfer;
+}
+
+/** The id a step's message and notification carry: the commitRequestId for fx-prepare, else the transfer's. */
+export function stepId(step: MixStep): string {
+  return step.action === 'fx-prepare' && step.fx ? step.fx.commitRequestId : step.transfer.transferId;
+}
+
+/** The action of the notification that answers a step. */
+export function notifiedAction(action: StepAction): string {
+  return action === 'fx-dependent-prepare' ? 'prepare' : action === 'fx-commit' ? 'commit' : action;
 }
 
 export interface MixPhase {
@@ -46,6 +64,8 @@ export interface MixPlan {
   readonly reserved: readonly GeneratedTransfer[];
   /** Transfer ids of the prepares over the net debit cap. */
   readonly breaching: ReadonlySet<string>;
+  /** The transfers done as FX: their conversions (the dependent transfer is in the target currency). */
+  readonly fx: readonly GeneratedFxTransfer[];
   readonly phases: readonly MixPhase[];
 }
 
@@ -58,9 +78,16 @@ export function picked(index: number, share: number): boolean {
  * The phases of a run and what each must produce. `breachAmount` must exceed every payer's net debit cap;
  * breaching prepares get no fulfil outcome (they end ABORTED_REJECTED).
  */
-export function planMix(generated: readonly GeneratedTransfer[], mix: ActionMix, breachAmount: string): MixPlan {
+export function planMix(
+  generated: readonly GeneratedTransfer[],
+  mix: ActionMix,
+  breachAmount: string,
+  fxOf?: (transfer: GeneratedTransfer) => GeneratedFxTransfer,
+): MixPlan {
   if (mix.phases === 'commit' && mix.breaches > 0)
     throw new Error('--breaches needs prepares: not with --actions commit');
+  if (mix.fx && mix.phases !== 'prepare,commit') throw new Error('--fx needs --actions prepare,commit');
+  if (mix.fx && !fxOf) throw new Error('an FX mix needs the conversion of a transfer');
   const outcomeOf = (index: number): StepAction => (picked(index, mix.aborts) ? 'abort' : 'commit');
   const prepareStep = (transfer: GeneratedTransfer): MixStep => ({ transfer, action: 'prepare' });
   const errorsOf = (steps: readonly MixStep[], breaching: ReadonlySet<string>) =>
@@ -80,16 +107,39 @@ export function planMix(generated: readonly GeneratedTransfer[], mix: ActionMix,
   });
   const reserved = transfers.filter((_, i) => reservedIndex(i));
   const fresh = transfers.filter((_, i) => !reservedIndex(i));
+  // FX: a share of the fresh transfers that are not limit breaches, spread evenly.
+  const fxById = new Map<string, GeneratedFxTransfer>();
+  if (mix.fx && fxOf) {
+    let fxIndex = 0;
+    for (const t of fresh) {
+      if (breaching.has(t.transferId)) continue;
+      if (picked(fxIndex++, mix.fx)) fxById.set(t.transferId, fxOf(t));
+    }
+  }
+  const fxSteps = (t: GeneratedTransfer, ...actions: StepAction[]): MixStep[] => {
+    const fx = fxById.get(t.transferId);
+    return fx ? actions.map((action) => ({ transfer: t, action, fx })) : [];
+  };
 
   const phases: MixPhase[] = [];
   const outcomes = (list: readonly GeneratedTransfer[]) =>
     list.map((transfer, i) => ({ transfer, action: outcomeOf(i) }));
   if (mix.phases === 'prepare,commit' || mix.phases === 'prepare') {
-    const steps = fresh.map(prepareStep);
+    const steps = fresh.flatMap((t) =>
+      fxById.has(t.transferId) ? fxSteps(t, 'fx-prepare', 'fx-dependent-prepare') : [prepareStep(t)],
+    );
     phases.push({ label: 'prepare', steps, expectedErrors: errorsOf(steps, breaching) });
   }
   if (mix.phases === 'prepare,commit') {
-    const steps = outcomes(fresh.filter((t) => !breaching.has(t.transferId)));
+    const plain = outcomes(fresh.filter((t) => !breaching.has(t.transferId) && !fxById.has(t.transferId)));
+    const byId = new Map(plain.map((s) => [s.transfer.transferId, s]));
+    const steps = fresh.flatMap((t) =>
+      fxById.has(t.transferId)
+        ? fxSteps(t, 'fx-commit')
+        : byId.has(t.transferId)
+          ? [byId.get(t.transferId) as MixStep]
+          : [],
+    );
     phases.push({ label: 'commit', steps, expectedErrors: errorsOf(steps, breaching) });
   }
   if (mix.phases === 'commit') {
@@ -107,7 +157,7 @@ export function planMix(generated: readonly GeneratedTransfer[], mix: ActionMix,
     }
     phases.push({ label: 'mixed', steps, expectedErrors: errorsOf(steps, breaching) });
   }
-  return { transfers, reserved, breaching, phases };
+  return { transfers, reserved, breaching, fx: [...fxById.values()], phases };
 }
 
 /**
@@ -122,8 +172,15 @@ export function expectedPositionsOf(plan: MixPlan): Map<string, bigint> {
   };
   for (const t of plan.reserved) add(t.payer, t.currency, parseAmount(t.amount));
   for (const phase of plan.phases) {
-    for (const { transfer: t, action } of phase.steps) {
-      if (action === 'commit') add(t.payee, t.currency, -parseAmount(t.amount));
+    for (const { transfer: t, action, fx } of phase.steps) {
+      // FX (a payer-side conversion): the payer's source position, the FXP's target position (the dependent
+      // prepare), then the FXP's source and the payee's target positions (the commit's two steps).
+      if (fx && action === 'fx-prepare') add(fx.payer, fx.sourceCurrency, parseAmount(fx.sourceAmount));
+      else if (fx && action === 'fx-dependent-prepare') add(fx.fxp, fx.targetCurrency, parseAmount(fx.targetAmount));
+      else if (fx && action === 'fx-commit') {
+        add(fx.fxp, fx.sourceCurrency, -parseAmount(fx.sourceAmount));
+        add(fx.payee, fx.targetCurrency, -parseAmount(fx.targetAmount));
+      } else if (action === 'commit') add(t.payee, t.currency, -parseAmount(t.amount));
       else if (action === 'abort') add(t.payer, t.currency, -parseAmount(t.amount));
       else if (!plan.breaching.has(t.transferId)) add(t.payer, t.currency, parseAmount(t.amount));
     }

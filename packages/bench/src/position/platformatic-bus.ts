@@ -80,7 +80,7 @@ export function createPlatformaticBus(options: KafkajsBusOptions): PositionBus {
     },
     async produce(messages: readonly OutboundMessage[]) {
       const sends: Promise<unknown>[] = [];
-      let chunk: { topic: string; value: string }[] = [];
+      let chunk: { topic: string; key?: string; value: string }[] = [];
       let size = 0;
       for (const m of messages) {
         const length = Buffer.byteLength(m.value) + 64;
@@ -89,7 +89,12 @@ export function createPlatformaticBus(options: KafkajsBusOptions): PositionBus {
           chunk = [];
           size = 0;
         }
-        chunk.push({ topic: options.notificationTopic, value: m.value });
+        // A follow-up of an FX step names its own topic and key (the next step's account).
+        chunk.push({
+          topic: m.topic ?? options.notificationTopic,
+          value: m.value,
+          ...(m.key === null ? {} : { key: m.key }),
+        });
         size += length;
       }
       if (chunk.length > 0) sends.push(producer.send({ messages: chunk, acks: -1 }));

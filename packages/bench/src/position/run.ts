@@ -1,9 +1,13 @@
+import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   createKnex,
   formatAmount,
+  type GeneratedFxTransfer,
   type GeneratedTransfer,
+  generateFxPositionMessages,
+  insertFxTransfers,
   insertTransfers,
   migrateLatest,
   type ProvisionedLedger,
@@ -19,7 +23,15 @@ import { type Service, spawnUntilHealthy, spawnUntilReadyLine } from '../load/pr
 import type { LatencySummary } from '../report/latency.js';
 import { CpuMeter } from '../system/cpu.js';
 import { StatementMeter } from '../system/mysql-status.js';
-import { type ActionMix, defaultMix, expectedPositionsOf, isDefaultMix, planMix } from './action-mix.js';
+import {
+  type ActionMix,
+  defaultMix,
+  expectedPositionsOf,
+  isDefaultMix,
+  notifiedAction,
+  planMix,
+  stepId,
+} from './action-mix.js';
 import { readDump, writeDump } from './dump.js';
 import { workloadFromDump } from './dump-workload.js';
 import { readStageSeconds, stageDelta } from './handler-stages.js';
@@ -84,6 +96,25 @@ export interface PositionBenchResult {
 }
 
 const bigLimit = '100000000000';
+/** The FXP of an FX mix and the currencies it converts into (USD → EUR, any other → USD). */
+const FXP = 'perffxp';
+const FX_TARGET_CURRENCY = 'EUR';
+const FX_OTHER_TARGET = 'USD';
+
+/** A transfer done as FX: a payer-side conversion at 1:1 into the target currency, the dependent transfer paying it. */
+function fxOf(t: GeneratedTransfer): GeneratedFxTransfer {
+  return {
+    commitRequestId: randomUUID(),
+    transferId: t.transferId,
+    payer: t.payer,
+    payee: t.payee,
+    fxp: FXP,
+    sourceCurrency: t.currency,
+    sourceAmount: t.amount,
+    targetCurrency: t.currency === FX_TARGET_CURRENCY ? FX_OTHER_TARGET : FX_TARGET_CURRENCY,
+    targetAmount: t.amount,
+  };
+}
 /** Liquidity above the cap, so a prepare over the cap fails the limit check (4200), not the liquidity one. */
 const bigLiquidity = '1000000000000';
 /** Over every payer's cap: a limit breach. */
@@ -110,12 +141,24 @@ async function markState(knex: Knex, transferIds: readonly string[], transferSta
  * What central-ledger's fulfil handler leaves before it hands an outcome to the position handler:
  * RECEIVED_FULFIL before a commit, RECEIVED_ERROR before an abort.
  */
-async function markOutcomes(knex: Knex, steps: readonly { transferId: string; action: string }[]): Promise<void> {
+async function markOutcomes(
+  knex: Knex,
+  steps: readonly { transferId: string; action: string; commitRequestId?: string }[],
+): Promise<void> {
   await markState(
     knex,
-    steps.filter((s) => s.action === 'commit').map((s) => s.transferId),
+    steps.filter((s) => s.action === 'commit' || s.action === 'fx-commit').map((s) => s.transferId),
     'RECEIVED_FULFIL',
   );
+  // The FX fulfil handler leaves the conversion in RECEIVED_FULFIL_DEPENDENT once the FXP has answered.
+  const conversions = steps.flatMap((s) => (s.commitRequestId ? [s.commitRequestId] : []));
+  for (let i = 0; i < conversions.length; i += 5000) {
+    await knex('fxTransferStateChange').insert(
+      conversions
+        .slice(i, i + 5000)
+        .map((commitRequestId) => ({ commitRequestId, transferStateId: 'RECEIVED_FULFIL_DEPENDENT' })),
+    );
+  }
   await markState(
     knex,
     steps.filter((s) => s.action === 'abort').map((s) => s.transferId),
@@ -148,7 +191,7 @@ interface WorkloadPhase {
   /** The actions of its messages: the notifications that answer them carry the same. */
   readonly actions: ReadonlySet<string>;
   /** Fulfil outcomes whose state (RECEIVED_FULFIL / RECEIVED_ERROR) is written before the phase. */
-  readonly outcomes: { transferId: string; action: string }[];
+  readonly outcomes: { transferId: string; action: string; commitRequestId?: string }[];
   readonly expectedErrors: number;
 }
 
@@ -178,19 +221,45 @@ async function workload(options: PositionBenchOptions, knex: Knex): Promise<Work
     fromDump?.transfers ?? generateWorkload({ ...options, amount: '10' }),
     fromDump ? dumpMix : mix,
     breachAmount,
+    fxOf,
   );
   const transfers = plan.transfers;
+  const fxByTransfer = new Map(plan.fx.map((fx) => [fx.transferId, fx]));
   const dfsps = fromDump ? [...new Set(transfers.flatMap((t) => [t.payer, t.payee]))] : dfspNames(options.dfsps);
   const currencies = fromDump ? [...new Set(transfers.map((t) => t.currency))] : currencyCodes(options.currencies);
   const ledger = await provisionLedger(knex, {
-    currencies,
-    dfsps: dfsps.map((name) => ({ name, netDebitCap: bigLimit, liquidity: bigLiquidity })),
+    currencies: plan.fx.length > 0 ? [...new Set([...currencies, FX_TARGET_CURRENCY, FX_OTHER_TARGET])] : currencies,
+    dfsps: [...dfsps, ...(plan.fx.length > 0 ? [FXP] : [])].map((name) => ({
+      name,
+      netDebitCap: bigLimit,
+      liquidity: bigLiquidity,
+    })),
   });
+  // An FX transfer's dependent transfer is in the target currency; its conversion waits in RECEIVED_PREPARE.
   await insertTransfers(
     knex,
-    transfers.map((t) => ({ ...t, state: 'RECEIVED_PREPARE' as const })),
+    transfers.map((t) => {
+      const fx = fxByTransfer.get(t.transferId);
+      return {
+        ...t,
+        ...(fx ? { currency: fx.targetCurrency, amount: fx.targetAmount } : {}),
+        state: 'RECEIVED_PREPARE' as const,
+      };
+    }),
     ledger.accounts,
   );
+  if (plan.fx.length > 0) {
+    await insertFxTransfers(
+      knex,
+      plan.fx.map((fx) => ({
+        ...fx,
+        determiningTransferId: fx.transferId,
+        initiator: fx.payer,
+        state: 'RECEIVED_PREPARE' as const,
+      })),
+      ledger.accounts,
+    );
+  }
   if (plan.reserved.length > 0) await markReserved(knex, plan.reserved, ledger);
   const expected = expectedPositionsOf(plan);
   if (fromDump) {
@@ -228,6 +297,11 @@ async function workload(options: PositionBenchOptions, knex: Knex): Promise<Work
       ],
     };
   }
+  const accountOf = (dfsp: string, currency: string) => {
+    const account = ledger.accounts.get(`${dfsp}:${currency}`);
+    if (!account) throw new Error(`no account for ${dfsp} in ${currency}`);
+    return account.position;
+  };
   const phases = plan.phases.map((phase): WorkloadPhase => {
     // Messages generated per action, then put back in the phase's order.
     const byAction = new Map<string, Map<string, ReplayMessage>>();
@@ -239,13 +313,30 @@ async function workload(options: PositionBenchOptions, knex: Knex): Promise<Work
         new Map(group.map((t, i) => [t.transferId, { ...(messages[i] as ReplayMessage), transferId: t.transferId }])),
       );
     }
+    const fxActions = { 'fx-prepare': 'fx-prepare', 'fx-dependent-prepare': 'prepare', 'fx-commit': 'commit' } as const;
+    for (const [step, action] of Object.entries(fxActions)) {
+      const group = phase.steps.filter((s) => s.action === step && s.fx);
+      const messages = generateFxPositionMessages({
+        transfers: group.map((s) => s.fx as GeneratedFxTransfer),
+        action,
+        accountOf,
+      });
+      byAction.set(
+        step,
+        new Map(group.map((s, i) => [stepId(s), { ...(messages[i] as ReplayMessage), transferId: stepId(s) }])),
+      );
+    }
     return {
       label: phase.label,
-      messages: phase.steps.map((s) => byAction.get(s.action)?.get(s.transfer.transferId) as ReplayMessage),
-      actions: new Set(phase.steps.map((s) => s.action)),
+      messages: phase.steps.map((s) => byAction.get(s.action)?.get(stepId(s)) as ReplayMessage),
+      actions: new Set(phase.steps.map((s) => notifiedAction(s.action))),
       outcomes: phase.steps
-        .filter((s) => s.action !== 'prepare')
-        .map((s) => ({ transferId: s.transfer.transferId, action: s.action })),
+        .filter((s) => s.action !== 'prepare' && s.action !== 'fx-prepare' && s.action !== 'fx-dependent-prepare')
+        .map((s) => ({
+          transferId: s.transfer.transferId,
+          action: s.action,
+          ...(s.fx && s.action === 'fx-commit' ? { commitRequestId: s.fx.commitRequestId } : {}),
+        })),
       expectedErrors: phase.expectedErrors,
     };
   });
@@ -295,6 +386,9 @@ export async function runPositionBench(options: PositionBenchOptions): Promise<P
         NOTIFICATION_TOPIC: notificationTopic.name,
         POSITION_CONSUMER_GROUP: `${inputTopic.name}-handlers`,
         POSITION_BATCH_SIZE: String(options.batchSize),
+        // The follow-ups of FX commits come back to the topic the handlers consume (a batching deployment's
+        // KAFKA.EVENT_TYPE_ACTION_TOPIC_MAP.POSITION.COMMIT).
+        POSITION_COMMIT_TOPIC: inputTopic.name,
         DB_HOST: db.connection.host,
         DB_PORT: String(db.connection.port),
         DB_USER: db.connection.user,

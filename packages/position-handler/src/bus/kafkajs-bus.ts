@@ -132,13 +132,18 @@ export function createKafkajsBus(options: KafkajsBusOptions): PositionBus {
     },
     async produce(messages: readonly OutboundMessage[]) {
       // The sends go out together (kafkajs pipelines requests on the connection) and are awaited as one.
+      const byTopic = new Map<string, OutboundMessage[]>();
+      for (const m of messages) {
+        const topic = m.topic ?? options.notificationTopic;
+        const group = byTopic.get(topic);
+        if (group) group.push(m);
+        else byTopic.set(topic, [m]);
+      }
       await Promise.all(
-        chunkBySize(messages).map((chunk) =>
-          producer.send({
-            topic: options.notificationTopic,
-            acks: -1,
-            messages: chunk.map((m) => ({ key: m.key, value: m.value })),
-          }),
+        [...byTopic].flatMap(([topic, group]) =>
+          chunkBySize(group).map((chunk) =>
+            producer.send({ topic, acks: -1, messages: chunk.map((m) => ({ key: m.key, value: m.value })) }),
+          ),
         ),
       );
     },

@@ -24,12 +24,14 @@ export interface PartitionBatch {
 export interface OutboundMessage {
   readonly key: string | null;
   readonly value: string;
+  /** Another topic than the notification topic (a cyrilResult follow-up to the POSITION.COMMIT topic). */
+  readonly topic?: string;
 }
 
 export interface PositionBus {
   /** Joins the group and hands every fetched batch of one partition to `handle`; partitions run in parallel. */
   start(handle: (batch: PartitionBatch) => Promise<void>): Promise<void>;
-  /** Produces to the notification topic and resolves once the broker acknowledged all of them (acks=all). */
+  /** Produces (to the notification topic unless a message names its own) and resolves once the broker acknowledged all of them (acks=all). */
   produce(messages: readonly OutboundMessage[]): Promise<void>;
   /** Commits `nextOffset` (the offset of the next message to read) for the group. */
   commit(topic: string, partition: number, nextOffset: string): Promise<void>;

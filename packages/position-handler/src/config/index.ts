@@ -9,6 +9,7 @@ export interface PositionConfig {
   readonly consumerGroup: string;
   readonly positionTopics: readonly string[];
   readonly notificationTopic: string;
+  readonly positionCommitTopic: string;
   readonly fromBeginning: boolean;
   readonly batchSize: number;
   readonly partitionsConsumedConcurrently: number;
@@ -49,6 +50,11 @@ export const configSchema: { readonly [K in keyof PositionConfig]: Field } = Obj
   consumerGroup: { env: 'POSITION_CONSUMER_GROUP', kind: 'string', doc: 'consumer group of the position topics' },
   positionTopics: { env: 'POSITION_TOPICS', kind: 'list', doc: 'position topics to consume, comma separated' },
   notificationTopic: { env: 'NOTIFICATION_TOPIC', kind: 'string', doc: 'topic the notifications go to' },
+  positionCommitTopic: {
+    env: 'POSITION_COMMIT_TOPIC',
+    kind: 'string',
+    doc: "topic of the follow-up message of a commit or abort whose cyrilResult has a step left (central-ledger's KAFKA.EVENT_TYPE_ACTION_TOPIC_MAP.POSITION.COMMIT; unset there, it is topic-transfer-position)",
+  },
   fromBeginning: { env: 'POSITION_FROM_BEGINNING', kind: 'bool', doc: 'a new group starts at the earliest offset' },
   batchSize: {
     env: 'POSITION_BATCH_SIZE',
@@ -119,6 +125,7 @@ export const configDefaults: PositionConfig = Object.freeze({
   consumerGroup: 'cl-group-transfer-position-batch',
   positionTopics: Object.freeze(['topic-transfer-position-batch']),
   notificationTopic: 'topic-notification-event',
+  positionCommitTopic: 'topic-transfer-position',
   fromBeginning: true,
   batchSize: 1000,
   partitionsConsumedConcurrently: 4,

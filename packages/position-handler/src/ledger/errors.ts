@@ -47,9 +47,13 @@ export const handlerErrors: { readonly [K in ErrorName]: HandlerErrorEntry } = O
     fspiop: FspiopError.MALFORMED_SYNTAX,
     when: 'the payload is not a base64 data URI of JSON, or a required field or amount is bad',
   },
+  BAD_CYRIL_RESULT: {
+    fspiop: FspiopError.INTERNAL_SERVER_ERROR,
+    when: 'an FX message whose content.context.cyrilResult is missing, has no step left, or names another account than the key',
+  },
   UNSUPPORTED_ACTION: {
     fspiop: FspiopError.NOT_IMPLEMENTED,
-    when: 'an FX or unknown action: never applied, never silently dropped',
+    when: 'an unknown action: never applied, never silently dropped',
   },
 });
 
@@ -57,6 +61,10 @@ export const handlerErrors: { readonly [K in ErrorName]: HandlerErrorEntry } = O
 export const rejectionReason = Object.freeze({
   EXPIRED: FspiopError.TRANSFER_EXPIRED.description,
   INCORRECT_STATE: 'Transfer in incorrect state',
+  /** fx-prepare.js */
+  FX_INCORRECT_STATE: 'FxTransfer in incorrect state',
+  /** fx-fulfil.js */
+  FX_FULFIL_INCORRECT_STATE: 'FxFulfil in incorrect state',
   LIQUIDITY: FspiopError.PAYER_FSP_INSUFFICIENT_LIQUIDITY.description,
   LIMIT: FspiopError.PAYER_LIMIT_ERROR.description,
 });

@@ -1,6 +1,9 @@
 import type { Amount } from './amount.js';
 
-/** The position actions of central-ledger's batch handler that this handler applies (reference, "Processes"). */
+/**
+ * The position actions of central-ledger's batch handler (binProcessor.js allowedActions), all applied here.
+ * The fx- ones act on an fxTransfer (commitRequestId); the others on a transfer.
+ */
 export const POSITION_ACTIONS = [
   'prepare',
   'commit',
@@ -8,8 +11,17 @@ export const POSITION_ACTIONS = [
   'abort',
   'abort-validation',
   'timeout-reserved',
+  'fx-prepare',
+  'fx-reserve',
+  'fx-timeout-reserved',
+  'fx-abort',
+  'fx-abort-validation',
 ] as const;
 export type PositionAction = (typeof POSITION_ACTIONS)[number];
+
+export function isFxAction(action: PositionAction): boolean {
+  return action.startsWith('fx-');
+}
 
 export function isPositionAction(action: string): action is PositionAction {
   return (POSITION_ACTIONS as readonly string[]).includes(action);
@@ -26,7 +38,33 @@ export const TransferState = Object.freeze({
   ABORTED_ERROR: 'ABORTED_ERROR',
   RESERVED_TIMEOUT: 'RESERVED_TIMEOUT',
   EXPIRED_RESERVED: 'EXPIRED_RESERVED',
+  RECEIVED_FULFIL_DEPENDENT: 'RECEIVED_FULFIL_DEPENDENT',
 });
+
+/**
+ * One entry of content.context.cyrilResult.positionChanges, as central-ledger's domain/fx/cyril.js builds it: a
+ * position change of a transfer or (fx) an fxTransfer, on an account.
+ */
+export interface CyrilStep {
+  readonly fx: boolean;
+  /** transferId, or commitRequestId when fx. */
+  readonly id: string;
+  readonly accountId: string;
+  readonly amount: Amount;
+}
+
+/** What a commit or abort message's cyrilResult asks of this handler: the first step not done yet. */
+export interface CyrilPlan {
+  readonly step: CyrilStep;
+  /** The account of the step after it, when one remains: the message goes on there (a follow-up message). */
+  readonly nextAccountId?: string;
+  /** Abort only: cyrilResult.transferStateChanges, written once the last step is applied. */
+  readonly transferStateChanges: readonly {
+    readonly transferId: string;
+    readonly transferStateId: string;
+    readonly reason: string | null;
+  }[];
+}
 
 /** One decoded message as the pure planner sees it: what to do, to which transfer, on which account. */
 export interface LedgerCommand {
@@ -36,8 +74,10 @@ export interface LedgerCommand {
   readonly transferId: string;
   /** The message key: the position account's participantCurrencyId; '0' means "no position change". */
   readonly accountId: string;
-  /** Prepare only: cyrilResult.amount or payload.amount.amount. */
+  /** prepare: cyrilResult.amount or payload.amount.amount; fx-prepare: the amount in cyrilResult.currencyId. */
   readonly amount?: Amount;
+  /** commit, reserve and the aborts: the cyrilResult step to apply (FX transfers; aborts from central-ledger 19.x). */
+  readonly cyril?: CyrilPlan;
 }
 
 export interface AccountFacts {
@@ -65,10 +105,19 @@ export interface TransferFacts {
   readonly payeeAmount: Amount | undefined;
 }
 
+export interface FxTransferFacts {
+  /** Every fxTransferStateChange of the fxTransfer, oldest first. Empty = no such fxTransfer. */
+  readonly history: readonly StateRecord[];
+  /** participantCurrencyId → change of the position change of its RESERVED state (what fx-timeout-reserved releases). */
+  readonly reservedChanges: ReadonlyMap<string, Amount>;
+}
+
 export interface PlanInput {
   readonly commands: readonly LedgerCommand[];
   readonly accounts: ReadonlyMap<string, AccountFacts>;
   readonly transfers: ReadonlyMap<string, TransferFacts>;
+  /** By commitRequestId; absent when the batch names no fxTransfer. */
+  readonly fxTransfers?: ReadonlyMap<string, FxTransferFacts>;
 }
 
 export type ErrorName =
@@ -82,6 +131,7 @@ export type ErrorName =
   | 'ABORT_VALIDATION'
   | 'EXPIRED'
   | 'MALFORMED'
+  | 'BAD_CYRIL_RESULT'
   | 'UNSUPPORTED_ACTION';
 
 /**
@@ -98,9 +148,18 @@ export interface Outcome {
   readonly result: 'applied' | 'rejected' | 'replayed' | 'failed';
   /** The notification's error, when it is an error notification. */
   readonly error?: { readonly name: ErrorName; readonly detail?: string };
+  /**
+   * A cyrilResult step was applied (or replayed) and another remains: instead of the final notification, the
+   * message goes on to this account (a follow-up on the POSITION.COMMIT topic).
+   */
+  readonly next?: string;
+  /** A commit's step was an fxTransfer's: the FXPs get their fx-notify (cyrilResult.patchNotifications). */
+  readonly fxNotify?: boolean;
 }
 
 export interface StateChangePlan {
+  /** true: an fxTransferStateChange, transferId is the commitRequestId. */
+  readonly fx?: true;
   readonly transferId: string;
   readonly transferStateId: string;
   readonly reason: string | null;

@@ -1,5 +1,5 @@
 import { type Amount, AmountError, parseAmount } from '../ledger/amount.js';
-import { isPositionAction, type PositionAction } from '../ledger/types.js';
+import { type CyrilPlan, type CyrilStep, isPositionAction, type PositionAction } from '../ledger/types.js';
 
 /** central-ledger's message envelope (central-services-shared StreamingProtocol.createMessage). */
 export interface Envelope {
@@ -27,12 +27,21 @@ export interface PositionMessage {
   readonly payload: Record<string, unknown>;
   /** The payload's JSON text as it arrived: a notification that forwards the payload unchanged embeds it. */
   readonly payloadJson: string;
-  /** Prepare only. */
+  /** prepare and fx-prepare. */
   readonly amount?: Amount;
+  /** prepare: the payer; fx-prepare: the initiating FSP (errors go to them). */
   readonly payerFsp: string;
+  /** The cyrilResult step of a commit, reserve or abort (see decodeCyril). */
+  readonly cyril?: CyrilPlan;
 }
 
-export type MalformedKind = 'BAD_JSON' | 'BAD_PAYLOAD' | 'MISSING_FIELD' | 'BAD_AMOUNT' | 'UNSUPPORTED_ACTION';
+export type MalformedKind =
+  | 'BAD_JSON'
+  | 'BAD_PAYLOAD'
+  | 'MISSING_FIELD'
+  | 'BAD_AMOUNT'
+  | 'BAD_CYRIL_RESULT'
+  | 'UNSUPPORTED_ACTION';
 
 /**
  * A message the handler cannot apply. `envelope` is set when enough of it was readable to address an error
@@ -125,25 +134,121 @@ export function decodeMessage(key: Buffer | string | null, value: Buffer | strin
   if (keyText === undefined || !/^\d+$/.test(keyText)) {
     throw new MalformedMessageError('MISSING_FIELD', `key "${keyText}" is not a participantCurrencyId`, addressable);
   }
-  // Transfer id: the payload's transferId for prepare, uriParams.id otherwise (reference, "Processes").
-  const transferId = action === 'prepare' ? text(payload.transferId) : uriId;
+  // Transfer id: the payload's transferId for prepare, its commitRequestId for fx-prepare, uriParams.id otherwise
+  // (binProcessor.js _getTransferIdList).
+  const transferId =
+    action === 'prepare' ? text(payload.transferId) : action === 'fx-prepare' ? text(payload.commitRequestId) : uriId;
   if (transferId === undefined) {
     throw new MalformedMessageError('MISSING_FIELD', 'no transfer id', addressable, knownId);
   }
-  if (action !== 'prepare') {
-    return { key: keyText, envelope, action, transferId, payload, payloadJson, payerFsp: String(raw.to ?? '') };
+  const context = isObject(raw.content.context) ? raw.content.context : undefined;
+  const cyrilResult = isObject(context?.cyrilResult) ? context.cyrilResult : undefined;
+  const base = { key: keyText, envelope, action, transferId, payload, payloadJson };
+  if (action === 'prepare' || action === 'fx-prepare') {
+    let amountText: unknown;
+    let payerFsp: string;
+    if (action === 'prepare') {
+      amountText =
+        cyrilResult && cyrilResult.amount !== undefined
+          ? cyrilResult.amount
+          : (payload.amount as { amount?: unknown })?.amount;
+      payerFsp = text(payload.payerFsp) ?? from ?? '';
+    } else {
+      payerFsp = text(payload.initiatingFsp) ?? from ?? '';
+      // fx-prepare.js: the amount in cyrilResult.currencyId, the target amount when that is its currency, else the
+      // source amount. Without cyrilResult the original throws (a TypeError that fails its batch).
+      if (!cyrilResult || typeof cyrilResult.currencyId !== 'string') {
+        throw new MalformedMessageError(
+          'BAD_CYRIL_RESULT',
+          'no content.context.cyrilResult.currencyId',
+          addressable && { ...envelope, from: payerFsp },
+          transferId,
+        );
+      }
+      const target = isObject(payload.targetAmount) ? payload.targetAmount : undefined;
+      const source = isObject(payload.sourceAmount) ? payload.sourceAmount : undefined;
+      amountText = target?.currency === cyrilResult.currencyId ? target.amount : source?.amount;
+    }
+    let amount: Amount;
+    try {
+      if (typeof amountText !== 'string' && typeof amountText !== 'number') throw new AmountError(String(amountText));
+      amount = parseAmount(amountText);
+      if (amount <= 0n) throw new AmountError(String(amountText));
+    } catch (error) {
+      throw new MalformedMessageError('BAD_AMOUNT', (error as Error).message, addressable, transferId);
+    }
+    return { ...base, amount, payerFsp };
   }
-  const cyril = isObject(raw.content.context) ? raw.content.context.cyrilResult : undefined;
-  const amountText =
-    isObject(cyril) && cyril.amount !== undefined ? cyril.amount : (payload.amount as { amount?: unknown })?.amount;
-  let amount: Amount;
-  try {
-    if (typeof amountText !== 'string' && typeof amountText !== 'number') throw new AmountError(String(amountText));
-    amount = parseAmount(amountText);
-    if (amount <= 0n) throw new AmountError(String(amountText));
-  } catch (error) {
-    throw new MalformedMessageError('BAD_AMOUNT', (error as Error).message, addressable, transferId);
+  const withCyril = { ...base, payerFsp: String(raw.to ?? '') };
+  if (action === 'commit' || action === 'reserve') {
+    if (cyrilResult?.isFx !== true) return withCyril;
+    return { ...withCyril, cyril: cyrilOf(cyrilResult, false, addressable, transferId) };
   }
-  const payerFsp = text(payload.payerFsp) ?? from ?? '';
-  return { key: keyText, envelope, action, transferId, payload, payloadJson, amount, payerFsp };
+  if (
+    action === 'abort' ||
+    action === 'abort-validation' ||
+    action === 'fx-abort' ||
+    action === 'fx-abort-validation'
+  ) {
+    const changes = cyrilResult?.positionChanges;
+    // abort.js requires cyrilResult.positionChanges (19.x's cyril computes them for every abort); a plain abort
+    // without them is applied from the payee's transferParticipant amount, as central-ledger 17 did.
+    if (action.startsWith('fx-') || (Array.isArray(changes) && changes.length > 0)) {
+      return { ...withCyril, cyril: cyrilOf(cyrilResult, true, addressable, transferId) };
+    }
+  }
+  return withCyril;
+}
+
+/**
+ * The first step of cyrilResult.positionChanges not marked isDone, and the account of the one after it
+ * (fulfil.js and abort.js walk the list one step per message). Throws BAD_CYRIL_RESULT when there is none
+ * or a step is not a transfer or fxTransfer change with an account and an amount.
+ */
+function cyrilOf(
+  cyrilResult: Record<string, unknown> | undefined,
+  abort: boolean,
+  envelope: Envelope | undefined,
+  transferId: string,
+): CyrilPlan {
+  const bad = (detail: string) => new MalformedMessageError('BAD_CYRIL_RESULT', detail, envelope, transferId);
+  const changes = cyrilResult?.positionChanges;
+  if (!Array.isArray(changes) || changes.length === 0) throw bad('no content.context.cyrilResult.positionChanges');
+  const index = changes.findIndex((c) => !(isObject(c) && c.isDone === true));
+  if (index === -1) throw bad('every cyrilResult.positionChanges step is done');
+  const stepOf = (change: unknown): CyrilStep => {
+    if (!isObject(change)) throw bad('a positionChanges entry is not an object');
+    const fx = change.isFxTransferStateChange === true;
+    const id = text(fx ? change.commitRequestId : change.transferId);
+    const accountId = change.participantCurrencyId;
+    if (id === undefined) throw bad(`a positionChanges entry names no ${fx ? 'commitRequestId' : 'transferId'}`);
+    if ((typeof accountId !== 'string' && typeof accountId !== 'number') || !/^\d+$/.test(String(accountId))) {
+      throw bad(`a positionChanges entry names no participantCurrencyId`);
+    }
+    let amount: Amount;
+    try {
+      if (typeof change.amount !== 'string' && typeof change.amount !== 'number') throw new AmountError('');
+      amount = parseAmount(change.amount);
+    } catch {
+      throw bad(`positionChanges amount "${String(change.amount)}" is not a DECIMAL(18,4)`);
+    }
+    return { fx, id, accountId: String(accountId), amount };
+  };
+  const step = stepOf(changes[index]);
+  const next = changes.slice(index + 1).find((c) => !(isObject(c) && c.isDone === true));
+  const transferStateChanges = [];
+  if (abort && Array.isArray(cyrilResult?.transferStateChanges)) {
+    for (const change of cyrilResult.transferStateChanges) {
+      const id = isObject(change) ? text(change.transferId) : undefined;
+      const state = isObject(change) ? text(change.transferStateId) : undefined;
+      if (!id || !state) throw bad('a transferStateChanges entry names no transferId or transferStateId');
+      const reason = isObject(change) && typeof change.reason === 'string' ? change.reason : null;
+      transferStateChanges.push({ transferId: id, transferStateId: state, reason });
+    }
+  }
+  return {
+    step,
+    ...(next === undefined ? {} : { nextAccountId: stepOf(next).accountId }),
+    transferStateChanges,
+  };
 }

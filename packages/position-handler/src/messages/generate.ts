@@ -130,3 +130,146 @@ export function generatePositionMessages(options: {
     return { key, value: JSON.stringify(value) };
   });
 }
+
+/**
+ * A payer-side conversion and its dependent transfer: `payer` buys `targetAmount` in `targetCurrency` from
+ * `fxp` for `sourceAmount` in `sourceCurrency`, then pays `payee` the target amount (transferId).
+ */
+export interface GeneratedFxTransfer {
+  readonly commitRequestId: string;
+  /** The dependent transfer (its determiningTransferId). */
+  readonly transferId: string;
+  readonly payer: string;
+  readonly payee: string;
+  readonly fxp: string;
+  readonly sourceCurrency: string;
+  readonly sourceAmount: string;
+  readonly targetCurrency: string;
+  readonly targetAmount: string;
+}
+
+const FX_CONTENT_TYPE = 'application/vnd.interoperability.fxTransfers+json;version=2.0';
+const FULFILMENT = 'lnYe4rYwLthWbzhVyX5cAuDfL1Ulw4WdaTgyGDREysw';
+
+/**
+ * The position messages of a payer-side conversion as central-ledger 19.x's handlers put them on the position
+ * topic (shapes of its unit tests, see test/fx-fixtures.ts): `fx-prepare` keyed by the payer's source-currency
+ * account; `prepare` of the dependent transfer keyed by the FXP's target-currency account (cyril.js
+ * getParticipantAndCurrencyForTransferMessage: the FXP holds the payer's obligation in the target currency);
+ * `commit` of the dependent transfer keyed by the FXP's source-currency account, its cyrilResult committing the
+ * fxTransfer there (fx-notify to the FXP) and then the transfer on the payee's target-currency account
+ * (cyril.js processFulfilMessage).
+ */
+export function generateFxPositionMessages(options: {
+  readonly transfers: readonly GeneratedFxTransfer[];
+  readonly action: 'fx-prepare' | 'prepare' | 'commit';
+  readonly accountOf: (dfsp: string, currency: string) => number | string;
+  readonly now?: Date;
+}): KeyedMessage[] {
+  const now = options.now ?? new Date();
+  const { action, accountOf } = options;
+  return options.transfers.map((t) => {
+    const id = action === 'fx-prepare' ? t.commitRequestId : t.transferId;
+    const metadata = {
+      correlationId: id,
+      event: {
+        id: randomUUID(),
+        type: 'position',
+        action,
+        createdAt: now.toISOString(),
+        state: { status: 'success', code: 0, description: 'action successful' },
+      },
+    };
+    if (action === 'fx-prepare') {
+      const payload = {
+        commitRequestId: t.commitRequestId,
+        determiningTransferId: t.transferId,
+        initiatingFsp: t.payer,
+        counterPartyFsp: t.fxp,
+        sourceAmount: { currency: t.sourceCurrency, amount: t.sourceAmount },
+        targetAmount: { currency: t.targetCurrency, amount: t.targetAmount },
+        condition: 'GRzLaTP7DJ9t4P-a_BA0WA9wzzlsugf00-Tn6kESAfM',
+        expiration: new Date(now.getTime() + 86_400_000).toISOString(),
+      };
+      const value = {
+        id: t.commitRequestId,
+        to: t.fxp,
+        from: t.payer,
+        type: 'application/json',
+        content: {
+          uriParams: { id: t.commitRequestId },
+          headers: headers(t.payer, t.fxp, now),
+          payload: `data:${FX_CONTENT_TYPE};base64,${Buffer.from(JSON.stringify(payload)).toString('base64')}`,
+          context: {
+            cyrilResult: { participantName: t.payer, currencyId: t.sourceCurrency, amount: t.sourceAmount },
+          },
+        },
+        metadata,
+      };
+      return { key: String(accountOf(t.payer, t.sourceCurrency)), value: JSON.stringify(value) };
+    }
+    if (action === 'prepare') {
+      const [message] = generatePositionMessages({
+        transfers: [
+          {
+            transferId: t.transferId,
+            payer: t.payer,
+            payee: t.payee,
+            currency: t.targetCurrency,
+            amount: t.targetAmount,
+          },
+        ],
+        action: 'prepare',
+        accountOf: () => accountOf(t.fxp, t.targetCurrency),
+        now,
+      });
+      const value = JSON.parse((message as KeyedMessage).value);
+      value.content.context.cyrilResult = {
+        participantName: t.fxp,
+        currencyId: t.targetCurrency,
+        amount: t.targetAmount,
+      };
+      return { key: String(accountOf(t.fxp, t.targetCurrency)), value: JSON.stringify(value) };
+    }
+    const value = {
+      id: t.transferId,
+      to: t.payer,
+      from: t.payee,
+      type: 'application/json',
+      content: {
+        uriParams: { id: t.transferId },
+        headers: headers(t.payee, t.payer, now),
+        payload: dataUri({ transferState: 'COMMITTED', fulfilment: FULFILMENT, completedTimestamp: now.toISOString() }),
+        context: {
+          cyrilResult: {
+            isFx: true,
+            positionChanges: [
+              {
+                isFxTransferStateChange: true,
+                commitRequestId: t.commitRequestId,
+                participantCurrencyId: String(accountOf(t.fxp, t.sourceCurrency)),
+                amount: `-${t.sourceAmount}`,
+              },
+              {
+                isFxTransferStateChange: false,
+                transferId: t.transferId,
+                participantCurrencyId: String(accountOf(t.payee, t.targetCurrency)),
+                amount: `-${t.targetAmount}`,
+              },
+            ],
+            patchNotifications: [
+              {
+                commitRequestId: t.commitRequestId,
+                fxpName: t.fxp,
+                fulfilment: FULFILMENT,
+                completedTimestamp: now.toISOString(),
+              },
+            ],
+          },
+        },
+      },
+      metadata,
+    };
+    return { key: String(accountOf(t.fxp, t.sourceCurrency)), value: JSON.stringify(value) };
+  });
+}

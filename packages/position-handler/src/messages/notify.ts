@@ -23,6 +23,8 @@ interface Parts {
   readonly payloadJson: string;
   readonly context: Record<string, unknown> | undefined;
   readonly error: boolean;
+  /** metadata.event.type: 'notification', or 'position' for a follow-up to the position topic. */
+  readonly type?: 'notification' | 'position';
 }
 
 const SUCCESS_JSON = JSON.stringify(SUCCESS_STATE);
@@ -40,7 +42,7 @@ function envelopeOf(parts: Parts, now: Date): string {
     `{"from":${JSON.stringify(parts.from)},"to":${JSON.stringify(parts.to)},"id":${id},` +
     `"content":{"uriParams":${JSON.stringify(parts.uriParams)},"headers":${JSON.stringify(parts.headers)},` +
     `"payload":${parts.payloadJson}${context}},"type":"application/json",` +
-    `"metadata":{"correlationId":${id},"event":{"type":"notification","action":${JSON.stringify(parts.action)},` +
+    `"metadata":{"correlationId":${id},"event":{"type":"${parts.type ?? 'notification'}","action":${JSON.stringify(parts.action)},` +
     `"createdAt":"${now.toISOString()}","state":${parts.error ? FAILURE_JSON : SUCCESS_JSON},` +
     `"id":"${randomUUID()}"},"protocol.createdAt":${now.getTime()}}}`
   );
@@ -91,18 +93,197 @@ export function hubErrorNotification(
   );
 }
 
+/** One message to produce for an outcome: a notification (key null), or a follow-up keyed by the next account. */
+export interface Produced {
+  readonly key: string | null;
+  readonly value: string;
+  readonly followUp?: boolean;
+}
+
+/**
+ * The context with the step this message applied marked isDone, as central-ledger's fulfil.js and abort.js leave
+ * it (they set positionChanges[i].isDone on the message's own context before the messages that carry it are sent).
+ */
+function contextAfterStep(envelope: Envelope): Record<string, unknown> | undefined {
+  const context = envelope.content.context;
+  const cyril = context?.cyrilResult as { positionChanges?: unknown[] } | undefined;
+  if (!context || !cyril || !Array.isArray(cyril.positionChanges)) return context;
+  const changes = cyril.positionChanges.map((c) => ({ ...(c as Record<string, unknown>) }));
+  const index = changes.findIndex((c) => c.isDone !== true);
+  if (index !== -1) (changes[index] as Record<string, unknown>).isDone = true;
+  return { ...context, cyrilResult: { ...cyril, positionChanges: changes } };
+}
+
+interface PatchNotification {
+  readonly commitRequestId: string;
+  readonly fxpName: string;
+  readonly fulfilment?: unknown;
+  readonly completedTimestamp?: unknown;
+}
+
+/** fulfil.js _constructPatchNotificationResultMessage: fx-notify from the Hub to each FXP, conversionState COMMITTED. */
+function fxNotifications(message: PositionMessage, context: Record<string, unknown> | undefined, ctx: NotifyContext) {
+  const cyril = message.envelope.content.context?.cyrilResult as { patchNotifications?: PatchNotification[] };
+  const out: Produced[] = [];
+  for (const patch of Array.isArray(cyril?.patchNotifications) ? cyril.patchNotifications : []) {
+    out.push({
+      key: null,
+      value: envelopeOf(
+        {
+          id: patch.commitRequestId,
+          from: ctx.hubName,
+          to: patch.fxpName,
+          action: 'fx-notify',
+          uriParams: { id: patch.commitRequestId },
+          // Not without content-length here: the original copies the headers as they are.
+          headers: {
+            ...(message.envelope.content.headers ?? {}),
+            'fspiop-source': ctx.hubName,
+            'fspiop-destination': patch.fxpName,
+          },
+          payloadJson: JSON.stringify({
+            conversionState: 'COMMITTED',
+            fulfilment: patch.fulfilment,
+            completedTimestamp: patch.completedTimestamp,
+          }),
+          context,
+          error: false,
+        },
+        ctx.now,
+      ),
+    });
+  }
+  return out;
+}
+
+interface AbortNotice {
+  readonly id: string;
+  readonly fx: boolean;
+  readonly notifyTo: string;
+  /** As cyril.js set it (absent in some: then the notification is from the Hub and its context has none). */
+  readonly isOriginalId: unknown;
+}
+
+/**
+ * abort.js once the last step is applied: one error notification per positionChanges entry and per
+ * transferStateChanges entry, to its notifyTo; from the Hub for abort-validation and for ids other than the
+ * message's own; action fx-abort for an fxTransfer that is not the message's own (handlerBatch keeps it).
+ */
+function abortNotifications(message: PositionMessage, outcome: Outcome, ctx: NotifyContext): Produced[] {
+  const { envelope } = message;
+  const cyril = envelope.content.context?.cyrilResult as {
+    positionChanges?: Record<string, unknown>[];
+    transferStateChanges?: Record<string, unknown>[];
+  };
+  const notices: AbortNotice[] = [
+    ...(cyril.positionChanges ?? []).map((c) => ({
+      id: String(c.isFxTransferStateChange === true ? c.commitRequestId : c.transferId),
+      fx: c.isFxTransferStateChange === true,
+      notifyTo: String(c.notifyTo),
+      isOriginalId: c.isOriginalId,
+    })),
+    ...(Array.isArray(cyril.transferStateChanges) ? cyril.transferStateChanges : []).map((c) => ({
+      id: String(c.transferId),
+      fx: false,
+      notifyTo: String(c.notifyTo),
+      isOriginalId: c.isOriginalId,
+    })),
+  ];
+  const validation = message.action === 'abort-validation' || message.action === 'fx-abort-validation';
+  const context = contextAfterStep(envelope);
+  const name = outcome.error?.name ?? 'ABORT_REJECTED';
+  return notices.map((notice) => ({
+    key: null,
+    value: envelopeOf(
+      {
+        id: notice.id,
+        from: validation || !notice.isOriginalId ? ctx.hubName : envelope.from,
+        to: notice.notifyTo,
+        action: notice.fx && !notice.isOriginalId ? 'fx-abort' : message.action,
+        uriParams: { id: notice.id },
+        headers: { ...(envelope.content.headers ?? {}) },
+        payloadJson: JSON.stringify(errorPayload(name)),
+        context: { ...context, isOriginalId: notice.isOriginalId },
+        error: true,
+      },
+      ctx.now,
+    ),
+  }));
+}
+
+/**
+ * The follow-up of a cyrilResult step with another step left, keyed by that step's account, to the POSITION.COMMIT
+ * topic: for a commit, the commit result message (fulfil.js, with the context); for an abort, the message
+ * itself (abort.js); both with this step marked isDone and metadata.event.type position.
+ */
+function followUp(message: PositionMessage, next: string, ctx: NotifyContext): Produced {
+  const { envelope, transferId } = message;
+  const commit = message.action === 'commit' || message.action === 'reserve';
+  const value = envelopeOf(
+    {
+      id: commit ? transferId : envelope.id,
+      from: envelope.from,
+      to: envelope.to,
+      action: message.action,
+      uriParams: commit ? { id: transferId } : ({ ...(envelope.content.uriParams ?? {}) } as Record<string, string>),
+      headers: commit ? headersWithout(envelope.content.headers) : { ...(envelope.content.headers ?? {}) },
+      payloadJson: commit
+        ? message.action === 'reserve'
+          ? JSON.stringify({ ...message.payload, transferState: 'COMMITTED' })
+          : message.payloadJson
+        : JSON.stringify(envelope.content.payload),
+      context: contextAfterStep(envelope),
+      error: false,
+      type: 'position',
+    },
+    ctx.now,
+  );
+  return { key: next, value, followUp: true };
+}
+
+/** Every message to produce for one outcome: notifications, fx-notify messages, or a follow-up. */
+export function notificationsFor(message: PositionMessage, outcome: Outcome, ctx: NotifyContext): Produced[] {
+  if (!message.cyril || outcome.result === 'failed')
+    return [{ key: null, value: notificationFor(message, outcome, ctx) }];
+  const commit = message.action === 'commit' || message.action === 'reserve';
+  const out: Produced[] = [];
+  if (commit && outcome.fxNotify) out.push(...fxNotifications(message, contextAfterStep(message.envelope), ctx));
+  if (outcome.next !== undefined) {
+    out.push(followUp(message, outcome.next, ctx));
+    return out;
+  }
+  if (commit) {
+    out.push({ key: null, value: notificationFor(message, outcome, ctx, contextAfterStep(message.envelope)) });
+    return out;
+  }
+  return abortNotifications(message, outcome, ctx);
+}
+
 /**
  * The notification of one applied, rejected, replayed or failed message, addressed the way central-ledger's
- * domain/position/*.js address theirs: prepare payer → payee (errors Hub → payer); commit/reserve payee → payer
- * (errors Hub → payee); abort sender → receiver (abort-validation from the Hub); timeout-reserved as the message.
+ * domain/position/*.js address theirs: prepare payer → payee (errors Hub → payer); fx-prepare initiating FSP →
+ * FXP (errors Hub → initiating FSP); commit/reserve/fx-reserve sender → receiver, i.e. payee → payer and FXP →
+ * initiating FSP (errors Hub → sender); abort sender → receiver (abort-validation from the Hub);
+ * timeout-reserved and fx-timeout-reserved as the message.
  */
-export function notificationFor(message: PositionMessage, outcome: Outcome, ctx: NotifyContext): string {
+export function notificationFor(
+  message: PositionMessage,
+  outcome: Outcome,
+  ctx: NotifyContext,
+  context = message.envelope.content.context,
+): string {
   const { envelope, transferId } = message;
   const action: PositionAction = message.action;
   const error = outcome.error;
-  if (action === 'abort' || action === 'abort-validation' || action === 'timeout-reserved') {
+  if (
+    action === 'abort' ||
+    action === 'abort-validation' ||
+    action === 'timeout-reserved' ||
+    action === 'fx-timeout-reserved'
+  ) {
     if (error && outcome.result !== 'failed') {
       const fromHub = action === 'abort-validation';
+      const timeout = action === 'timeout-reserved' || action === 'fx-timeout-reserved';
       return envelopeOf(
         {
           id: transferId,
@@ -112,10 +293,7 @@ export function notificationFor(message: PositionMessage, outcome: Outcome, ctx:
           uriParams: { id: transferId },
           headers: headersWithout(envelope.content.headers),
           payloadJson: JSON.stringify(errorPayload(error.name, error.detail)),
-          context:
-            action === 'timeout-reserved'
-              ? envelope.content.context
-              : { ...envelope.content.context, isOriginalId: true },
+          context: timeout ? context : { ...context, isOriginalId: true },
           error: true,
         },
         ctx.now,
@@ -123,20 +301,21 @@ export function notificationFor(message: PositionMessage, outcome: Outcome, ctx:
     }
   }
   if (error) {
-    const to = action === 'prepare' ? message.payerFsp : envelope.from;
+    const to = action === 'prepare' || action === 'fx-prepare' ? message.payerFsp : envelope.from;
     return hubErrorNotification(envelope, transferId, to, action, error.name, error.detail, ctx);
   }
-  if (action === 'prepare') {
+  if (action === 'prepare' || action === 'fx-prepare') {
+    const to = action === 'prepare' ? message.payload.payeeFsp : message.payload.counterPartyFsp;
     return envelopeOf(
       {
         id: transferId,
         from: message.payerFsp,
-        to: String(message.payload.payeeFsp ?? envelope.to),
+        to: String(to ?? envelope.to),
         action,
         uriParams: {},
         headers: headersWithout(envelope.content.headers),
         payloadJson: message.payloadJson,
-        context: envelope.content.context,
+        context,
         error: false,
       },
       ctx.now,
@@ -153,7 +332,7 @@ export function notificationFor(message: PositionMessage, outcome: Outcome, ctx:
       // reserve: the fulfil body with the state the transfer now has (fulfil.js sets transferState for reserve).
       payloadJson:
         action === 'reserve' ? JSON.stringify({ ...message.payload, transferState: 'COMMITTED' }) : message.payloadJson,
-      context: envelope.content.context,
+      context,
       error: false,
     },
     ctx.now,

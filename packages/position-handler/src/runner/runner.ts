@@ -1,32 +1,25 @@
 import type { OutboundMessage, PartitionBatch, PositionBus } from '../bus/types.js';
-import { planBatch } from '../ledger/plan.js';
-import {
-  isPositionAction,
-  type LedgerCommand,
-  type Outcome,
-  type PlanInput,
-  type PlanResult,
-} from '../ledger/types.js';
+import { isPositionAction, type LedgerCommand, type Outcome, type PlanResult } from '../ledger/types.js';
 import { decodeMessage, MalformedMessageError, type PositionMessage } from '../messages/decode.js';
-import { hubErrorNotification, type NotifyContext, notificationFor } from '../messages/notify.js';
+import { hubErrorNotification, type NotifyContext, notificationsFor } from '../messages/notify.js';
 import type { Logger } from '../observe/logger.js';
 import type { PositionMetrics } from '../observe/metrics.js';
-import type { StageTimings } from '../store/position-store.js';
+import { applyBatch, type BatchStore, type Planner, type StageTimings } from './unit-of-work.js';
 
-/** What the runner needs from the store: one batch, one transaction. */
-export interface BatchStore {
-  applyBatch(
-    commands: readonly LedgerCommand[],
-    plan: (input: PlanInput) => PlanResult,
-    timings?: StageTimings,
-  ): Promise<PlanResult>;
-}
+export type { BatchStore } from './unit-of-work.js';
 
 export interface RunnerOptions {
   readonly batchSize: number;
   readonly hubName: string;
   readonly retryInitialMs: number;
   readonly retryMaxMs: number;
+  /** The planner; planBatch unless a bench replaces the ledger (passthrough). */
+  readonly plan?: Planner;
+  /**
+   * Where a commit or abort whose cyrilResult has a step left goes on (central-ledger's
+   * KAFKA.EVENT_TYPE_ACTION_TOPIC_MAP.POSITION.COMMIT); topic-transfer-position when not given.
+   */
+  readonly followUpTopic?: string;
 }
 
 export class StoppedError extends Error {
@@ -36,22 +29,15 @@ export class StoppedError extends Error {
   }
 }
 
-/** central-ledger's FX position actions (Enum.Events.Event.Action), answered with 2002 here. */
-const FX_ACTIONS = new Set([
-  'fx-prepare',
-  'fx-commit',
-  'fx-reserve',
-  'fx-timeout-reserved',
-  'fx-abort',
-  'fx-abort-validation',
-]);
-
 interface DecodedChunk {
   readonly decoded: PositionMessage[];
   readonly commands: LedgerCommand[];
   /** Error notifications of messages that could not be decoded. */
   readonly early: OutboundMessage[];
 }
+
+/** central-ledger's POSITION.COMMIT topic when its config leaves it unset (configDefaults.positionCommitTopic). */
+const DEFAULT_FOLLOW_UP_TOPIC = 'topic-transfer-position';
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -234,6 +220,7 @@ export class PositionRunner {
           transferId: position.transferId,
           accountId: position.key,
           ...(position.amount === undefined ? {} : { amount: position.amount }),
+          ...(position.cyril === undefined ? {} : { cyril: position.cyril }),
         });
         decoded.push(position);
       } catch (error) {
@@ -248,7 +235,7 @@ export class PositionRunner {
   private async writeChunk(batch: PartitionBatch, chunk: DecodedChunk): Promise<PlanResult | undefined> {
     if (chunk.commands.length === 0) return undefined;
     const timings: StageTimings = { lock: 0, compute: 0, write: 0 };
-    const plan = await this.withRetry(batch, () => this.store.applyBatch(chunk.commands, planBatch, timings));
+    const plan = await this.withRetry(batch, () => applyBatch(this.store, chunk.commands, timings, this.options.plan));
     for (const stage of ['lock', 'compute', 'write'] as const) {
       this.metrics.stageSeconds.observe({ stage }, timings[stage] / 1000);
     }
@@ -264,7 +251,13 @@ export class PositionRunner {
     for (const outcome of plan.outcomes) {
       const message = chunk.decoded[outcome.seq] as PositionMessage;
       this.count(message, outcome);
-      out.push({ key: null, value: notificationFor(message, outcome, ctx) });
+      for (const note of notificationsFor(message, outcome, ctx)) {
+        out.push(
+          note.followUp
+            ? { key: note.key, value: note.value, topic: this.options.followUpTopic ?? DEFAULT_FOLLOW_UP_TOPIC }
+            : { key: null, value: note.value },
+        );
+      }
     }
     this.metrics.stageSeconds.observe({ stage: 'compute' }, (performance.now() - started) / 1000);
     return out;
@@ -291,7 +284,7 @@ export class PositionRunner {
     const where = { topic: batch.topic, partition: batch.partition, offset, kind: error.kind, detail: error.message };
     const action = String(error.envelope?.metadata.event.action ?? 'unknown');
     // The label takes only known values: an action string from the wire must not grow the label set.
-    const label = isPositionAction(action) || FX_ACTIONS.has(action) ? action : 'unknown';
+    const label = isPositionAction(action) ? action : 'unknown';
     if (error.envelope === undefined || error.transferId === undefined) {
       this.metrics.messages.inc({ action: label, result: 'skipped' });
       this.logger.error('malformed message skipped', where);
@@ -299,8 +292,8 @@ export class PositionRunner {
     }
     this.metrics.messages.inc({ action: label, result: 'failed' });
     this.logger.warn('malformed message answered with an error notification', where);
-    const name = error.kind === 'UNSUPPORTED_ACTION' ? 'UNSUPPORTED_ACTION' : 'MALFORMED';
-    const detail = error.kind === 'UNSUPPORTED_ACTION' ? error.message : undefined;
+    const name = error.kind === 'UNSUPPORTED_ACTION' || error.kind === 'BAD_CYRIL_RESULT' ? error.kind : 'MALFORMED';
+    const detail = name === 'MALFORMED' ? undefined : error.message;
     return [
       {
         key: null,

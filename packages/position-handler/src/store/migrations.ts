@@ -309,10 +309,143 @@ const schema: Migration = {
   },
 };
 
+const fxTables = [
+  'fxWatchList',
+  'fxTransferParticipant',
+  'fxTransferStateChange',
+  'fxTransfer',
+  'fxTransferDuplicateCheck',
+  'fxParticipantCurrencyType',
+  'fxTransferType',
+];
+
+/**
+ * The FX tables the handler reads and writes (fx-prepare, fx-reserve, fx-timeout-reserved, fx-abort and the
+ * cyrilResult steps of commit and abort), as central-ledger 19.5.5's migrations 600010..610403 and 960111/960112
+ * leave them: fxTransfer, fxTransferStateChange, fxTransferParticipant, fxWatchList and what they reference
+ * (fxTransferDuplicateCheck, fxTransferType, fxParticipantCurrencyType), the foreign key of
+ * participantPositionChange.fxTransferStateChangeId, and the seeds of seeds/fxTransferType.js,
+ * seeds/fxParticipantCurrencyType.js and the two FX roles of seeds/transferParticipantRoleType.js.
+ * fxTransferParticipant.externalParticipantId has no foreign key (externalParticipant is outside the subset).
+ */
+const fxSchema: Migration = {
+  name: '0002_fx_schema',
+  async up(knex) {
+    const now = knex.fn.now();
+    for (const [table, id] of [
+      ['fxTransferType', 'fxTransferTypeId'],
+      ['fxParticipantCurrencyType', 'fxParticipantCurrencyTypeId'],
+    ] as const) {
+      await knex.schema.createTable(table, (t) => {
+        t.increments(id).primary().notNullable();
+        t.string('name', 50).notNullable();
+        t.string('description', 512).defaultTo(null).nullable();
+        t.dateTime('createdDate').defaultTo(now).notNullable();
+        // 600011/600013: unique names (the seeds' onConflict('name')).
+        t.unique(['name']);
+      });
+    }
+    await knex.schema.createTable('fxTransferDuplicateCheck', (t) => {
+      t.string('commitRequestId', 36).primary().notNullable();
+      t.string('hash', 256).notNullable();
+      t.dateTime('createdDate').defaultTo(now).notNullable();
+    });
+    await knex.schema.createTable('fxTransfer', (t) => {
+      t.string('commitRequestId', 36).primary().notNullable();
+      t.foreign('commitRequestId').references('commitRequestId').inTable('fxTransferDuplicateCheck');
+      t.string('determiningTransferId', 36).defaultTo(null).nullable();
+      t.decimal('sourceAmount', 18, 4).notNullable();
+      t.decimal('targetAmount', 18, 4).notNullable();
+      t.string('sourceCurrency', 3).notNullable();
+      t.foreign('sourceCurrency').references('currencyId').inTable('currency');
+      t.string('targetCurrency', 3).notNullable();
+      t.foreign('targetCurrency').references('currencyId').inTable('currency');
+      t.string('ilpCondition', 256).notNullable();
+      t.dateTime('expirationDate').notNullable();
+      t.dateTime('createdDate').defaultTo(now).notNullable();
+      t.index('sourceCurrency');
+      t.index('targetCurrency');
+      t.index('determiningTransferId');
+    });
+    await knex.schema.createTable('fxTransferStateChange', (t) => {
+      t.bigIncrements('fxTransferStateChangeId').primary().notNullable();
+      t.string('commitRequestId', 36).notNullable();
+      t.foreign('commitRequestId').references('commitRequestId').inTable('fxTransfer');
+      t.string('transferStateId', 50).notNullable();
+      t.foreign('transferStateId').references('transferStateId').inTable('transferState');
+      t.string('reason', 512).defaultTo(null).nullable();
+      t.dateTime('createdDate').defaultTo(now).notNullable();
+      t.index('commitRequestId');
+      t.index('transferStateId');
+    });
+    await knex.schema.createTable('fxWatchList', (t) => {
+      t.bigIncrements('fxWatchListId').primary().notNullable();
+      t.string('commitRequestId', 36).notNullable();
+      t.foreign('commitRequestId').references('commitRequestId').inTable('fxTransfer');
+      t.string('determiningTransferId', 36).notNullable();
+      t.integer('fxTransferTypeId').unsigned().notNullable();
+      t.foreign('fxTransferTypeId').references('fxTransferTypeId').inTable('fxTransferType');
+      t.dateTime('createdDate').defaultTo(now).notNullable();
+      t.index('commitRequestId');
+      t.index('determiningTransferId');
+    });
+    await knex.schema.createTable('fxTransferParticipant', (t) => {
+      t.bigIncrements('fxTransferParticipantId').primary().notNullable();
+      t.string('commitRequestId', 36).notNullable();
+      t.foreign('commitRequestId').references('commitRequestId').inTable('fxTransfer');
+      // Nullable since 610202 (an initiating FSP's row names no account).
+      t.integer('participantCurrencyId').unsigned().nullable();
+      t.foreign('participantCurrencyId').references('participantCurrencyId').inTable('participantCurrency');
+      t.integer('transferParticipantRoleTypeId').unsigned().notNullable();
+      t.foreign('transferParticipantRoleTypeId')
+        .references('transferParticipantRoleTypeId')
+        .inTable('transferParticipantRoleType');
+      t.integer('ledgerEntryTypeId').unsigned().notNullable();
+      t.foreign('ledgerEntryTypeId').references('ledgerEntryTypeId').inTable('ledgerEntryType');
+      t.integer('fxParticipantCurrencyTypeId').unsigned();
+      t.foreign('fxParticipantCurrencyTypeId')
+        .references('fxParticipantCurrencyTypeId')
+        .inTable('fxParticipantCurrencyType');
+      t.decimal('amount', 18, 4).notNullable();
+      t.dateTime('createdDate').defaultTo(now).notNullable();
+      t.integer('participantId').unsigned().notNullable();
+      t.bigInteger('externalParticipantId').unsigned().nullable();
+      t.index('commitRequestId');
+      t.index('participantCurrencyId');
+      t.index('transferParticipantRoleTypeId');
+      t.index('ledgerEntryTypeId');
+      t.index('participantId');
+      t.index('externalParticipantId');
+    });
+    await knex.schema.alterTable('participantPositionChange', (t) => {
+      t.foreign('fxTransferStateChangeId').references('fxTransferStateChangeId').inTable('fxTransferStateChange');
+    });
+    await knex('fxTransferType').insert([
+      { name: 'PAYER_CONVERSION', description: 'Payer side currency conversion' },
+      { name: 'PAYEE_CONVERSION', description: 'Payee side currency conversion' },
+    ]);
+    await knex('fxParticipantCurrencyType').insert([
+      { name: 'SOURCE', description: 'The participant currency is the source of the currency conversion' },
+      { name: 'TARGET', description: 'The participant currency is the target of the currency conversion' },
+    ]);
+    // Ids 6 and 7, after the five roles of 0001, as in seeds/transferParticipantRoleType.js.
+    for (const name of ['INITIATING_FSP', 'COUNTER_PARTY_FSP']) {
+      await knex.raw('INSERT IGNORE INTO transferParticipantRoleType (name, description) VALUES (?, ?)', [name, name]);
+    }
+  },
+  async down(knex) {
+    await knex.schema.alterTable('participantPositionChange', (t) => {
+      t.dropForeign(['fxTransferStateChangeId']);
+    });
+    await knex('transferParticipantRoleType').whereIn('name', ['INITIATING_FSP', 'COUNTER_PARTY_FSP']).delete();
+    for (const table of fxTables) await knex.schema.dropTableIfExists(table);
+  },
+};
+
 /** A knex migration source, so `knex.migrate.latest({ migrationSource })` needs no files on disk. */
 export const positionMigrationSource: Knex.MigrationSource<Migration> = {
   async getMigrations() {
-    return [schema];
+    return [schema, fxSchema];
   },
   getMigrationName(migration) {
     return migration.name;

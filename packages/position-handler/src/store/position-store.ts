@@ -1,32 +1,16 @@
 import type { Knex } from 'knex';
+import type { AccountRecord, PositionRecord, SettlementModelRecord } from '../ledger/accounts.js';
 import { type Amount, formatAmount, parseAmount } from '../ledger/amount.js';
-import { NO_POSITION_ACCOUNT } from '../ledger/plan.js';
 import type {
-  AccountFacts,
-  LedgerCommand,
-  PlanInput,
   PlanResult,
   PositionChangePlan,
   PositionUpdatePlan,
   StateChangePlan,
   StateRecord,
-  TransferFacts,
 } from '../ledger/types.js';
+import type { BatchTransaction, LockedFacts, LockReads } from '../runner/unit-of-work.js';
 import { LedgerEntryType, ParticipantLimitType, TransferParticipantRoleType } from './enums.js';
 import { type AccountRow, ReferenceData, type SettlementModelRow } from './reference-data.js';
-
-export interface StageTimings {
-  lock: number;
-  compute: number;
-  write: number;
-}
-
-interface PositionRow {
-  participantPositionId: number | string;
-  participantCurrencyId: number | string;
-  value: string;
-  reservedValue: string;
-}
 
 /** A pooled mysql2 connection (knex's pool hands these out). */
 interface Connection {
@@ -70,7 +54,8 @@ const ROLLBACK = { sql: 'ROLLBACK', values: [] } satisfies Sql;
 
 /**
  * central-ledger's tables: one transaction per batch with a constant number of statements whatever the batch
- * size, sent in two round trips:
+ * size, sent in two round trips. The store only locks, reads and writes; the runner drives the unit of work
+ * (runner/unit-of-work.ts) and the ledger decides what to lock and what to write:
  *   1. START TRANSACTION; one read that locks the positions and reads the transfers' state histories (and, for
  *      non-prepares, the payee amounts);
  *   2. (after the pure plan) INSERT the state changes; INSERT the position changes; UPDATE the positions; COMMIT.
@@ -127,15 +112,18 @@ export class PositionStore {
     await this.knex.raw('SELECT 1');
   }
 
-  /** Reads, locks, plans with `plan` and writes one batch in one transaction; returns the plan it wrote. */
-  async applyBatch(
-    commands: readonly LedgerCommand[],
-    plan: (input: PlanInput) => PlanResult,
-    timings: StageTimings = { lock: 0, compute: 0, write: 0 },
-  ): Promise<PlanResult> {
+  /**
+   * One batch's transaction on one pooled connection: `work` reads the reference data, locks and reads, and
+   * writes through the BatchTransaction (see runner/unit-of-work.ts); whatever ran is rolled back if it throws.
+   */
+  async transaction<T>(work: (tx: BatchTransaction) => Promise<T>): Promise<T> {
     const connection = (await this.knex.client.acquireConnection()) as Connection;
     try {
-      return await this.applyOn(connection, commands, plan, timings);
+      return await work({
+        referenceData: (accountIds, withModels) => this.referenceData(connection, accountIds, withModels),
+        lockAndRead: (reads) => this.lockAndRead(connection, reads),
+        write: (plan) => this.write(connection, plan),
+      });
     } catch (error) {
       // Whatever ran of the transaction is undone; a connection that cannot even roll back is dropped by the
       // pool's validation (mysql2 marks it fatal) instead of being handed out again.
@@ -146,127 +134,106 @@ export class PositionStore {
     }
   }
 
-  private async applyOn(
-    connection: Connection,
-    commands: readonly LedgerCommand[],
-    plan: (input: PlanInput) => PlanResult,
-    timings: StageTimings,
-  ): Promise<PlanResult> {
-    let started = performance.now();
-    const accountIds = [...new Set(commands.map((c) => c.accountId).filter((id) => id !== NO_POSITION_ACCOUNT))].sort(
-      (a, b) => Number(a) - Number(b),
+  /** Reference data, from ReferenceData's copy while it is fresh (outside the transaction: it takes no lock). */
+  private async referenceData(connection: Connection, accountIds: readonly string[], withModels: boolean) {
+    const rows = await this.reference.accounts(accountIds, async (ids) =>
+      rowsOfQuery<AccountRow>(await query(connection, this.accountsSql(ids))),
     );
-    const prepareAccounts = new Set(commands.filter((c) => c.action === 'prepare').map((c) => c.accountId));
-    const accountRows =
-      accountIds.length > 0
-        ? await this.reference.accounts(accountIds, async (ids) =>
-            rowsOfQuery<AccountRow>(await query(connection, this.accountsSql(ids))),
-          )
-        : [];
-    const models =
-      prepareAccounts.size > 0
-        ? await this.reference.settlementModels(async () =>
-            rowsOfQuery<SettlementModelRow>(await query(connection, this.settlementModelsSql())),
-          )
-        : [];
-    const settlementOf = resolveSettlementAccounts(accountRows, models, prepareAccounts);
-    const lockIds = [
-      ...new Set([...accountIds, ...[...settlementOf.values()].flatMap((s) => (s.accountId ? [s.accountId] : []))]),
-    ];
-    const transferIds = [...new Set(commands.map((c) => c.transferId))];
-    const payeeIds = [...new Set(commands.filter((c) => c.action !== 'prepare').map((c) => c.transferId))];
-    const results = (await query(connection, joined(START, this.lockAndReadSql(lockIds, transferIds, payeeIds)))) as [
-      unknown,
-      FactRow[],
-    ];
-    const { positions, histories, payeeAmounts } = factsOf(results[1]);
-    timings.lock += performance.now() - started;
-
-    started = performance.now();
-    const accounts = new Map<string, AccountFacts>();
-    const accountRowById = new Map(accountRows.map((r) => [String(r.participantCurrencyId), r]));
-    for (const id of accountIds) {
-      const row = accountRowById.get(id);
-      const position = positions.get(id);
-      if (!row || !position) continue;
-      const settlement = settlementOf.get(id);
-      const settlementPosition = settlement?.accountId ? positions.get(settlement.accountId) : undefined;
-      let liquidityCover: Amount | null = null;
-      let prepareProblem: string | undefined;
-      if (prepareAccounts.has(id)) {
-        if (!settlement?.model) prepareProblem = `no settlement model for currency ${row.currencyId}`;
-        else if (settlement.model.requireLiquidityCheck) {
-          if (!settlementPosition) prepareProblem = `no settlement account position for account ${id}`;
-          else liquidityCover = -parseAmount(settlementPosition.value);
-        }
-      }
-      accounts.set(id, {
-        participantCurrencyId: id,
-        participantPositionId: String(position.participantPositionId),
-        value: parseAmount(position.value),
-        reservedValue: parseAmount(position.reservedValue),
-        netDebitCap: row.netDebitCap === null ? undefined : parseAmount(row.netDebitCap),
-        liquidityCover,
-        ...(prepareProblem === undefined ? {} : { prepareProblem }),
-      });
-    }
-    const transfers = new Map<string, TransferFacts>();
-    for (const id of transferIds) {
-      transfers.set(id, { history: histories.get(id) ?? [], payeeAmount: payeeAmounts.get(id) });
-    }
-    const result = plan({ commands, accounts, transfers });
-    timings.compute += performance.now() - started;
-
-    started = performance.now();
-    await this.write(connection, result);
-    timings.write += performance.now() - started;
-    return result;
+    const models = withModels
+      ? await this.reference.settlementModels(async () =>
+          rowsOfQuery<SettlementModelRow>(await query(connection, this.settlementModelsSql())),
+        )
+      : [];
+    return { accounts: rows.map(accountRecordOf), settlementModels: models.map(settlementModelOf) };
   }
 
-  /** The plan's rows and the COMMIT: one round trip when the state changes' ids are known to be consecutive. */
+  /** START TRANSACTION and the one locking read, in one round trip. */
+  private async lockAndRead(connection: Connection, reads: LockReads): Promise<LockedFacts> {
+    const results = (await query(connection, joined(START, this.lockAndReadSql(reads)))) as [unknown, FactRow[]];
+    return factsOf(results[1]);
+  }
+
+  /**
+   * The plan's rows and the COMMIT: one round trip when the state changes' ids are known to be consecutive.
+   * Transfers' and fxTransfers' state changes go to their own tables; when a batch has both, the first INSERT's
+   * first id is kept in a session variable (one more statement) for the position changes that name them.
+   */
   private async write(connection: Connection, result: PlanResult): Promise<void> {
     if (result.stateChanges.length === 0) {
       await query(connection, COMMIT);
       return;
     }
+    const plain: StateChangePlan[] = [];
+    const fx: StateChangePlan[] = [];
+    // Each state change's index within its own table's INSERT.
+    const local = result.stateChanges.map((c) => (c.fx ? fx.push(c) : plain.push(c)) - 1);
+    const isFx = (i: number) => result.stateChanges[i]?.fx === true;
     const updates = result.positionUpdates.length > 0 ? [this.positionUpdatesSql(result.positionUpdates)] : [];
     if (this.consecutiveIds) {
+      const both = plain.length > 0 && fx.length > 0;
+      const first = (i: number) => (isFx(i) || !both ? 'LAST_INSERT_ID()' : '@mojafast_first_tsc');
       const changes =
         result.positionChanges.length > 0
-          ? [this.positionChangesSql(result.positionChanges, (i) => ({ sql: `LAST_INSERT_ID() + ${i}`, values: [] }))]
+          ? [
+              this.positionChangesSql(result.positionChanges, isFx, (i) => ({
+                sql: `${first(i)} + ${local[i]}`,
+                values: [],
+              })),
+            ]
           : [];
-      await query(connection, joined(this.stateChangesSql(result.stateChanges), ...changes, ...updates, COMMIT));
+      await query(
+        connection,
+        joined(
+          ...(plain.length > 0 ? [this.stateChangesSql(plain)] : []),
+          ...(both ? [{ sql: 'SET @mojafast_first_tsc = LAST_INSERT_ID()', values: [] }] : []),
+          ...(fx.length > 0 ? [this.fxStateChangesSql(fx)] : []),
+          ...changes,
+          ...updates,
+          COMMIT,
+        ),
+      );
       return;
     }
-    const inserted = (await query(connection, this.stateChangesSql(result.stateChanges))) as {
-      insertId: number | string;
-    };
-    const ids = await this.readBackIds(connection, result.stateChanges, String(inserted.insertId));
+    const plainIds = plain.length > 0 ? await this.insertAndReadBack(connection, plain, false) : [];
+    const fxIds = fx.length > 0 ? await this.insertAndReadBack(connection, fx, true) : [];
     const changes =
       result.positionChanges.length > 0
-        ? [this.positionChangesSql(result.positionChanges, (i) => ({ sql: '?', values: [ids[i] ?? null] }))]
+        ? [
+            this.positionChangesSql(result.positionChanges, isFx, (i) => ({
+              sql: '?',
+              values: [(isFx(i) ? fxIds : plainIds)[local[i] as number] ?? null],
+            })),
+          ]
         : [];
     await query(connection, joined(...changes, ...updates, COMMIT));
   }
 
   /**
-   * The ids of the state changes just inserted, where they may interleave with other sessions' (lock mode 2).
-   * At most one state change per transfer per batch (no action's result state is another action's
-   * precondition), so the transfer id identifies the row.
+   * Inserts state changes and reads their ids back, where they may interleave with other sessions' (lock mode
+   * 2). At most one state change per transfer (or fxTransfer) per batch (no action's result state is another
+   * action's precondition), so the id of the transfer identifies the row.
    */
-  private async readBackIds(connection: Connection, changes: readonly StateChangePlan[], first: string) {
-    const rows = rowsOfQuery<{ transferStateChangeId: number | string; transferId: string }>(
+  private async insertAndReadBack(connection: Connection, changes: readonly StateChangePlan[], fx: boolean) {
+    const inserted = (await query(
+      connection,
+      fx ? this.fxStateChangesSql(changes) : this.stateChangesSql(changes),
+    )) as {
+      insertId: number | string;
+    };
+    const [table, id, key] = fx
+      ? ['fxTransferStateChange', 'fxTransferStateChangeId', 'commitRequestId']
+      : ['transferStateChange', 'transferStateChangeId', 'transferId'];
+    const rows = rowsOfQuery<{ id: number | string; k: string }>(
       await query(connection, {
-        sql: `SELECT transferStateChangeId, transferId FROM transferStateChange
-               WHERE transferStateChangeId >= ? AND transferId IN (${list(changes.length)})`,
-        values: [first, ...changes.map((c) => c.transferId)],
+        sql: `SELECT ${id} AS id, ${key} AS k FROM ${table} WHERE ${id} >= ? AND ${key} IN (${list(changes.length)})`,
+        values: [String(inserted.insertId), ...changes.map((c) => c.transferId)],
       }),
     );
-    const byTransfer = new Map(rows.map((r) => [r.transferId, String(r.transferStateChangeId)]));
+    const byTransfer = new Map(rows.map((r) => [r.k, String(r.id)]));
     return changes.map((c) => {
-      const id = byTransfer.get(c.transferId);
-      if (id === undefined) throw new Error(`transferStateChange of ${c.transferId} not found after insert`);
-      return id;
+      const found = byTransfer.get(c.transferId);
+      if (found === undefined) throw new Error(`${table} of ${c.transferId} not found after insert`);
+      return found;
     });
   }
 
@@ -305,7 +272,8 @@ export class PositionStore {
    * against 35 ms on the index); the batch's ids are always a tiny part of a table that only grows. The
    * payee amounts use central-ledger's (transferId, role, ledgerEntryType) index the same way. See open().
    */
-  lockAndReadSql(accountIds: readonly string[], transferIds: readonly string[], payeeIds: readonly string[]): Sql {
+  lockAndReadSql(reads: LockReads): Sql {
+    const { accountIds, transferIds, payeeTransferIds: payeeIds } = reads;
     const blocks: string[] = [
       // Always one block, so the statement is valid even for a batch with nothing to read.
       `(SELECT 'position' AS kind, participantCurrencyId AS k, participantPositionId AS id, value AS a, reservedValue AS b
@@ -327,6 +295,22 @@ export class PositionStore {
       );
       values.push(...payeeIds, TransferParticipantRoleType.PAYEE_DFSP, LedgerEntryType.PRINCIPLE_VALUE);
     }
+    if (reads.fxTransferIds.length > 0) {
+      blocks.push(
+        `(SELECT 'fxhistory', commitRequestId, fxTransferStateChangeId, transferStateId, reason
+            FROM fxTransferStateChange WHERE commitRequestId IN (${list(reads.fxTransferIds.length)}))`,
+      );
+      values.push(...reads.fxTransferIds);
+    }
+    if (reads.fxReservedIds.length > 0) {
+      // batch.js getReservedPositionChangesByCommitRequestIds: the position changes of the RESERVED state.
+      blocks.push(
+        `(SELECT 'fxreserved', f.commitRequestId, p.participantCurrencyId, p.change, NULL
+            FROM fxTransferStateChange f JOIN participantPositionChange p ON p.fxTransferStateChangeId = f.fxTransferStateChangeId
+           WHERE f.commitRequestId IN (${list(reads.fxReservedIds.length)}) AND f.transferStateId = ?)`,
+      );
+      values.push(...reads.fxReservedIds, 'RESERVED');
+    }
     return { sql: blocks.join(' UNION ALL '), values };
   }
 
@@ -337,13 +321,28 @@ export class PositionStore {
     };
   }
 
-  /** `stateChangeId(i)`: the SQL expression of the id of the batch's i-th state change. */
-  positionChangesSql(changes: readonly PositionChangePlan[], stateChangeId: (index: number) => Sql): Sql {
+  fxStateChangesSql(changes: readonly StateChangePlan[]): Sql {
+    return {
+      sql: `INSERT INTO fxTransferStateChange (commitRequestId, transferStateId, reason) VALUES ${placeholders(changes.length, 3)}`,
+      values: changes.flatMap((c) => [c.transferId, c.transferStateId, c.reason]),
+    };
+  }
+
+  /**
+   * `stateChangeId(i)`: the SQL expression of the id of the batch's i-th state change, which is an
+   * fxTransferStateChange when `isFx(i)` (then the row names it in fxTransferStateChangeId, as fx-prepare.js and
+   * binProcessor.js write it).
+   */
+  positionChangesSql(
+    changes: readonly PositionChangePlan[],
+    isFx: (index: number) => boolean,
+    stateChangeId: (index: number) => Sql,
+  ): Sql {
     const rows: string[] = [];
     const values: unknown[] = [];
     for (const c of changes) {
       const id = stateChangeId(c.stateChange);
-      rows.push(`(?,?,${id.sql},?,?,?)`);
+      rows.push(isFx(c.stateChange) ? `(?,?,NULL,${id.sql},?,?,?)` : `(?,?,${id.sql},NULL,?,?,?)`);
       values.push(
         c.participantPositionId,
         c.participantCurrencyId,
@@ -355,7 +354,7 @@ export class PositionStore {
     }
     return {
       sql: `INSERT INTO participantPositionChange
-              (participantPositionId, participantCurrencyId, transferStateChangeId, value, \`change\`, reservedValue)
+              (participantPositionId, participantCurrencyId, transferStateChangeId, fxTransferStateChangeId, value, \`change\`, reservedValue)
             VALUES ${rows.join(',')}`,
       values,
     };
@@ -386,26 +385,47 @@ function rowsOfQuery<T>(result: unknown): T[] {
   return result as T[];
 }
 
-/** The rows of lockAndReadSql by kind: positions by account, histories oldest first, payee amounts. */
-function factsOf(rows: readonly FactRow[]) {
-  const positions = new Map<string, PositionRow>();
-  const histories = new Map<string, StateRecord[]>();
+/** The rows of lockAndReadSql by kind: positions by account, histories oldest first, payee amounts, FX facts. */
+function factsOf(rows: readonly FactRow[]): LockedFacts {
+  const positions = new Map<string, PositionRecord>();
   const payeeAmounts = new Map<string, Amount>();
+  const fxReservedChanges = new Map<string, Map<string, Amount>>();
   const stateRows: FactRow[] = [];
+  const fxStateRows: FactRow[] = [];
   for (const row of rows) {
     if (row.kind === 'position') {
       positions.set(String(row.k), {
         participantPositionId: String(row.id),
         participantCurrencyId: String(row.k),
-        value: String(row.a),
-        reservedValue: String(row.b),
+        value: parseAmount(String(row.a)),
+        reservedValue: parseAmount(String(row.b)),
       });
     } else if (row.kind === 'history') {
       stateRows.push(row);
+    } else if (row.kind === 'fxhistory') {
+      fxStateRows.push(row);
+    } else if (row.kind === 'fxreserved') {
+      let byAccount = fxReservedChanges.get(String(row.k));
+      if (!byAccount) {
+        byAccount = new Map();
+        fxReservedChanges.set(String(row.k), byAccount);
+      }
+      byAccount.set(String(row.id), parseAmount(String(row.a)));
     } else if (!payeeAmounts.has(String(row.k))) {
       payeeAmounts.set(String(row.k), parseAmount(String(row.a)));
     }
   }
+  return {
+    positions,
+    histories: historiesOf(stateRows),
+    payeeAmounts,
+    fxHistories: historiesOf(fxStateRows),
+    fxReservedChanges,
+  };
+}
+
+function historiesOf(stateRows: FactRow[]): Map<string, StateRecord[]> {
+  const histories = new Map<string, StateRecord[]>();
   stateRows.sort((x, y) => Number(x.id) - Number(y.id));
   for (const row of stateRows) {
     const transferId = String(row.k);
@@ -416,44 +436,24 @@ function factsOf(rows: readonly FactRow[]) {
     }
     history.push({ transferStateId: String(row.a), reason: row.b });
   }
-  return { positions, histories, payeeAmounts };
+  return histories;
 }
 
-interface SettlementChoice {
-  readonly model: { readonly requireLiquidityCheck: boolean } | undefined;
-  readonly accountId: string | undefined;
+function accountRecordOf(row: AccountRow): AccountRecord {
+  return {
+    participantCurrencyId: String(row.participantCurrencyId),
+    participantId: String(row.participantId),
+    currencyId: row.currencyId,
+    ledgerAccountTypeId: Number(row.ledgerAccountTypeId),
+    netDebitCap: row.netDebitCap === null ? undefined : parseAmount(row.netDebitCap),
+  };
 }
 
-/**
- * The settlement account of each prepare account: the settlement model of the account's currency on its
- * ledger account type, else the model with no currency (central-ledger binProcessor _constructRequiredMaps);
- * then the participant's account in that currency of the model's settlementAccountTypeId.
- */
-function resolveSettlementAccounts(
-  rows: readonly AccountRow[],
-  models: readonly SettlementModelRow[],
-  prepareAccounts: ReadonlySet<string>,
-): Map<string, SettlementChoice> {
-  const choices = new Map<string, SettlementChoice>();
-  for (const row of rows) {
-    const id = String(row.participantCurrencyId);
-    if (!prepareAccounts.has(id)) continue;
-    const type = Number(row.ledgerAccountTypeId);
-    const model =
-      models.find((m) => m.currencyId === row.currencyId && Number(m.ledgerAccountTypeId) === type) ??
-      models.find((m) => m.currencyId === null && Number(m.ledgerAccountTypeId) === type);
-    const settlement = model
-      ? rows.find(
-          (r) =>
-            String(r.participantId) === String(row.participantId) &&
-            r.currencyId === row.currencyId &&
-            Number(r.ledgerAccountTypeId) === Number(model.settlementAccountTypeId),
-        )
-      : undefined;
-    choices.set(id, {
-      model: model ? { requireLiquidityCheck: Boolean(Number(model.requireLiquidityCheck)) } : undefined,
-      accountId: settlement ? String(settlement.participantCurrencyId) : undefined,
-    });
-  }
-  return choices;
+function settlementModelOf(row: SettlementModelRow): SettlementModelRecord {
+  return {
+    currencyId: row.currencyId,
+    ledgerAccountTypeId: Number(row.ledgerAccountTypeId),
+    settlementAccountTypeId: Number(row.settlementAccountTypeId),
+    requireLiquidityCheck: Boolean(Number(row.requireLiquidityCheck)),
+  };
 }
