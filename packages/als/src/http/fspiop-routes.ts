@@ -10,6 +10,7 @@ import type { BodySchemaName, FspiopSchemas } from '../fspiop/schemas.js';
 import type { Serialisers } from '../fspiop/serialisers.js';
 import type { FspiopVersion } from '../fspiop/versions.js';
 import type { Metrics } from '../observe/metrics.js';
+import { proxiedRequester, proxyHeaderOf } from './proxy-ingress.js';
 
 export interface FspiopRouteDeps {
   readonly ports: DiscoveryPorts;
@@ -120,13 +121,18 @@ export function registerFspiopRoutes(app: FastifyInstance, deps: FspiopRouteDeps
     const started = performance.now();
     const facts = checkHeaders('GET', 'parties', request.headers, ports.hubVersion);
     checkPath(request, facts.version);
-    const deferred = await checkSource(facts);
+    // Inter-scheme discovery only (off: one property read): a source of another scheme via its proxy.
+    const proxy = ports.proxy && proxyHeaderOf(request.headers);
+    const via = proxy === undefined ? undefined : await proxiedRequester(ports, facts.source, proxy);
+    const deferred = via === undefined ? await checkSource(facts) : undefined;
     const party = partyOf(request.params);
     accept(reply, 'parties_get', 202, started, deferred, { resource: 'parties', party, facts, request }, () =>
       lookUpParty(ports, {
         party,
         currency: request.query.currency,
         source: facts.source,
+        requester: via,
+        proxy,
         destination: facts.destination,
         version: facts.version,
         headers: request.headers,
@@ -158,6 +164,7 @@ export function registerFspiopRoutes(app: FastifyInstance, deps: FspiopRouteDeps
         version: facts.version,
         headers: request.headers,
         body: request.body as Buffer,
+        proxy: ports.proxy && proxyHeaderOf(request.headers),
       }),
     );
   };
