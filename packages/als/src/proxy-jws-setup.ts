@@ -1,13 +1,12 @@
 import { type Config, ConfigError, parseHostPorts } from './config/config.js';
 import { answerExpiredLookup } from './discovery/inter-scheme.js';
 import type { DiscoveryPorts, HeaderMap, OutboundRequest, ProxyPorts } from './discovery/types.js';
-import { startTimeoutHandler, type TimeoutHandler } from './handlers/timeout.js';
-import { loadSigningKey, loadVerificationKeys } from './jws/keys.js';
-import { createJwsSigner } from './jws/sign.js';
-import { validateJws } from './jws/validate.js';
+import type { TimeoutHandler } from './handlers/timeout.js';
 import type { CentralLedger } from './upstream/central-ledger.js';
-import { createRedisProxyCache, type RedisProxyCache } from './upstream/proxy-cache-redis.js';
-import { createRedisLock, TIMEOUT_HANDLER_LOCK_KEY } from './upstream/redis-lock.js';
+import type { RedisProxyCache } from './upstream/proxy-cache-redis.js';
+
+// ioredis, jose and cron are imported only when their part is on: an ALS with all off does not load
+// them (a bigger heap is GC work on every lookup, measured: README "Inter-scheme discovery").
 
 /**
  * The optional parts of the ALS, each off by default as in the original: inter-scheme discovery on a
@@ -39,15 +38,32 @@ export interface ProxyJws {
 
 export async function setUpProxyAndJws(config: Config, centralLedger: CentralLedger): Promise<ProxyJws> {
   // Keys first: a missing or broken key file stops the start before anything connects.
+  const keys = config.jwsValidate === 'on' || config.jwsSign === 'on' ? await import('./jws/keys.js') : undefined;
   const verificationKeys =
-    config.jwsValidate === 'on' ? loadVerificationKeys(config.jwsVerificationKeysDirectory) : undefined;
-  const signer = config.jwsSign === 'on' ? createJwsSigner(loadSigningKey(config.jwsSigningKeyPath)) : undefined;
+    keys && config.jwsValidate === 'on' ? keys.loadVerificationKeys(config.jwsVerificationKeysDirectory) : undefined;
+  const signer =
+    keys && config.jwsSign === 'on'
+      ? (await import('./jws/sign.js')).createJwsSigner(keys.loadSigningKey(config.jwsSigningKeyPath))
+      : undefined;
+  const validateJws = verificationKeys ? (await import('./jws/validate.js')).validateJws : undefined;
+
+  let startTimeoutHandler: typeof import('./handlers/timeout.js').startTimeoutHandler | undefined;
+  let redisLock: typeof import('./upstream/redis-lock.js') | undefined;
+  if (config.proxyCache === 'on' && config.timeoutHandler === 'on') {
+    const cron = await import('cron');
+    const check = cron.validateCronExpression(config.timeoutSchedule);
+    if (!check.valid)
+      throw new ConfigError('ALS_TIMEOUT_SCHEDULE', `must be a cron expression, got "${config.timeoutSchedule}"`);
+    startTimeoutHandler = (await import('./handlers/timeout.js')).startTimeoutHandler;
+    redisLock = await import('./upstream/redis-lock.js');
+  }
 
   let proxyCache: RedisProxyCache | undefined;
   let proxy: ProxyPorts | undefined;
   if (config.proxyCache === 'on') {
     const nodes = parseHostPorts(config.proxyCacheNodes);
     if (!nodes) throw new ConfigError('ALS_PROXY_CACHE_NODES', 'must be host:port[,host:port...]');
+    const { createRedisProxyCache } = await import('./upstream/proxy-cache-redis.js');
     proxyCache = createRedisProxyCache({
       type: config.proxyCacheType,
       nodes,
@@ -90,25 +106,26 @@ export async function setUpProxyAndJws(config: Config, centralLedger: CentralLed
         });
       };
     },
-    jws: verificationKeys
-      ? {
-          applies(method, path) {
-            if (method === 'GET') return false;
-            const resource = path.split('/')[1];
-            if (resource !== 'parties' && resource !== 'participants') return false;
-            return !(method === 'PUT' && resource === 'parties' && config.jwsValidatePutParties !== 'on');
-          },
-          validate: (headers, body) => validateJws(headers, body, verificationKeys),
-        }
-      : undefined,
+    jws:
+      verificationKeys && validateJws
+        ? {
+            applies(method, path) {
+              if (method === 'GET') return false;
+              const resource = path.split('/')[1];
+              if (resource !== 'parties' && resource !== 'participants') return false;
+              return !(method === 'PUT' && resource === 'parties' && config.jwsValidatePutParties !== 'on');
+            },
+            validate: (headers, body) => validateJws(headers, body, verificationKeys),
+          }
+        : undefined,
     startTimeoutHandler(ports, onError) {
-      if (!proxy || !proxyCache || config.timeoutHandler !== 'on') return undefined;
+      if (!proxy || !proxyCache || !startTimeoutHandler || !redisLock) return undefined;
       const ready = proxy;
       timeoutHandler = startTimeoutHandler({
         cache: proxyCache,
         lock:
           config.timeoutLock === 'on'
-            ? createRedisLock(proxyCache.client, TIMEOUT_HANDLER_LOCK_KEY, config.timeoutLockTtlMs)
+            ? redisLock.createRedisLock(proxyCache.client, redisLock.TIMEOUT_HANDLER_LOCK_KEY, config.timeoutLockTtlMs)
             : undefined,
         schedule: config.timeoutSchedule,
         timeZone: config.timeoutTimezone,

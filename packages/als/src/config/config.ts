@@ -1,5 +1,3 @@
-import { validateCronExpression } from 'cron';
-
 /**
  * The ALS configuration: one schema (`settings`) and one defaults object, read from the environment once
  * at start-up, validated and frozen. A bad value names the exact variable (the habit of fastify's
@@ -480,7 +478,10 @@ function parse(setting: Setting<keyof ConfigValues>, raw: string): string | numb
       if (!type.values.includes(raw)) fail(`must be one of ${type.values.join(', ')}`);
       return raw;
     case 'cron':
-      if (!validateCronExpression(raw).valid) fail('must be a cron expression (six fields, with seconds)');
+      // The shape here; the cron library checks the fields when the timeout handler starts (it is loaded
+      // only then, so an ALS without inter-scheme discovery does not carry it).
+      if (!/^\S+( \S+){4,5}$/.test(raw.trim()) || /[^\d*/,\-A-Za-z? ]/.test(raw))
+        fail('must be a cron expression (six fields, with seconds)');
       return raw;
     case 'hostPorts':
       if (parseHostPorts(raw) === undefined) fail('must be host:port[,host:port...]');
