@@ -10,6 +10,8 @@ WORKDIR /src
 # corepack installs the pnpm version named in package.json's packageManager field, the same one CI uses.
 RUN corepack enable
 COPY package.json pnpm-lock.yaml pnpm-workspace.yaml ./
+# pnpm applies patches/ (kafkajs: the TimeoutNegativeWarning guard) while it installs.
+COPY patches ./patches
 # Dependencies come from the lockfile alone, so this layer is reused until the lockfile changes.
 RUN --mount=type=cache,id=pnpm-store,target=/root/.local/share/pnpm/store pnpm fetch
 COPY tsconfig.base.json tsconfig.json ./

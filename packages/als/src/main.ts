@@ -7,8 +7,9 @@ import { extendedPartyIdTypes } from './fspiop/party-id.js';
 import { loadFspiopSchemas } from './fspiop/schemas.js';
 import { createSerialisers } from './fspiop/serialisers.js';
 import { registerAdminRoutes } from './http/admin-routes.js';
-import { frameworkErrors, registerFspiopBasics } from './http/fspiop-plugin.js';
-import { registerFspiopRoutes } from './http/fspiop-routes.js';
+import { createAdmission } from './http/admission.js';
+import { clientErrors, frameworkErrors, registerFspiopBasics } from './http/fspiop-plugin.js';
+import { maxPartyIdLength, registerFspiopRoutes } from './http/fspiop-routes.js';
 import { registerJwsValidation } from './http/jws-hook.js';
 import { registerObserveRoutes } from './http/observe-routes.js';
 import { createMetrics } from './observe/metrics.js';
@@ -37,6 +38,16 @@ export interface RunningAls {
   /** Stops accepting, drains in-flight callbacks (bounded by shutdownTimeoutMs), releases sockets and db. */
   close(): Promise<void>;
 }
+
+/**
+ * Connections the kernel queues before the ALS accepts them. Node's 511 overflowed when 2,000 clients
+ * connected at once: the rest waited for a SYN retry (1 s, then 3 s) before the ALS could even refuse
+ * them (bench:als --scenario faults, overload phase). The kernel caps it at net.core.somaxconn.
+ */
+const listenBacklog = 4_096;
+
+/** Node's default request header limit, named: past it the answer is 431 3104. */
+const maxHeaderBytes = 16_384;
 
 const embeddedOracles = fileURLToPath(new URL('../config/oracles.json', import.meta.url));
 
@@ -157,11 +168,33 @@ export async function startAls(config: Config): Promise<RunningAls> {
     return503OnClosing: true,
     // A HEAD must not start a lookup.
     exposeHeadRoutes: false,
-    frameworkErrors: frameworkErrors(serialisers),
-    // A GET /parties has no body: node:http then skips its request stream's life cycle (issue #4, the
-    // bench's GETs are a quarter of the ALS's exchanges). Requests with a body are unaffected.
-    http: { optimizeEmptyRequests: true },
+    // A 128-character ID is valid (FSPIOP PartyIdentifier); percent-encoded, each character may take 12
+    // (4 UTF-8 bytes as %XX). Fastify's default of 100 refused valid IDs; the handler checks the decoded 128.
+    routerOptions: { maxParamLength: maxPartyIdLength * 12 },
+    frameworkErrors: frameworkErrors(serialisers, maxPartyIdLength),
+    // A request whose headers and body have not all arrived within requestTimeoutMs is answered 408 (slow
+    // bodies held a socket for ever: issue #11, item 5). Node checks every connectionsCheckingInterval.
+    requestTimeout: config.requestTimeoutMs,
+    clientErrorHandler: clientErrors(serialisers, {
+      requestTimeoutMs: config.requestTimeoutMs,
+      maxHeaderBytes: maxHeaderBytes,
+    }),
+    http: {
+      // A GET /parties has no body: node:http then skips its request stream's life cycle (issue #4, the
+      // bench's GETs are a quarter of the ALS's exchanges). The body parser answers such requests of other
+      // methods at once (fspiop-plugin.ts readBody).
+      optimizeEmptyRequests: true,
+      maxHeaderSize: maxHeaderBytes,
+      // Node answers an HTTP/1.1 request without Host with an empty 400; the routes answer it 400 3102.
+      requireHostHeader: false,
+      headersTimeout: config.requestTimeoutMs,
+      requestTimeout: config.requestTimeoutMs,
+      connectionsCheckingInterval: Math.min(1_000, config.requestTimeoutMs),
+    },
   });
+  const admission = createAdmission(config.maxLookupsInFlight, config.lookupCallbackWaitMs);
+  app.addHook('onClose', async () => admission.close());
+  metrics.watchAdmission(() => admission);
   registerFspiopBasics(app, serialisers, config.bodyLimitBytes);
   if (extras.jws) registerJwsValidation(app, extras.jws);
   registerFspiopRoutes(app, {
@@ -173,6 +206,8 @@ export async function startAls(config: Config): Promise<RunningAls> {
     checkDeleteOwner: config.deleteParticipantValidation === 'on',
     extraPartyIdTypes: new Set(config.extendedPartyIdTypes === 'on' ? extendedPartyIdTypes : []),
     clearEndpointCache: () => centralLedger.clear(),
+    admission,
+    retryAfterSeconds: config.retryAfterSeconds,
   });
   const proxyCache = extras.proxyCache;
   const health = createHealthProbe(http, {
@@ -215,7 +250,7 @@ export async function startAls(config: Config): Promise<RunningAls> {
   let url: string;
   let adminUrl: string;
   try {
-    url = await app.listen({ port: config.port, host: config.host });
+    url = await app.listen({ port: config.port, host: config.host, backlog: listenBacklog });
     adminUrl = await admin.listen({ port: config.adminPort, host: config.host });
   } catch (error) {
     await Promise.allSettled([app.close(), admin.close(), http.close(), store.close(), extras.close()]);

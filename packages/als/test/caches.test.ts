@@ -41,7 +41,8 @@ describe('caches', () => {
   });
 
   it('makes one oracle call for 100 concurrent lookups of one cold party', async () => {
-    const stack = await startStack({ sims: { oracleFaults: { latencyMs: 200 } } });
+    // 100 lookups in flight at once: admission must let them all in (its default bound is lower).
+    const stack = await startStack({ sims: { oracleFaults: { latencyMs: 200 } }, config: { maxLookupsInFlight: 100 } });
     stacks.push(stack);
     const callbacks = await Promise.all(Array.from({ length: 100 }, () => lookUp(stack, '46720000002')));
     expect(callbacks.every((c) => c.kind === 'success')).toBe(true);

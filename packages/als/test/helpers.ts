@@ -55,6 +55,8 @@ export function lookupHeaders(
 ): Record<string, string> {
   return {
     accept: `application/vnd.interoperability.${resource}+json;version=1.1`,
+    // The original requires Content-Type on every FSPIOP request, GET and DELETE included.
+    'content-type': `application/vnd.interoperability.${resource}+json;version=1.1`,
     date: new Date().toUTCString(),
     'fspiop-source': 'payerfsp',
     traceparent: traceparent(traceId),

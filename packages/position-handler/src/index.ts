@@ -1,12 +1,14 @@
-export { busOptionsFromConfig, createKafkajsBus, type KafkajsBusOptions } from './bus/kafkajs-bus.js';
-export type { InboundMessage, OutboundMessage, PartitionBatch, PositionBus } from './bus/types.js';
+export { chunkBySize } from './bus/chunk.js';
+export { createKafkajsBus } from './bus/kafkajs-bus.js';
+export { createPlatformaticBus } from './bus/platformatic-bus.js';
+export type { BusOptions, InboundMessage, OutboundMessage, PartitionBatch, PositionBus } from './bus/types.js';
 export { ConfigError, configDefaults, configSchema, loadConfig, type PositionConfig } from './config/index.js';
 export * from './ledger/accounts.js';
 export { type Amount, formatAmount, parseAmount } from './ledger/amount.js';
 export { handlerErrors } from './ledger/errors.js';
 export { planBatch } from './ledger/plan.js';
 export * from './ledger/types.js';
-export { type PositionService, startPositionService } from './main.js';
+export { busOptionsFromConfig, createBus, type PositionService, startPositionService } from './main.js';
 export { decodeMessage, MalformedMessageError, type PositionMessage } from './messages/decode.js';
 export {
   type GeneratedFxTransfer,

@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
 import { Registry } from 'prom-client';
-import { busOptionsFromConfig, createKafkajsBus } from './bus/kafkajs-bus.js';
-import type { PositionBus } from './bus/types.js';
+import { createKafkajsBus } from './bus/kafkajs-bus.js';
+import { createPlatformaticBus } from './bus/platformatic-bus.js';
+import type { BusOptions, PositionBus } from './bus/types.js';
 import type { PositionConfig } from './config/index.js';
 import { createLogger, type Logger } from './observe/logger.js';
 import { createMetrics } from './observe/metrics.js';
@@ -28,6 +29,37 @@ export interface ServiceOverrides {
   readonly decorateStore?: (store: PositionStore) => PositionStore;
   /** Lets a test wrap one bus call to inject a fault. */
   readonly decorateBus?: (bus: PositionBus) => PositionBus;
+}
+
+/** The bus settings of a handler configuration (the handler, and the bench's processes that share its env). */
+export function busOptionsFromConfig(
+  config: PositionConfig,
+  logger: Logger,
+  clientId = config.kafkaClientId,
+): BusOptions {
+  return {
+    brokers: config.kafkaBrokers,
+    clientId,
+    groupId: config.consumerGroup,
+    topics: config.positionTopics,
+    notificationTopic: config.notificationTopic,
+    fromBeginning: config.fromBeginning,
+    partitionsConsumedConcurrently: config.partitionsConsumedConcurrently,
+    sessionTimeoutMs: config.sessionTimeoutMs,
+    fetchMinBytes: config.fetchMinBytes,
+    fetchMaxWaitMs: config.fetchMaxWaitMs,
+    maxBytesPerPartition: config.maxBytesPerPartition,
+    produceBatchBytes: config.produceBatchBytes,
+    produceLingerMs: config.produceLingerMs,
+    acks: config.acks === 'all' ? -1 : 1,
+    compression: config.compression,
+    logger,
+  };
+}
+
+/** The bus of KAFKA_CLIENT. */
+export function createBus(client: PositionConfig['kafkaClient'], options: BusOptions): PositionBus {
+  return client === 'kafkajs' ? createKafkajsBus(options) : createPlatformaticBus(options);
 }
 
 /** A database that is down at start-up is waited for (with back-off), not a reason for a crash loop. */
@@ -59,7 +91,7 @@ export async function startPositionService(
   try {
     const opened = await openWithRetry(knex, config, logger);
     const store = overrides.decorateStore ? overrides.decorateStore(opened) : opened;
-    const kafkaBus = overrides.bus ?? createKafkajsBus(busOptionsFromConfig(config, logger));
+    const kafkaBus = overrides.bus ?? createBus(config.kafkaClient, busOptionsFromConfig(config, logger));
     const bus = overrides.decorateBus ? overrides.decorateBus(kafkaBus) : kafkaBus;
     started = { bus };
     const runner = new PositionRunner(bus, store, metrics, logger, {
@@ -86,6 +118,7 @@ export async function startPositionService(
     logger.info('position handler started', {
       topics: config.positionTopics,
       group: config.consumerGroup,
+      kafkaClient: config.kafkaClient,
       batchSize: config.batchSize,
       http: `${http.address.address}:${http.address.port}`,
     });

@@ -32,9 +32,19 @@ describe('config', () => {
     ['POSITION_FROM_BEGINNING', 'maybe'],
     ['LOG_LEVEL', 'loud'],
     ['POSITION_TOPICS', ' , '],
+    ['KAFKA_CLIENT', 'rdkafka'],
+    ['KAFKA_ACKS', 'none'],
+    ['KAFKA_FETCH_MAX_WAIT_MS', '-1'],
+    ['KAFKA_COMPRESSION', 'brotli'],
   ])('names the bad variable: %s=%s', (key, value) => {
     expect(() => loadConfig({ [key]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [key]: value })).toThrow(new RegExp(`^${key} `));
+  });
+
+  it('refuses a compression kafkajs cannot do (zstd) with KAFKA_CLIENT=kafkajs, naming KAFKA_COMPRESSION', () => {
+    expect(loadConfig({ KAFKA_COMPRESSION: 'zstd' }).compression).toBe('zstd');
+    expect(() => loadConfig({ KAFKA_CLIENT: 'kafkajs', KAFKA_COMPRESSION: 'zstd' })).toThrow(/^KAFKA_COMPRESSION /);
+    expect(loadConfig({ KAFKA_CLIENT: 'kafkajs', KAFKA_COMPRESSION: 'gzip' }).kafkaClient).toBe('kafkajs');
   });
 
   it('documents every env variable with its default in the README', () => {

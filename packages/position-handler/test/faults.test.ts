@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { TestTopic } from '@mojafast/testkit';
 import type { Producer } from 'kafkajs';
-import { afterAll, beforeAll, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startPositionService } from '../src/main.js';
 import { generatePositionMessages, generateTransfers } from '../src/messages/generate.js';
 import { insertFxTransfers, insertTransfers, provisionLedger } from '../src/store/provision.js';
@@ -9,6 +9,7 @@ import { fxPrepareMessage } from './fx-fixtures.js';
 import {
   committedOffset,
   createTestLedger,
+  kafkaClients,
   newTopics,
   openProducer,
   plus,
@@ -18,275 +19,325 @@ import {
   type TestLedger,
   TopicReader,
   testConfig,
+  useKafkaClient,
 } from './helpers.js';
 
-let ledger: TestLedger;
-let input: TestTopic;
-let output: TestTopic;
-let producer: Producer;
-let reader: TopicReader;
+describe.each(kafkaClients)('faults (KAFKA_CLIENT=%s)', (kafkaClient) => {
+  beforeAll(() => useKafkaClient(kafkaClient));
 
-beforeAll(async () => {
-  ledger = await createTestLedger('position_faults', {
-    currencies: ['USD'],
-    dfsps: [
-      { name: 'faultpayer', netDebitCap: '100000', liquidity: '100000' },
-      { name: 'faultpayee', netDebitCap: '100000', liquidity: '100000' },
-    ],
-  });
-  [input, output] = await newTopics('position_faults');
-  producer = await openProducer();
-  reader = await TopicReader.open(output);
-});
+  let ledger: TestLedger;
+  let input: TestTopic;
+  let output: TestTopic;
+  let producer: Producer;
+  let reader: TopicReader;
 
-afterAll(async () => {
-  await reader?.close();
-  await producer?.disconnect();
-  await input?.drop();
-  await output?.drop();
-  await ledger?.drop();
-});
-
-/** How many of these transfers have a RESERVED state change: each prepare applied writes exactly one. */
-async function reservedCount(transfers: readonly { transferId: string }[]): Promise<number> {
-  const rows = await ledger
-    .knex('transferStateChange')
-    .count({ n: '*' })
-    .where({ transferStateId: 'RESERVED' })
-    .whereIn(
-      'transferId',
-      transfers.map((t) => t.transferId),
-    );
-  return Number(rows[0]?.n);
-}
-
-/**
- * `count` transfers from faultpayer to faultpayee in RECEIVED_PREPARE, their prepares produced to `topic`;
- * answers them and the payer's position account.
- */
-async function preparesFromFaultPayer(count: number, topic: string, amount: string) {
-  const transfers = generateTransfers({
-    transfers: count,
-    dfsps: ['faultpayer', 'faultpayee'],
-    currencies: ['USD'],
-  }).map((t) => ({ ...t, payer: 'faultpayer', payee: 'faultpayee', amount }));
-  await insertTransfers(
-    ledger.knex,
-    transfers.map((t) => ({ ...t, state: 'RECEIVED_PREPARE' as const })),
-    ledger.ledger.accounts,
-  );
-  const payer = ledger.ledger.accounts.get('faultpayer:USD')?.position ?? -1;
-  await produce(producer, topic, generatePositionMessages({ transfers, action: 'prepare', accountOf: () => payer }));
-  return { transfers, payer };
-}
-
-it('DB fault mid-batch (the position-change INSERT is refused 3 times, after the state changes were inserted): rolled back, retried, applied once, offsets held back meanwhile', async () => {
-  const { payer } = await preparesFromFaultPayer(50, input.name, '10');
-  const group = `${input.name}-group`;
-  const offsetsDuringFaults: Promise<string>[] = [];
-  let failures = 0;
-  const service = await startPositionService(testConfig(ledger.db, input, output, { batchSize: 20 }), {
-    logger: quietLogger,
-    decorateStore(store) {
-      const positionChangesSql = store.positionChangesSql.bind(store);
-      // The fault: the server refuses the second statement of the write, after it executed the first (the
-      // state changes' INSERT) in the same transaction.
-      store.positionChangesSql = (...args) => {
-        if (failures < 3) {
-          failures += 1;
-          offsetsDuringFaults.push(committedOffset(group, input.name));
-          return { sql: 'INSERT INTO participantPositionChange (injectedFaultNoSuchColumn) VALUES (1)', values: [] };
-        }
-        return positionChangesSql(...args);
-      };
-      return store;
-    },
-  });
-  try {
-    await reader.waitFor(50);
-    await new Promise((r) => setTimeout(r, 300));
-    expect(await Promise.all(offsetsDuringFaults)).toEqual(['-1', '-1', '-1']);
-    expect(await committedOffset(group, input.name)).toBe('50');
-    const states = await ledger.knex('transferStateChange').count({ n: '*' }).where({ transferStateId: 'RESERVED' });
-    expect(Number(states[0]?.n)).toBe(50);
-    expect(await positionOf(ledger.knex, payer)).toBe('500.0000');
-    const ids = reader.values.map((n) => n.id);
-    expect(new Set(ids).size).toBe(50);
-    expect(ids).toHaveLength(50);
-    expect(await service.registry.getSingleMetricAsString('position_db_retries_total')).toMatch(
-      /position_db_retries_total 3/,
-    );
-  } finally {
-    await service.stop();
-  }
-});
-
-it('graceful stop in the middle of the work: every written chunk is notified and its offset committed', async () => {
-  const [stopIn, stopOut] = await newTopics('position_stop');
-  const stopReader = await TopicReader.open(stopOut);
-  try {
-    const { transfers } = await preparesFromFaultPayer(1500, stopIn.name, '1');
-    const service = await startPositionService(testConfig(ledger.db, stopIn, stopOut, { batchSize: 10 }), {
-      logger: quietLogger,
-    });
-    await stopReader.waitFor(1);
-    await service.stop();
-    const applied = await reservedCount(transfers);
-    expect(applied).toBeGreaterThan(0);
-    expect(applied).toBeLessThan(1500); // it really stopped in the middle
-    expect(await committedOffset(`${stopIn.name}-group`, stopIn.name)).toBe(String(applied));
-    await stopReader.waitFor(applied);
-    expect(new Set(stopReader.values.map((n) => n.id)).size).toBe(applied);
-  } finally {
-    await stopReader.close();
-    await stopIn.drop();
-    await stopOut.drop();
-  }
-});
-
-it('notifications refused by the broker (the second chunk produce fails twice): fetched again, replayed, nothing written twice, every transfer notified, offsets past acknowledged notifications only', async () => {
-  const [faultIn, faultOut] = await newTopics('position_produce_fault');
-  const faultReader = await TopicReader.open(faultOut);
-  try {
-    const { transfers, payer } = await preparesFromFaultPayer(100, faultIn.name, '3');
-    const before = await positionOf(ledger.knex, payer);
-    const group = `${faultIn.name}-group`;
-    const offsetsAtFaults: string[] = [];
-    let produces = 0;
-    let failures = 0;
-    const service = await startPositionService(testConfig(ledger.db, faultIn, faultOut, { batchSize: 20 }), {
-      logger: quietLogger,
-      decorateBus(bus) {
-        const produceReal = bus.produce.bind(bus);
-        bus.produce = async (messages) => {
-          produces += 1;
-          if (produces >= 2 && failures < 2) {
-            failures += 1;
-            offsetsAtFaults.push(await committedOffset(group, faultIn.name));
-            throw new Error('injected fault: NOT_ENOUGH_REPLICAS');
-          }
-          return produceReal(messages);
-        };
-        return bus;
-      },
-    });
-    try {
-      await faultReader.waitFor(100);
-      for (let i = 0; i < 50 && (await committedOffset(group, faultIn.name)) !== '100'; i++) {
-        await new Promise((r) => setTimeout(r, 100));
-      }
-      expect(failures).toBe(2);
-      // Never committed past the chunk whose notifications failed (the first chunk is offsets 0-19).
-      for (const offset of offsetsAtFaults) expect(Number(offset)).toBeLessThanOrEqual(20);
-      expect(await committedOffset(group, faultIn.name)).toBe('100');
-      expect(await reservedCount(transfers)).toBe(100);
-      expect(await positionOf(ledger.knex, payer)).toBe(plus(before, '300'));
-      expect(new Set(faultReader.values.map((n) => n.id)).size).toBe(100);
-      expect(await service.registry.getSingleMetricAsString('position_messages_total')).toMatch(
-        /position_messages_total\{action="prepare",result="replayed"\} [1-9]/,
-      );
-    } finally {
-      await service.stop();
-    }
-  } finally {
-    await faultReader.close();
-    await faultIn.drop();
-    await faultOut.drop();
-  }
-});
-
-it('FX in the stream: fx-prepares interleaved with prepares, the second chunk produce refused twice: every transfer and fxTransfer RESERVED once, the payer moved once by each, every one notified', async () => {
-  const [fxIn, fxOut] = await newTopics('position_fx_fault');
-  const fxReader = await TopicReader.open(fxOut);
-  try {
-    const fxLedger = await provisionLedger(ledger.knex, {
-      currencies: ['USD', 'EUR'],
+  beforeAll(async () => {
+    ledger = await createTestLedger('position_faults', {
+      currencies: ['USD'],
       dfsps: [
         { name: 'faultpayer', netDebitCap: '100000', liquidity: '100000' },
-        { name: 'faultfxp', netDebitCap: '100000', liquidity: '100000' },
+        { name: 'faultpayee', netDebitCap: '100000', liquidity: '100000' },
       ],
     });
-    const payer = fxLedger.accounts.get('faultpayer:USD')?.position as number;
-    const before = await positionOf(ledger.knex, payer);
+    [input, output] = await newTopics('position_faults');
+    producer = await openProducer();
+    reader = await TopicReader.open(output);
+  });
+
+  afterAll(async () => {
+    await reader?.close();
+    await producer?.disconnect();
+    await input?.drop();
+    await output?.drop();
+    await ledger?.drop();
+  });
+
+  /** How many of these transfers have a RESERVED state change: each prepare applied writes exactly one. */
+  async function reservedCount(transfers: readonly { transferId: string }[]): Promise<number> {
+    const rows = await ledger
+      .knex('transferStateChange')
+      .count({ n: '*' })
+      .where({ transferStateId: 'RESERVED' })
+      .whereIn(
+        'transferId',
+        transfers.map((t) => t.transferId),
+      );
+    return Number(rows[0]?.n);
+  }
+
+  /**
+   * `count` transfers from faultpayer to faultpayee in RECEIVED_PREPARE, their prepares produced to `topic`;
+   * answers them and the payer's position account.
+   */
+  async function preparesFromFaultPayer(count: number, topic: string, amount: string) {
     const transfers = generateTransfers({
-      transfers: 40,
+      transfers: count,
       dfsps: ['faultpayer', 'faultpayee'],
       currencies: ['USD'],
-    }).map((t) => ({ ...t, payer: 'faultpayer', payee: 'faultpayee', amount: '2' }));
+    }).map((t) => ({ ...t, payer: 'faultpayer', payee: 'faultpayee', amount }));
     await insertTransfers(
       ledger.knex,
       transfers.map((t) => ({ ...t, state: 'RECEIVED_PREPARE' as const })),
       ledger.ledger.accounts,
     );
-    const fxs = transfers.map((t) => ({
-      commitRequestId: randomUUID(),
-      determiningTransferId: t.transferId,
-      initiator: 'faultpayer',
-      fxp: 'faultfxp',
-      sourceCurrency: 'USD',
-      sourceAmount: '1',
-      targetCurrency: 'EUR',
-      targetAmount: '1',
-    }));
-    await insertFxTransfers(
-      ledger.knex,
-      fxs.map((fx) => ({ ...fx, state: 'RECEIVED_PREPARE' as const })),
-      fxLedger.accounts,
-    );
-    const prepares = generatePositionMessages({ transfers, action: 'prepare', accountOf: () => payer });
-    await produce(
-      producer,
-      fxIn.name,
-      fxs.flatMap((fx, i) => [fxPrepareMessage(fx, payer), prepares[i] as { key: string; value: string }]),
-    );
-    let produces = 0;
+    const payer = ledger.ledger.accounts.get('faultpayer:USD')?.position ?? -1;
+    await produce(producer, topic, generatePositionMessages({ transfers, action: 'prepare', accountOf: () => payer }));
+    return { transfers, payer };
+  }
+
+  it('DB fault mid-batch (the position-change INSERT is refused 3 times, after the state changes were inserted): rolled back, retried, applied once, offsets held back meanwhile', async () => {
+    const { payer } = await preparesFromFaultPayer(50, input.name, '10');
+    const group = `${input.name}-group`;
+    const offsetsDuringFaults: Promise<string>[] = [];
     let failures = 0;
-    const service = await startPositionService(testConfig(ledger.db, fxIn, fxOut, { batchSize: 20 }), {
+    const service = await startPositionService(testConfig(ledger.db, input, output, { batchSize: 20 }), {
       logger: quietLogger,
-      decorateBus(bus) {
-        const produceReal = bus.produce.bind(bus);
-        bus.produce = async (messages) => {
-          produces += 1;
-          if (produces >= 2 && failures < 2) {
+      decorateStore(store) {
+        const positionChangesSql = store.positionChangesSql.bind(store);
+        // The fault: the server refuses the second statement of the write, after it executed the first (the
+        // state changes' INSERT) in the same transaction.
+        store.positionChangesSql = (...args) => {
+          if (failures < 3) {
             failures += 1;
-            throw new Error('injected fault: NOT_ENOUGH_REPLICAS');
+            offsetsDuringFaults.push(committedOffset(group, input.name));
+            return { sql: 'INSERT INTO participantPositionChange (injectedFaultNoSuchColumn) VALUES (1)', values: [] };
           }
-          return produceReal(messages);
+          return positionChangesSql(...args);
         };
-        return bus;
+        return store;
       },
     });
     try {
-      await fxReader.waitFor(80);
-      await vi.waitFor(async () => expect(await committedOffset(`${fxIn.name}-group`, fxIn.name)).toBe('80'), {
-        timeout: 10_000,
-      });
-      expect(failures).toBe(2);
-      expect(await reservedCount(transfers)).toBe(40);
-      const fxReserved = await ledger
-        .knex('fxTransferStateChange')
-        .count({ n: '*' })
-        .where({ transferStateId: 'RESERVED' })
-        .whereIn(
-          'commitRequestId',
-          fxs.map((fx) => fx.commitRequestId),
-        );
-      expect(Number(fxReserved[0]?.n)).toBe(40);
-      // 40 × 2 (plain) + 40 × 1 (FX source amount), each once.
-      expect(await positionOf(ledger.knex, payer)).toBe(plus(before, '120'));
-      const ids = new Set(fxReader.values.map((n) => n.id));
-      for (const id of [...transfers.map((t) => t.transferId), ...fxs.map((fx) => fx.commitRequestId)]) {
-        expect(ids.has(id)).toBe(true);
-      }
-      expect(await service.registry.getSingleMetricAsString('position_messages_total')).toMatch(
-        /position_messages_total\{action="fx-prepare",result="replayed"\} [1-9]/,
+      await reader.waitFor(50);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(await Promise.all(offsetsDuringFaults)).toEqual(['-1', '-1', '-1']);
+      expect(await committedOffset(group, input.name)).toBe('50');
+      const states = await ledger.knex('transferStateChange').count({ n: '*' }).where({ transferStateId: 'RESERVED' });
+      expect(Number(states[0]?.n)).toBe(50);
+      expect(await positionOf(ledger.knex, payer)).toBe('500.0000');
+      const ids = reader.values.map((n) => n.id);
+      expect(new Set(ids).size).toBe(50);
+      expect(ids).toHaveLength(50);
+      expect(await service.registry.getSingleMetricAsString('position_db_retries_total')).toMatch(
+        /position_db_retries_total 3/,
       );
     } finally {
       await service.stop();
     }
-  } finally {
-    await fxReader.close();
-    await fxIn.drop();
-    await fxOut.drop();
-  }
+  });
+
+  it('graceful stop in the middle of the work: every written chunk is notified and its offset committed', async () => {
+    const [stopIn, stopOut] = await newTopics('position_stop');
+    const stopReader = await TopicReader.open(stopOut);
+    try {
+      const { transfers } = await preparesFromFaultPayer(1500, stopIn.name, '1');
+      const service = await startPositionService(testConfig(ledger.db, stopIn, stopOut, { batchSize: 10 }), {
+        logger: quietLogger,
+      });
+      await stopReader.waitFor(1);
+      await service.stop();
+      const applied = await reservedCount(transfers);
+      expect(applied).toBeGreaterThan(0);
+      expect(applied).toBeLessThan(1500); // it really stopped in the middle
+      expect(await committedOffset(`${stopIn.name}-group`, stopIn.name)).toBe(String(applied));
+      await stopReader.waitFor(applied);
+      expect(new Set(stopReader.values.map((n) => n.id)).size).toBe(applied);
+    } finally {
+      await stopReader.close();
+      await stopIn.drop();
+      await stopOut.drop();
+    }
+  });
+
+  it('notifications refused by the broker (the second chunk produce fails twice): fetched again, replayed, nothing written twice, every transfer notified, offsets past acknowledged notifications only', async () => {
+    const [faultIn, faultOut] = await newTopics('position_produce_fault');
+    const faultReader = await TopicReader.open(faultOut);
+    try {
+      const { transfers, payer } = await preparesFromFaultPayer(100, faultIn.name, '3');
+      const before = await positionOf(ledger.knex, payer);
+      const group = `${faultIn.name}-group`;
+      const offsetsAtFaults: string[] = [];
+      let produces = 0;
+      let failures = 0;
+      const service = await startPositionService(testConfig(ledger.db, faultIn, faultOut, { batchSize: 20 }), {
+        logger: quietLogger,
+        decorateBus(bus) {
+          const produceReal = bus.produce.bind(bus);
+          bus.produce = async (messages) => {
+            produces += 1;
+            if (produces >= 2 && failures < 2) {
+              failures += 1;
+              offsetsAtFaults.push(await committedOffset(group, faultIn.name));
+              throw new Error('injected fault: NOT_ENOUGH_REPLICAS');
+            }
+            return produceReal(messages);
+          };
+          return bus;
+        },
+      });
+      try {
+        await faultReader.waitFor(100);
+        for (let i = 0; i < 50 && (await committedOffset(group, faultIn.name)) !== '100'; i++) {
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        expect(failures).toBe(2);
+        // Never committed past the chunk whose notifications failed (the first chunk is offsets 0-19).
+        for (const offset of offsetsAtFaults) expect(Number(offset)).toBeLessThanOrEqual(20);
+        expect(await committedOffset(group, faultIn.name)).toBe('100');
+        expect(await reservedCount(transfers)).toBe(100);
+        expect(await positionOf(ledger.knex, payer)).toBe(plus(before, '300'));
+        expect(new Set(faultReader.values.map((n) => n.id)).size).toBe(100);
+        expect(await service.registry.getSingleMetricAsString('position_messages_total')).toMatch(
+          /position_messages_total\{action="prepare",result="replayed"\} [1-9]/,
+        );
+      } finally {
+        await service.stop();
+      }
+    } finally {
+      await faultReader.close();
+      await faultIn.drop();
+      await faultOut.drop();
+    }
+  });
+
+  it('offset commit refused by the broker (the first two commits fail): the chunks are fetched again and replayed, nothing written twice, every transfer notified, the offset committed in the end', async () => {
+    const [commitIn, commitOut] = await newTopics('position_commit_fault');
+    const commitReader = await TopicReader.open(commitOut);
+    try {
+      const { transfers, payer } = await preparesFromFaultPayer(60, commitIn.name, '2');
+      const before = await positionOf(ledger.knex, payer);
+      const group = `${commitIn.name}-group`;
+      let failures = 0;
+      const service = await startPositionService(testConfig(ledger.db, commitIn, commitOut, { batchSize: 20 }), {
+        logger: quietLogger,
+        decorateBus(bus) {
+          const commitReal = bus.commit.bind(bus);
+          bus.commit = async (topic, partition, nextOffset) => {
+            if (failures < 2) {
+              failures += 1;
+              throw new Error('injected fault: COORDINATOR_NOT_AVAILABLE');
+            }
+            return commitReal(topic, partition, nextOffset);
+          };
+          return bus;
+        },
+      });
+      try {
+        await vi.waitFor(async () => expect(await committedOffset(group, commitIn.name)).toBe('60'), {
+          timeout: 30_000,
+          interval: 100,
+        });
+        expect(failures).toBe(2);
+        expect(await reservedCount(transfers)).toBe(60);
+        expect(await positionOf(ledger.knex, payer)).toBe(plus(before, '120'));
+        await commitReader.waitFor(60);
+        expect(new Set(commitReader.values.map((n) => n.id)).size).toBe(60);
+        expect(await service.registry.getSingleMetricAsString('position_messages_total')).toMatch(
+          /position_messages_total\{action="prepare",result="replayed"\} [1-9]/,
+        );
+      } finally {
+        await service.stop();
+      }
+    } finally {
+      await commitReader.close();
+      await commitIn.drop();
+      await commitOut.drop();
+    }
+  });
+
+  it('FX in the stream: fx-prepares interleaved with prepares, the second chunk produce refused twice: every transfer and fxTransfer RESERVED once, the payer moved once by each, every one notified', async () => {
+    const [fxIn, fxOut] = await newTopics('position_fx_fault');
+    const fxReader = await TopicReader.open(fxOut);
+    try {
+      const fxLedger = await provisionLedger(ledger.knex, {
+        currencies: ['USD', 'EUR'],
+        dfsps: [
+          { name: 'faultpayer', netDebitCap: '100000', liquidity: '100000' },
+          { name: 'faultfxp', netDebitCap: '100000', liquidity: '100000' },
+        ],
+      });
+      const payer = fxLedger.accounts.get('faultpayer:USD')?.position as number;
+      const before = await positionOf(ledger.knex, payer);
+      const transfers = generateTransfers({
+        transfers: 40,
+        dfsps: ['faultpayer', 'faultpayee'],
+        currencies: ['USD'],
+      }).map((t) => ({ ...t, payer: 'faultpayer', payee: 'faultpayee', amount: '2' }));
+      await insertTransfers(
+        ledger.knex,
+        transfers.map((t) => ({ ...t, state: 'RECEIVED_PREPARE' as const })),
+        ledger.ledger.accounts,
+      );
+      const fxs = transfers.map((t) => ({
+        commitRequestId: randomUUID(),
+        determiningTransferId: t.transferId,
+        initiator: 'faultpayer',
+        fxp: 'faultfxp',
+        sourceCurrency: 'USD',
+        sourceAmount: '1',
+        targetCurrency: 'EUR',
+        targetAmount: '1',
+      }));
+      await insertFxTransfers(
+        ledger.knex,
+        fxs.map((fx) => ({ ...fx, state: 'RECEIVED_PREPARE' as const })),
+        fxLedger.accounts,
+      );
+      const prepares = generatePositionMessages({ transfers, action: 'prepare', accountOf: () => payer });
+      await produce(
+        producer,
+        fxIn.name,
+        fxs.flatMap((fx, i) => [fxPrepareMessage(fx, payer), prepares[i] as { key: string; value: string }]),
+      );
+      let produces = 0;
+      let failures = 0;
+      const service = await startPositionService(testConfig(ledger.db, fxIn, fxOut, { batchSize: 20 }), {
+        logger: quietLogger,
+        decorateBus(bus) {
+          const produceReal = bus.produce.bind(bus);
+          bus.produce = async (messages) => {
+            produces += 1;
+            if (produces >= 2 && failures < 2) {
+              failures += 1;
+              throw new Error('injected fault: NOT_ENOUGH_REPLICAS');
+            }
+            return produceReal(messages);
+          };
+          return bus;
+        },
+      });
+      try {
+        await fxReader.waitFor(80);
+        await vi.waitFor(async () => expect(await committedOffset(`${fxIn.name}-group`, fxIn.name)).toBe('80'), {
+          timeout: 10_000,
+        });
+        expect(failures).toBe(2);
+        expect(await reservedCount(transfers)).toBe(40);
+        const fxReserved = await ledger
+          .knex('fxTransferStateChange')
+          .count({ n: '*' })
+          .where({ transferStateId: 'RESERVED' })
+          .whereIn(
+            'commitRequestId',
+            fxs.map((fx) => fx.commitRequestId),
+          );
+        expect(Number(fxReserved[0]?.n)).toBe(40);
+        // 40 × 2 (plain) + 40 × 1 (FX source amount), each once.
+        expect(await positionOf(ledger.knex, payer)).toBe(plus(before, '120'));
+        const ids = new Set(fxReader.values.map((n) => n.id));
+        for (const id of [...transfers.map((t) => t.transferId), ...fxs.map((fx) => fx.commitRequestId)]) {
+          expect(ids.has(id)).toBe(true);
+        }
+        expect(await service.registry.getSingleMetricAsString('position_messages_total')).toMatch(
+          /position_messages_total\{action="fx-prepare",result="replayed"\} [1-9]/,
+        );
+      } finally {
+        await service.stop();
+      }
+    } finally {
+      await fxReader.close();
+      await fxIn.drop();
+      await fxOut.drop();
+    }
+  });
 });

@@ -9,7 +9,7 @@ import {
 } from '@mojafast/testkit';
 import type { Consumer, Producer } from 'kafkajs';
 import type { Knex } from 'knex';
-import { chunkBySize } from '../src/bus/kafkajs-bus.js';
+import { chunkBySize } from '../src/bus/chunk.js';
 import { loadConfig, type PositionConfig } from '../src/config/index.js';
 import { formatAmount, parseAmount } from '../src/ledger/amount.js';
 import { createLogger } from '../src/observe/logger.js';
@@ -40,12 +40,23 @@ export async function createTestLedger(prefix: string, spec: LedgerSpec, migrate
   };
 }
 
+/** The Kafka clients the handler's suites run over (describe.each), KAFKA_CLIENT's values. */
+export const kafkaClients = ['platformatic', 'kafkajs'] as const satisfies readonly PositionConfig['kafkaClient'][];
+
+let testKafkaClient: PositionConfig['kafkaClient'] = 'platformatic';
+
+/** The client testConfig gives the handler: set by a describe.each over kafkaClients in its beforeAll. */
+export function useKafkaClient(client: PositionConfig['kafkaClient']): void {
+  testKafkaClient = client;
+}
+
 /** Handler settings for a test: its own database, topics and group, HTTP on port 0, errors-only logs. */
 export function testConfig(db: TestDatabase, input: TestTopic, output: TestTopic, over: Partial<PositionConfig> = {}) {
   const settings = loadInfraSettings();
   return loadConfig(
     {},
     {
+      kafkaClient: testKafkaClient,
       kafkaBrokers: settings.kafka.brokers,
       consumerGroup: `${input.name}-group`,
       positionTopics: [input.name],

@@ -21,6 +21,8 @@ export interface PayerSimOptions {
   readonly recordHistory?: boolean;
   /** How long an unclaimed callback waits for its waiter before it is dropped. */
   readonly unclaimedTtlMs?: number;
+  /** Told of every callback with a trace id (the fault bench counts callbacks per lookup with it). */
+  readonly onCallback?: (traceId: string, kind: 'success' | 'error') => void;
 }
 
 export interface PayerSim {
@@ -102,6 +104,7 @@ export async function startPayerSim(opts: PayerSimOptions = {}): Promise<PayerSi
   expire.unref();
 
   const deliver = (traceId: string, callback: ReceivedCallback): void => {
+    opts.onCallback?.(traceId, callback.kind);
     if (opts.recordHistory) {
       const list = history.get(traceId);
       if (list) list.push(callback);

@@ -49,6 +49,14 @@ export interface ConfigValues {
   /** 'off' closes every upstream connection after one request: the Mojaloop matrix's keep-alive-off row. */
   upstreamKeepAlive: 'on' | 'off';
   bodyLimitBytes: number;
+  /** Time to receive a whole request, headers and body; past it 408 (a slow client holds no socket). */
+  requestTimeoutMs: number;
+  /** Lookups (requests answered 202) in flight per process; past it 503 with FSPIOP 2003. */
+  maxLookupsInFlight: number;
+  /** How long a forwarded GET /parties keeps its admission slot while the payee has not called back. */
+  lookupCallbackWaitMs: number;
+  /** Retry-After of a 503 2003 (admission refused). */
+  retryAfterSeconds: number;
   processes: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   profileDir: string;
@@ -118,6 +126,10 @@ export const defaults: Config = Object.freeze({
   keepAliveTimeoutMs: 30_000,
   upstreamKeepAlive: 'on',
   bodyLimitBytes: 65_536,
+  requestTimeoutMs: 10_000,
+  maxLookupsInFlight: 32,
+  lookupCallbackWaitMs: 250,
+  retryAfterSeconds: 1,
   processes: 1,
   logLevel: 'warn',
   profileDir: '.',
@@ -267,6 +279,30 @@ export const settings: readonly Setting<keyof ConfigValues>[] = [
     env: 'ALS_BODY_LIMIT_BYTES',
     type: { kind: 'int', min: 1024 },
     doc: 'largest request body accepted (larger: 400, 3104)',
+  },
+  {
+    key: 'requestTimeoutMs',
+    env: 'ALS_REQUEST_TIMEOUT_MS',
+    type: { kind: 'int', min: 100 },
+    doc: 'time to receive a whole request, headers and body (later: 408, 3000)',
+  },
+  {
+    key: 'maxLookupsInFlight',
+    env: 'ALS_MAX_LOOKUPS_IN_FLIGHT',
+    type: { kind: 'int', min: 1 },
+    doc: 'lookups accepted and not yet finished, per process (more: 503, 2003, Retry-After)',
+  },
+  {
+    key: 'lookupCallbackWaitMs',
+    env: 'ALS_LOOKUP_CALLBACK_WAIT_MS',
+    type: { kind: 'int', min: 0 },
+    doc: "how long a forwarded GET /parties counts as in flight while the payee's callback has not come",
+  },
+  {
+    key: 'retryAfterSeconds',
+    env: 'ALS_RETRY_AFTER_SECONDS',
+    type: { kind: 'int', min: 1, max: 3600 },
+    doc: 'Retry-After of a 503 (2003) refusal',
   },
   {
     key: 'processes',

@@ -28,6 +28,32 @@ export const AlsErrors = catalogue({
   UNKNOWN_URI: { fspiop: FspiopError.UNKNOWN_URI, status: 404, template: '{method} {path}' },
   MALFORMED_URI: { fspiop: FspiopError.MALFORMED_SYNTAX, status: 400, template: 'path {path} is not valid' },
   INVALID_PARTY_ID_TYPE: { fspiop: FspiopError.VALIDATION_ERROR, status: 400, template: '/params/Type {type}' },
+  PATH_PARAM_TOO_LONG: {
+    fspiop: FspiopError.VALIDATION_ERROR,
+    status: 400,
+    template: '/params/{param} must NOT have more than {limit} characters',
+  },
+  INVALID_QUERY: { fspiop: FspiopError.VALIDATION_ERROR, status: 400, template: '/query/{param} {reason}' },
+  MALFORMED_REQUEST: {
+    fspiop: FspiopError.MALFORMED_SYNTAX,
+    status: 400,
+    template: 'request is not valid HTTP/1.1 ({reason})',
+  },
+  HEADERS_TOO_LARGE: {
+    fspiop: FspiopError.TOO_LARGE_PAYLOAD,
+    status: 431,
+    template: 'request headers exceed {limit} bytes',
+  },
+  REQUEST_TIMEOUT: {
+    fspiop: FspiopError.CLIENT_ERROR,
+    status: 408,
+    template: 'request not received completely within {ms} ms',
+  },
+  OVERLOADED: {
+    fspiop: FspiopError.SERVICE_CURRENTLY_UNAVAILABLE,
+    status: 503,
+    template: '{limit} lookups in flight in this process; retry after {seconds} s',
+  },
   UNKNOWN_SOURCE: {
     fspiop: FspiopError.MALFORMED_SYNTAX,
     status: 400,
@@ -82,6 +108,11 @@ export const AlsErrors = catalogue({
   },
   ORACLE_FAILED: { fspiop: FspiopError.INTERNAL_SERVER_ERROR, status: undefined, template: 'oracle: {reason}' },
   SWITCH_FAILED: { fspiop: FspiopError.INTERNAL_SERVER_ERROR, status: undefined, template: 'central-ledger: {reason}' },
+  SOURCE_UNREACHABLE: {
+    fspiop: FspiopError.INTERNAL_SERVER_ERROR,
+    status: 500,
+    template: 'central-ledger: {reason}; the error callback endpoint of {source} is unknown',
+  },
   DESTINATION_UNREACHABLE: {
     fspiop: FspiopError.DESTINATION_COMMUNICATION_ERROR,
     status: undefined,

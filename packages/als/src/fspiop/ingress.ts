@@ -1,4 +1,5 @@
 import { AlsError } from './errors.js';
+import { isHttpDate } from './http-date.js';
 import {
   acceptVersions,
   answerVersion,
@@ -26,9 +27,12 @@ function single(headers: Headers, name: string): string | undefined {
 }
 
 /**
- * The synchronous FSPIOP header checks of the original (reference "GET /parties" step 1): a missing
- * Date, FSPIOP-Source, Accept (GET/POST/DELETE) or Content-Type (PUT/POST) is 3102; a header that is not
- * an FSPIOP media type for the resource is 3101; an unsupported version is 406 with 3001.
+ * The synchronous FSPIOP header checks of the original, in its order (central-services-shared
+ * src/util/hapi/plugins/headerValidation.js, then its OpenAPI validation for FSPIOP-Source): Accept on
+ * GET/POST/DELETE (missing 3102, not an FSPIOP media type for the resource 3101, unsupported version 406
+ * 3001); Date (missing 3102, not an IMF-fixdate 3101); Content-Type on every method, GET and DELETE
+ * included (missing 3102, not an FSPIOP media type with a version for the resource 3101, unsupported
+ * version 406 3001); FSPIOP-Source (missing 3102).
  */
 export function checkHeaders(
   method: string,
@@ -36,35 +40,34 @@ export function checkHeaders(
   headers: Headers,
   hubVersion: FspiopVersion,
 ): IngressFacts {
-  const hasBody = method === 'PUT' || method === 'POST';
   const wantsAccept = method !== 'PUT';
-  const accept = single(headers, 'accept');
-  const type = single(headers, 'content-type');
-  const date = single(headers, 'date');
-  const source = single(headers, 'fspiop-source');
-  if (wantsAccept && accept === undefined) throw new AlsError('MISSING_HEADER', { header: 'accept' });
-  if (hasBody && type === undefined) throw new AlsError('MISSING_HEADER', { header: 'content-type' });
-  if (date === undefined) throw new AlsError('MISSING_HEADER', { header: 'date' });
-  if (source === undefined) throw new AlsError('MISSING_HEADER', { header: 'fspiop-source' });
-
   let version = hubVersion;
   if (wantsAccept) {
-    const parsed = parseAccept(accept as string, resource);
+    const accept = single(headers, 'accept');
+    if (accept === undefined) throw new AlsError('MISSING_HEADER', { header: 'accept' });
+    const parsed = parseAccept(accept, resource);
     if (!parsed) throw new AlsError('MALFORMED_HEADER', { header: 'accept' });
     if (parsed.version !== undefined && !acceptVersions.has(parsed.version))
       throw new AlsError('UNACCEPTABLE_VERSION', { header: 'accept', version: parsed.version });
     version = answerVersion(parsed.version, hubVersion);
   }
-  let bodyVersion = version;
-  if (hasBody) {
-    const parsed = parseMediaType(type as string);
-    if (!parsed || parsed.resource !== resource || parsed.version === undefined)
-      throw new AlsError('MALFORMED_HEADER', { header: 'content-type' });
-    if (!contentTypeVersions.has(parsed.version))
-      throw new AlsError('UNACCEPTABLE_VERSION', { header: 'content-type', version: parsed.version });
-    bodyVersion = answerVersion(parsed.version, hubVersion);
-    // A PUT has no Accept: its source is answered in the version it wrote.
-    if (!wantsAccept) version = bodyVersion;
-  }
+
+  const date = single(headers, 'date');
+  if (date === undefined) throw new AlsError('MISSING_HEADER', { header: 'date' });
+  if (!isHttpDate(date)) throw new AlsError('MALFORMED_HEADER', { header: 'date' });
+
+  const type = single(headers, 'content-type');
+  if (type === undefined) throw new AlsError('MISSING_HEADER', { header: 'content-type' });
+  const parsed = parseMediaType(type);
+  if (!parsed || parsed.resource !== resource || parsed.version === undefined)
+    throw new AlsError('MALFORMED_HEADER', { header: 'content-type' });
+  if (!contentTypeVersions.has(parsed.version))
+    throw new AlsError('UNACCEPTABLE_VERSION', { header: 'content-type', version: parsed.version });
+  const bodyVersion = answerVersion(parsed.version, hubVersion);
+  // A PUT has no Accept: its source is answered in the version it wrote.
+  if (!wantsAccept) version = bodyVersion;
+
+  const source = single(headers, 'fspiop-source');
+  if (source === undefined) throw new AlsError('MISSING_HEADER', { header: 'fspiop-source' });
   return { source, destination: single(headers, 'fspiop-destination'), version, bodyVersion };
 }

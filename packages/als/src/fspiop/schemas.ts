@@ -23,6 +23,8 @@ export interface FspiopSchemas {
   validate(version: FspiopVersion, name: BodySchemaName, body: unknown): void;
   /** PartyIdType values of a version (the path's {Type}). */
   readonly partyIdTypes: Readonly<Record<FspiopVersion, ReadonlySet<string>>>;
+  /** The API's Currency enum (ISO 4217 codes), for a `?currency=` query. */
+  readonly currencies: ReadonlySet<string>;
 }
 
 function snippetsDir(): string {
@@ -62,8 +64,12 @@ export function loadFspiopSchemas(): FspiopSchemas {
     '2.0': new Set(v20.PartyIdType?.enum ?? []),
   };
 
+  const currencies = new Set(v11.components.schemas.Currency?.enum ?? []);
+  if (currencies.size === 0) throw new Error('@mojaloop/api-snippets v1.1 has no Currency enum');
+
   return {
     partyIdTypes,
+    currencies,
     validate(version, name, body) {
       const validator = validators.get(`${version}:${name}`) as ValidateFunction;
       if (validator(body)) return;

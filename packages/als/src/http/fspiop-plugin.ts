@@ -1,3 +1,6 @@
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Readable } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AlsError } from '../fspiop/errors.js';
 import type { Serialisers } from '../fspiop/serialisers.js';
@@ -10,34 +13,118 @@ export function sendAlsError(reply: FastifyReply, serialisers: Serialisers, erro
 }
 
 /**
- * What every FSPIOP server of ours shares: bodies kept as the bytes received (PUT callbacks are
- * forwarded as they came, issue #3), FSPIOP error bodies for everything that fails before a handler
- * answers (an oversized body is 3104, an unknown route 3002), and never a 5xx for bad input.
+ * Fastify answers some requests before any hook or error handler runs: a URL it cannot decode
+ * (FST_ERR_BAD_URL) and a path parameter longer than `maxParamLength` (FST_ERR_MAX_PARAM_LENGTH). This is
+ * its `frameworkErrors` option, so those answers are FSPIOP errors too, each with its own code.
  */
-/**
- * Fastify answers a URL it cannot decode (FST_ERR_BAD_URL) before any hook or error handler runs; this
- * is its `frameworkErrors` option, so that answer is an FSPIOP error too.
- */
-export function frameworkErrors(serialisers: Serialisers) {
+export function frameworkErrors(serialisers: Serialisers, maxParamLength: number) {
   return (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    const alsError =
-      error.code === 'FST_ERR_BAD_URL'
-        ? new AlsError('MALFORMED_URI', { path: request.url })
-        : new AlsError('MALFORMED_HEADER', { header: 'content-type' });
+    let alsError: AlsError;
+    if (error.code === 'FST_ERR_MAX_PARAM_LENGTH')
+      // The original's OpenAPI ID parameter has maxLength 128 (api-swagger.yaml, components/parameters/ID):
+      // ajv's maxLength is a 3100 there (central-services-error-handling createFSPIOPErrorFromOpenapiError).
+      alsError = new AlsError('PATH_PARAM_TOO_LONG', { param: 'ID', limit: maxParamLength });
+    else if (error.code === 'FST_ERR_BAD_URL') alsError = new AlsError('MALFORMED_URI', { path: request.url });
+    else alsError = new AlsError('MALFORMED_REQUEST', { reason: error.code });
     sendAlsError(reply, serialisers, alsError);
   };
 }
 
+/**
+ * What Node's HTTP parser refuses never reaches fastify: Node emits `clientError` with the socket and
+ * fastify's default writes `{"error":"Bad Request"}`. This writes the FSPIOP error instead: a request that is
+ * not HTTP/1.1 (bad framing, Content-Length with Transfer-Encoding, a NUL in a header) 400 3101, headers
+ * over Node's limit 431 3104, a request not received within the request timeout 408 3000. The connection is
+ * closed after it, as Node does: the parser cannot find the next request on it.
+ */
+export function clientErrors(serialisers: Serialisers, limits: { requestTimeoutMs: number; maxHeaderBytes: number }) {
+  return (error: NodeJS.ErrnoException & { bytesParsed?: number }, socket: Socket) => {
+    if (error.code === 'ECONNRESET' || socket.destroyed) return;
+    let alsError: AlsError;
+    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT')
+      alsError = new AlsError('REQUEST_TIMEOUT', { ms: limits.requestTimeoutMs });
+    else if (error.code === 'HPE_HEADER_OVERFLOW')
+      alsError = new AlsError('HEADERS_TOO_LARGE', { limit: limits.maxHeaderBytes });
+    else alsError = new AlsError('MALFORMED_REQUEST', { reason: error.code ?? 'unparsable' });
+    // A response already started on this socket (a pipelined request's) cannot be followed by another one.
+    const started = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent;
+    if (socket.writable && !started) {
+      const body = serialisers.error(alsError.information());
+      socket.write(
+        `HTTP/1.1 ${alsError.status} ${STATUS_CODES[alsError.status]}\r\n` +
+          'Content-Type: application/json; charset=utf-8\r\n' +
+          `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      );
+    }
+    socket.destroy();
+  };
+}
+
+const emptyBody = Buffer.alloc(0);
+
+/**
+ * Reads a request body into one Buffer, at most `limit` bytes. A request with neither Content-Length nor
+ * Transfer-Encoding has no body (RFC 9112 section 6.3): it is answered at once. That case matters:
+ * with `optimizeEmptyRequests` Node dumps such a request's stream without ever emitting 'end', so
+ * fastify's own reader waited forever on a bodyless DELETE or OPTIONS that carried a Content-Type (issue
+ * #11, item 1: how curl, fetch and node:http send a DELETE).
+ */
+function readBody(limit: number) {
+  return (request: FastifyRequest, payload: Readable, done: (error: Error | null, body?: Buffer) => void) => {
+    const headers = request.headers;
+    if (headers['content-length'] === undefined && headers['transfer-encoding'] === undefined) {
+      done(null, emptyBody);
+      return;
+    }
+    if (Number(headers['content-length']) > limit) {
+      done(new AlsError('BODY_TOO_LARGE', { limit }));
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let received = 0;
+    const cleanup = () => {
+      payload.removeListener('data', onData);
+      payload.removeListener('end', onEnd);
+      payload.removeListener('error', onError);
+    };
+    const onData = (chunk: Buffer) => {
+      received += chunk.length;
+      if (received > limit) {
+        cleanup();
+        done(new AlsError('BODY_TOO_LARGE', { limit }));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      cleanup();
+      done(null, chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, received));
+    };
+    const onError = (error: Error) => {
+      cleanup();
+      done(Object.assign(error, { statusCode: 400 }));
+    };
+    payload.on('data', onData);
+    payload.on('end', onEnd);
+    payload.on('error', onError);
+    payload.resume();
+  };
+}
+
+/**
+ * What every FSPIOP server of ours shares: bodies kept as the bytes received (PUT callbacks are
+ * forwarded as they came, issue #3), FSPIOP error bodies for everything that fails before a handler
+ * answers (an oversized body is 3104, an unknown route 3002), and never a 5xx for bad input.
+ */
 export function registerFspiopBasics(app: FastifyInstance, serialisers: Serialisers, bodyLimit: number): void {
   app.removeAllContentTypeParsers();
-  const keepBytes = (_request: FastifyRequest, body: Buffer | string, done: (error: null, body: unknown) => void) =>
-    done(null, body);
+  const keepBytes = readBody(bodyLimit);
   // The same parser twice: Fastify caches the parser it found per Content-Type only for a RegExp or exact
   // match, never for the catch-all, which costs a media type parse per request with a body. FSPIOP media
   // types (FSPIOP API v1.1 section 3.2.4.3) match the RegExp; anything else still reaches the catch-all, and the
   // header checks answer it.
-  app.addContentTypeParser(/^application\/vnd\.interoperability\./, { parseAs: 'buffer', bodyLimit }, keepBytes);
-  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit }, keepBytes);
+  app.addContentTypeParser(/^application\/vnd\.interoperability\./, { bodyLimit }, keepBytes);
+  app.addContentTypeParser('*', { bodyLimit }, keepBytes);
 
   app.setNotFoundHandler((request, reply) =>
     sendAlsError(reply, serialisers, new AlsError('UNKNOWN_URI', { method: request.method, path: request.url })),

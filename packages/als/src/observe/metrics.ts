@@ -15,6 +15,8 @@ export interface Metrics {
   event(event: DiscoveryEvent): void;
   ingress(route: string, status: number): void;
   retry(): void;
+  /** Reports the lookups in flight and their bound on every scrape (nothing on the hot path). */
+  watchAdmission(read: () => { inFlight: number; limit: number }): void;
   /** Reports the upstream pools on every scrape (nothing on the hot path). */
   watchUpstreamPools(read: () => Record<string, UpstreamPoolStats>): void;
   /** Drops every metric from the registry (at shutdown). */
@@ -115,6 +117,19 @@ export function createMetrics(registry: Registry): Metrics {
     },
     retry() {
       retries.inc();
+    },
+    watchAdmission(read) {
+      new Gauge({
+        name: 'als_lookups_in_flight',
+        help: 'lookups in flight in this process (state="in_flight") and the admission bound (state="limit")',
+        labelNames: ['state'],
+        registers: [registry],
+        collect() {
+          const { inFlight, limit } = read();
+          this.set({ state: 'in_flight' }, inFlight);
+          this.set({ state: 'limit' }, limit);
+        },
+      });
     },
     watchUpstreamPools(read) {
       const states = ['connected', 'free', 'pending', 'queued', 'running'] as const;

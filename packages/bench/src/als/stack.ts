@@ -16,6 +16,10 @@ export interface AlsStackOptions {
   /** Fixed simulator ports (admin P, oracle P+1, payee P+2) so a `target` ALS can be configured for them. */
   readonly simPortBase?: number | undefined;
   readonly simArgs?: readonly string[];
+  /** The payer simulator's callback hook (the fault bench counts callbacks per trace id). */
+  readonly onCallback?: (traceId: string, kind: 'success' | 'error') => void;
+  /** ALS variables set after the defaults, from the simulators' URLs (the fault bench's oracles and proxy). */
+  readonly alsEnv?: (sims: SimsReady) => Record<string, string>;
 }
 
 export interface AlsStack {
@@ -29,7 +33,7 @@ export interface AlsStack {
   close(): Promise<void>;
 }
 
-interface SimsReady {
+export interface SimsReady {
   admin: string;
   oracle: string;
   payee: string;
@@ -41,7 +45,7 @@ interface SimsReady {
  * so the summary says what the ALS costs, not what the generator costs.
  */
 export async function startAlsStack(options: AlsStackOptions): Promise<AlsStack> {
-  const payer = await startPayerSim({ port: 0 });
+  const payer = await startPayerSim({ port: 0, onCallback: options.onCallback });
   const services: Service[] = [];
   const close = async () => {
     for (const service of services.reverse()) await service.stop();
@@ -78,7 +82,7 @@ export async function startAlsStack(options: AlsStackOptions): Promise<AlsStack>
       name: 'als',
       command: process.execPath,
       args: [entryPoints.als],
-      env: alsEnvironment(alsPort, await freePort(), sims.ready, options),
+      env: { ...alsEnvironment(alsPort, await freePort(), sims.ready, options), ...options.alsEnv?.(sims.ready) },
     });
     services.push(als);
     pids.set('als', als.child.pid ?? 0);

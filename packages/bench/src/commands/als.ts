@@ -2,6 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type ParseArgsOptionDescriptor, parseArgs } from 'node:util';
 import type { LoadModel } from '../als/driver.js';
+import { faultNames, faultTable, runFaultBench } from '../als/faults.js';
 import { matrixMarkdown, matrixRow, matrixSvg } from '../als/matrix.js';
 import { parsePartyIdMode } from '../als/party-ids.js';
 import { alsResultJson, generatorWarning } from '../als/results.js';
@@ -32,6 +33,14 @@ export const alsUsage = `mojafast-bench als [options]
   --target URL         an ALS already running (configure it with the simulator URLs printed)
   --sim-port-base P    fixed simulator ports: admin P, oracle P+1, payee P+2
   --sim-arg ARG        passed to the simulators (repeatable), e.g. --sim-arg=--payee-latency=20
+  --scenario faults    one ALS, --healthy-vus healthy VUs and, phase by phase, --fault-rate lookups/s into
+                       one fault (payee silent, payee on a closed port, payee 500, oracle down, central-ledger
+                       down with cold caches), each between two no-fault phases (the same rate into a healthy
+                       payee) that are its baseline,
+                       then --overload-vus VUs honouring Retry-After; counts every lookup's callbacks by trace
+                       id (lost = 0 and duplicated = 0 are thresholds: exit 99)
+  --healthy-vus N      faults: healthy virtual users (default 16)    --fault-rate R  (default 50)
+  --phase-duration S   faults: seconds per phase (default 10)        --overload-vus N  (default 2000)
   --matrix             the Mojaloop scenario table: sims only; ALS at 1, 2, 4 processes x VUs 1/4/16/64
                        x cache on/off x keep-alive on/off; markdown + SVG in --report-dir
   --matrix-duration S  measured seconds per matrix scenario (default 8)
@@ -61,6 +70,11 @@ const options = {
   'sim-port-base': { type: 'string' },
   'sim-arg': { type: 'string', multiple: true, default: [] },
   matrix: { type: 'boolean', default: false },
+  scenario: { type: 'string' },
+  'healthy-vus': { type: 'string', default: '16' },
+  'fault-rate': { type: 'string', default: '50' },
+  'phase-duration': { type: 'string', default: '10' },
+  'overload-vus': { type: 'string', default: '2000' },
   'matrix-duration': { type: 'string', default: '8' },
   'report-dir': { type: 'string', default: 'bench-results' },
   threshold: { type: 'string', multiple: true, default: [] },
@@ -126,6 +140,11 @@ export async function alsCommand(argv: string[]): Promise<void> {
     process.stdout.write(`${alsUsage}\n`);
     return;
   }
+  if (values.scenario !== undefined) {
+    if (values.scenario !== 'faults') throw new Error(`--scenario must be faults, got "${values.scenario}"`);
+    await runFaults(values);
+    return;
+  }
   const base = baseScenario(values);
   if (values.matrix) {
     await runMatrix(base, positiveInteger('--matrix-duration', values['matrix-duration']), values['report-dir']);
@@ -151,6 +170,33 @@ export async function alsCommand(argv: string[]): Promise<void> {
     json: alsResultJson(result),
   });
   if (warning) process.stdout.write(`${warning}\n`);
+}
+
+async function runFaults(values: Values): Promise<void> {
+  const results = await runFaultBench({
+    healthyVus: positiveInteger('--healthy-vus', values['healthy-vus']),
+    faultRate: positiveInteger('--fault-rate', values['fault-rate']),
+    phaseSeconds: positiveInteger('--phase-duration', values['phase-duration']),
+    overloadVus: positiveInteger('--overload-vus', values['overload-vus']),
+    timeoutMs: positiveInteger('--timeout', values.timeout),
+    fsps: positiveInteger('--fsps', values.fsps),
+    progress,
+  });
+  process.stdout.write(`\nbench:als --scenario faults\n\n${faultTable(results)}\n\n`);
+  const lost = results.reduce((sum, r) => sum + r.lost, 0);
+  const duplicated = results.reduce((sum, r) => sum + r.duplicated, 0);
+  const ratios = results
+    .filter((r) => (faultNames as readonly string[]).includes(r.phase) && r.phase !== 'none')
+    .map((r) => r.ratio);
+  process.stdout.write(
+    `thresholds: lost = 0 ${lost === 0 ? 'ok' : `FAILED (${lost})`}, duplicated = 0 ${duplicated === 0 ? 'ok' : `FAILED (${duplicated})`}; ` +
+      `goal healthy ratio >= 0.9 beside each fault: ${ratios.every((r) => r >= 0.9) ? 'met' : 'not met'} (lowest ${Math.min(...ratios).toFixed(2)})\n`,
+  );
+  if (values.out) {
+    await writeJson(values.out, { scenario: 'faults', results });
+    process.stdout.write(`results written to ${values.out}\n`);
+  }
+  if (lost > 0 || duplicated > 0) process.exitCode = 99;
 }
 
 async function runMatrix(base: Scenario, durationSeconds: number, reportDir: string): Promise<void> {

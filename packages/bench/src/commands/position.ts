@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type ParseArgsOptionDescriptor, parseArgs } from 'node:util';
+import { configSchema, loadConfig } from '@mojafast/position-handler';
 import { type ActionMix, MIX_PHASES, type MixPhases } from '../position/action-mix.js';
 import { type PhaseResult, type PositionBenchResult, type PositionTarget, runPositionBench } from '../position/run.js';
 import type { Metric } from '../report/metrics.js';
@@ -40,10 +41,13 @@ export const positionUsage = `mojafast-bench position [options]
                        the handler; print both msgs/s, CPU µs per message and the ratio: what the Kafka
                        client alone allows on this machine
   --floor-only         only the passthrough
-  --floor-client C     the passthrough's Kafka client: kafkajs (the handler's, default) or platformatic
-                       (@platformatic/kafka, for comparison)
-  --handler-client C   the handler's Kafka client: kafkajs (default) or platformatic (the same handler
-                       with its bus on @platformatic/kafka, passed in; for comparison)
+  --handler-client C   KAFKA_CLIENT of the handler: platformatic (default) or kafkajs, or both
+                       (platformatic,kafkajs): one workload per client, side by side in one table
+  --floor-client C     the passthrough's Kafka client (default: the handler's, so --floor compares the
+                       handler with the Kafka-only path on the same client)
+  --knob NAME=V1,V2    one workload per value of a handler setting (its env variable, e.g.
+                       KAFKA_FETCH_MAX_WAIT_MS=10,100,500), validated as the handler validates it; prints
+                       msgs/s, p99 and handler CPU µs per message per value
   --stall S            give up when no notification came for S seconds (default 30)
   --keep               keep the database and topics afterwards
   --threshold EXPR     k6 syntax, repeatable: 'rate>20000' (lower of the two phases' msgs/s),
@@ -64,8 +68,9 @@ const options = {
   compare: { type: 'boolean', default: false },
   floor: { type: 'boolean', default: false },
   'floor-only': { type: 'boolean', default: false },
-  'floor-client': { type: 'string', default: 'kafkajs' },
-  'handler-client': { type: 'string', default: 'kafkajs' },
+  'floor-client': { type: 'string' },
+  'handler-client': { type: 'string', default: 'platformatic' },
+  knob: { type: 'string' },
   stall: { type: 'string', default: '30' },
   keep: { type: 'boolean', default: false },
   threshold: { type: 'string', multiple: true, default: [] },
@@ -165,11 +170,77 @@ function qualify(threshold: string): string {
   return /^\s*rate\b/.test(threshold) ? `msgs:${threshold}` : `latency:${threshold}`;
 }
 
-function kafkaClient(flag: string, value: string): 'kafkajs' | 'platformatic' {
+type KafkaClient = 'kafkajs' | 'platformatic';
+
+function kafkaClient(flag: string, value: string): KafkaClient {
   if (value !== 'kafkajs' && value !== 'platformatic') {
     throw new Error(`${flag} must be kafkajs or platformatic, got "${value}"`);
   }
   return value;
+}
+
+/** --knob NAME=V1,V2,...: a handler env variable and its values, each checked by the handler's own loadConfig. */
+function knobOf(text: string | undefined): { name: string; values: string[] } | undefined {
+  if (text === undefined) return undefined;
+  const at = text.indexOf('=');
+  const name = text.slice(0, at);
+  const values = text
+    .slice(at + 1)
+    .split(',')
+    .map((v) => v.trim())
+    .filter((v) => v !== '');
+  const known = Object.values(configSchema).map((f) => f.env);
+  if (at <= 0 || values.length === 0) throw new Error(`--knob must be NAME=V1,V2,..., got "${text}"`);
+  if (!known.includes(name)) throw new Error(`--knob ${name} is no handler setting (one of ${known.join(', ')})`);
+  for (const value of values) loadConfig({ [name]: value });
+  return { name, values };
+}
+
+/** One row of the side-by-side table: a client and knob value, its handler phases and its floor. */
+interface Variant {
+  readonly client: KafkaClient;
+  readonly knob?: { name: string; value: string };
+  readonly handler?: PositionBenchResult;
+  readonly floor?: PositionBenchResult;
+}
+
+function variantLabel(v: Variant): string {
+  return [v.client, v.knob ? `${v.knob.name}=${v.knob.value}` : ''].filter(Boolean).join(' ');
+}
+
+/** The table --handler-client with two clients or --knob prints: msgs/s, p99 and handler CPU per message. */
+function variantTable(variants: readonly Variant[]): string {
+  const actions = [...new Set(variants.flatMap((v) => (v.handler ?? v.floor)?.phases.map((p) => p.action) ?? []))];
+  const header = ['variant', ...actions.flatMap((a) => [`${a} msgs/s`, `${a} p99 ms`, `${a} handler µs/msg`])];
+  if (variants.some((v) => v.floor && v.handler)) header.push(...actions.map((a) => `${a} handler/floor`));
+  const rows = variants.map((v) => {
+    const result = v.handler ?? v.floor;
+    const cells = [variantLabel(v)];
+    for (const action of actions) {
+      const phase = result?.phases.find((p) => p.action === action);
+      if (!phase) {
+        cells.push('-', '-', '-');
+        continue;
+      }
+      const cpu = cpuMicrosPerMessage(phase);
+      cells.push(
+        phase.msgsPerSecond.toFixed(0),
+        String(phase.latency.p99),
+        String(summed(cpu, v.handler ? 'handler' : 'passthrough')),
+      );
+    }
+    if (v.floor && v.handler) {
+      for (const action of actions) {
+        const h = v.handler.phases.find((p) => p.action === action);
+        const f = v.floor.phases.find((p) => p.action === action);
+        cells.push(h && f ? (h.msgsPerSecond / Math.max(f.msgsPerSecond, 1e-9)).toFixed(2) : '-');
+      }
+    }
+    return cells;
+  });
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: readonly string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(' | ')} |`;
+  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
 }
 
 export async function positionCommand(argv: string[]): Promise<void> {
@@ -191,17 +262,29 @@ export async function positionCommand(argv: string[]): Promise<void> {
     delimiter: values['key-delimiter'],
     stallMs: positiveInteger('--stall', values.stall) * 1000,
     keep: values.keep,
-    handlerEnv: { PASSTHROUGH_CLIENT: kafkaClient('--floor-client', values['floor-client']) },
-    handlerClient: kafkaClient('--handler-client', values['handler-client']),
     onProgress: progress,
     mix: actionMix(values.actions, values.aborts, values.breaches, values.fx),
   };
   if (base.dfsps < 2) throw new Error('--dfsps must be at least 2');
   if (values.compare && (values.floor || values['floor-only'])) throw new Error('--compare and --floor are exclusive');
+  const clients = [
+    ...new Set(values['handler-client'].split(',').map((c) => kafkaClient('--handler-client', c.trim()))),
+  ];
+  const floorClient =
+    values['floor-client'] === undefined ? undefined : kafkaClient('--floor-client', values['floor-client']);
+  const knob = knobOf(values.knob);
+  if (values.compare && (clients.length > 1 || knob)) {
+    throw new Error('--compare runs one client and no --knob');
+  }
   const fxBaseline = values['fx-baseline'];
   if (fxBaseline && !base.mix.fx) throw new Error('--fx-baseline needs --fx');
-  if (fxBaseline && (values.compare || values.floor || values['floor-only']))
-    throw new Error('--fx-baseline, --compare and --floor are exclusive');
+  if (fxBaseline && (values.compare || values.floor || values['floor-only'] || clients.length > 1 || knob))
+    throw new Error('--fx-baseline runs one client, no --knob, and excludes --compare and --floor');
+  const variants: Variant[] = clients.flatMap((client) =>
+    (knob?.values ?? [undefined]).map((value) =>
+      value === undefined ? { client } : { client, knob: { name: knob?.name as string, value } },
+    ),
+  );
   const plan: { batchSize: number; target: PositionTarget; mix?: ActionMix }[] = fxBaseline
     ? [
         { batchSize: base.batchSize, target: 'handler', mix: { ...base.mix, fx: 0 } },
@@ -220,25 +303,44 @@ export async function positionCommand(argv: string[]): Promise<void> {
               { batchSize: base.batchSize, target: 'handler' },
             ]
           : [{ batchSize: base.batchSize, target: 'handler' }];
-  // The floor and the handler replay the same messages: a generated workload is written to a dump by the
-  // first run and replayed from it by the second.
-  const scratch = values.floor && !base.dump ? await mkdtemp(join(tmpdir(), 'bench-position-floor-')) : undefined;
-  const runs: { batchSize: number; target: PositionTarget; mix?: ActionMix; result: PositionBenchResult }[] = [];
+  // Every run replays the same messages: a generated workload is written to a dump by the first run and
+  // replayed from it by the others (the floor, the other client, the other knob values). --fx-baseline's
+  // two runs are two workloads (plain, then FX), so each generates its own.
+  const replays = variants.length * plan.length;
+  const scratch =
+    replays > 1 && !fxBaseline && !base.dump ? await mkdtemp(join(tmpdir(), 'bench-position-floor-')) : undefined;
+  const runs: {
+    batchSize: number;
+    target: PositionTarget;
+    mix?: ActionMix;
+    variant: number;
+    result: PositionBenchResult;
+  }[] = [];
   try {
-    for (const [i, step] of plan.entries()) {
-      progress(
-        `bench:position ${step.target}, batch size ${step.batchSize}, ${base.partitions} partitions, ${base.instances} process(es), ${base.rate === 0 ? 'burst' : `${base.rate}/s`}`,
-      );
-      const dumpFiles = scratch
-        ? i === 0
-          ? { writeDump: join(scratch, 'dump.txt') }
-          : { dump: join(scratch, 'dump.txt') }
-        : {};
-      runs.push({ ...step, result: await runPositionBench({ ...base, ...dumpFiles, ...step }) });
+    for (const [v, variant] of variants.entries()) {
+      for (const step of plan) {
+        const client = step.target === 'passthrough' ? (floorClient ?? variant.client) : variant.client;
+        progress(
+          `bench:position ${step.target} on ${client}${variant.knob ? `, ${variant.knob.name}=${variant.knob.value}` : ''}, batch size ${step.batchSize}, ${base.partitions} partitions, ${base.instances} process(es), ${base.rate === 0 ? 'burst' : `${base.rate}/s`}`,
+        );
+        const dumpFiles = scratch
+          ? runs.length === 0
+            ? { writeDump: join(scratch, 'dump.txt') }
+            : { dump: join(scratch, 'dump.txt') }
+          : {};
+        const handlerEnv = variant.knob ? { [variant.knob.name]: variant.knob.value } : {};
+        const result = await runPositionBench({ ...base, ...dumpFiles, ...step, handlerClient: client, handlerEnv });
+        runs.push({ ...step, variant: v, result });
+      }
     }
   } finally {
     if (scratch) await rm(scratch, { recursive: true, force: true });
   }
+  const measured: Variant[] = variants.map((variant, v) => {
+    const floor = runs.find((r) => r.variant === v && r.target === 'passthrough')?.result;
+    const handler = runs.filter((r) => r.variant === v && r.target === 'handler').at(-1)?.result;
+    return { ...variant, ...(floor ? { floor } : {}), ...(handler ? { handler } : {}) };
+  });
   const last = runs.at(-1) as (typeof runs)[number];
   const metrics = metricsOf(last.result);
   const json: Record<string, unknown> = {
@@ -255,27 +357,32 @@ export async function positionCommand(argv: string[]): Promise<void> {
     position_mismatches: last.result.positionMismatches,
   };
   if (values.floor) {
-    const [floor, handler] = runs as [(typeof runs)[0], (typeof runs)[0]];
+    const [first] = measured as [Variant];
+    const floor = first.floor as PositionBenchResult;
+    const handler = first.handler as PositionBenchResult;
     json.floor = {
-      prepare: phaseJson(floor.result.phases.find((p) => p.action === 'prepare')),
-      commit: phaseJson(floor.result.phases.find((p) => p.action === 'commit')),
+      prepare: phaseJson(floor.phases.find((p) => p.action === 'prepare')),
+      commit: phaseJson(floor.phases.find((p) => p.action === 'commit')),
     };
     json.handler_to_floor = Object.fromEntries(
-      handler.result.phases.map((p) => {
-        const f = floor.result.phases.find((q) => q.action === p.action);
+      handler.phases.map((p) => {
+        const f = floor.phases.find((q) => q.action === p.action);
         return [p.action, Number((p.msgsPerSecond / Math.max(f?.msgsPerSecond ?? 0, 1e-9)).toFixed(3))];
       }),
     );
-    for (const p of handler.result.phases) {
-      const f = floor.result.phases.find((q) => q.action === p.action);
-      if (!f) continue;
-      const fc = cpuMicrosPerMessage(f);
-      const hc = cpuMicrosPerMessage(p);
-      process.stdout.write(
-        `${p.action}: Kafka floor (passthrough) ${f.msgsPerSecond.toFixed(0)} msgs/s, CPU µs/msg passthrough ${summed(fc, 'passthrough')} kafka ${fc.kafka} bench ${fc.bench}; ` +
-          `handler ${p.msgsPerSecond.toFixed(0)} msgs/s, CPU µs/msg handler ${summed(hc, 'handler')} mariadb ${hc.mariadb} kafka ${hc.kafka} bench ${hc.bench}; ` +
-          `handler/floor ${(p.msgsPerSecond / Math.max(f.msgsPerSecond, 1e-9)).toFixed(2)}\n`,
-      );
+    for (const variant of measured) {
+      if (!variant.floor || !variant.handler) continue;
+      for (const p of variant.handler.phases) {
+        const f = variant.floor.phases.find((q) => q.action === p.action);
+        if (!f) continue;
+        const fc = cpuMicrosPerMessage(f);
+        const hc = cpuMicrosPerMessage(p);
+        process.stdout.write(
+          `${variantLabel(variant)} ${p.action}: Kafka floor (passthrough) ${f.msgsPerSecond.toFixed(0)} msgs/s, CPU µs/msg passthrough ${summed(fc, 'passthrough')} kafka ${fc.kafka} bench ${fc.bench}; ` +
+            `handler ${p.msgsPerSecond.toFixed(0)} msgs/s, CPU µs/msg handler ${summed(hc, 'handler')} mariadb ${hc.mariadb} kafka ${hc.kafka} bench ${hc.bench}; ` +
+            `handler/floor ${(p.msgsPerSecond / Math.max(f.msgsPerSecond, 1e-9)).toFixed(2)}\n`,
+        );
+      }
     }
   } else if (fxBaseline) {
     const [plain, fx] = runs as [(typeof runs)[0], (typeof runs)[0]];
@@ -290,7 +397,7 @@ export async function positionCommand(argv: string[]): Promise<void> {
         `${label} ${q.messages} msgs ${q.msgsPerSecond.toFixed(0)} msgs/s, handler CPU ${summed(cpuMicrosPerMessage(q), 'handler')} µs/msg, SQL ${q.sqlPerMessage.toFixed(3)}/msg, lost ${q.lost}, duplicated ${q.duplicated}`;
       process.stdout.write(`${p.action}: ${line('plain', b)}; ${line(`fx ${base.mix.fx}`, p)}\n`);
     }
-  } else if (runs.length === 2) {
+  } else if (values.compare) {
     const [one, chosen] = runs as [(typeof runs)[0], (typeof runs)[0]];
     const ratios = chosen.result.phases.map((p) => {
       const baseline = one.result.phases.find((q) => q.action === p.action);
@@ -305,6 +412,27 @@ export async function positionCommand(argv: string[]): Promise<void> {
         `${r.action}: batch 1 ${r.baseline.toFixed(0)} msgs/s, batch ${chosen.batchSize} ${r.chosen.toFixed(0)} msgs/s, ratio ${(r.chosen / Math.max(r.baseline, 1e-9)).toFixed(1)}×\n`,
       );
     }
+  }
+  json.kafka_client = (measured.at(-1) as Variant).client;
+  json.command = ['node packages/bench/dist/cli.js position', ...argv].join(' ');
+  if (measured.length > 1 || knob) {
+    json.variants = measured.map((v) => ({
+      kafka_client: v.client,
+      ...(v.knob ? { knob: v.knob } : {}),
+      prepare: phaseJson(v.handler?.phases.find((p) => p.action === 'prepare')),
+      commit: phaseJson(v.handler?.phases.find((p) => p.action === 'commit')),
+      mixed: phaseJson(v.handler?.phases.find((p) => p.action === 'mixed')),
+      ...(v.floor
+        ? {
+            floor: {
+              prepare: phaseJson(v.floor.phases.find((p) => p.action === 'prepare')),
+              commit: phaseJson(v.floor.phases.find((p) => p.action === 'commit')),
+              mixed: phaseJson(v.floor.phases.find((p) => p.action === 'mixed')),
+            },
+          }
+        : {}),
+    }));
+    process.stdout.write(`${variantTable(measured)}\n`);
   }
   await finish({
     title: `bench:position — ${last.target}, batch ${last.batchSize}, ${base.partitions} partitions, ${base.instances} handler(s), ${base.rate === 0 ? 'burst' : `${base.rate}/s offered`}`,

@@ -7,8 +7,6 @@ export const entryPoints = {
   position: fileURLToPath(new URL('../../../position-handler/dist/position.js', import.meta.url)),
   /** bench:position's Kafka-only floor; from dist/ also when this module runs from src/ under vitest. */
   positionPassthrough: fileURLToPath(new URL('../../dist/position/passthrough-process.js', import.meta.url)),
-  /** The handler with its bus on @platformatic/kafka (bench:position --handler-client platformatic). */
-  positionOnPlatformatic: fileURLToPath(new URL('../../dist/position/handler-on-platformatic.js', import.meta.url)),
 } as const;
 
 /** Where infra/svc keeps pid files and data (infra/lib/common.sh: MOJAFAST_STATE_DIR or <repo>/.infra). */

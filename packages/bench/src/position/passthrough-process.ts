@@ -1,25 +1,20 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { busOptionsFromConfig, createKafkajsBus, loadConfig } from '@mojafast/position-handler';
+import { busOptionsFromConfig, createBus, loadConfig } from '@mojafast/position-handler';
 import { Passthrough } from './passthrough.js';
-import { createPlatformaticBus } from './platformatic-bus.js';
 import { quietLogger } from './stderr-logger.js';
 
 /**
  * `node dist/position/passthrough-process.js`: the Kafka-only floor of bench:position, in a process of its own
  * like the handler. It reads the handler's own environment (loadConfig: KAFKA_BROKERS, POSITION_TOPICS,
  * NOTIFICATION_TOPIC, POSITION_CONSUMER_GROUP, POSITION_BATCH_SIZE, KAFKA_MAX_BYTES_PER_PARTITION, ...; the DB_*
- * variables are ignored; PASSTHROUGH_CLIENT=platformatic swaps kafkajs for @platformatic/kafka), prints `{"ready":true}` once it is in its group, and stops on SIGTERM/SIGINT after
+ * variables are ignored; KAFKA_CLIENT picks the client as for the handler), prints `{"ready":true}` once it is in its group, and stops on SIGTERM/SIGINT after
  * the batch in hand.
  */
 async function main(): Promise<void> {
   const config = loadConfig();
-  const client = process.env.PASSTHROUGH_CLIENT ?? 'kafkajs';
-  if (client !== 'kafkajs' && client !== 'platformatic') {
-    throw new Error(`PASSTHROUGH_CLIENT must be kafkajs or platformatic, got "${client}"`);
-  }
   const logger = quietLogger();
   const busOptions = busOptionsFromConfig(config, logger, `${config.kafkaClientId}-passthrough`);
-  const bus = client === 'platformatic' ? createPlatformaticBus(busOptions) : createKafkajsBus(busOptions);
+  const bus = createBus(config.kafkaClient, busOptions);
   const passthrough = new Passthrough(bus, { batchSize: config.batchSize, hubName: config.hubName, logger });
   let stopping = false;
   const stop = () => {

@@ -48,7 +48,7 @@ export type PositionTarget = 'handler' | 'passthrough';
 
 export interface PositionBenchOptions {
   readonly target?: PositionTarget;
-  /** The handler's Kafka client: its own kafkajs bus, or @platformatic/kafka through the `bus` override. */
+  /** KAFKA_CLIENT of the handler (and of the passthrough: the floor is measured on the same client). */
   readonly handlerClient?: 'kafkajs' | 'platformatic';
   readonly transfers: number;
   readonly dfsps: number;
@@ -396,6 +396,7 @@ export async function runPositionBench(options: PositionBenchOptions): Promise<P
         DB_NAME: db.name,
         POSITION_HTTP_PORT: String(port),
         LOG_LEVEL: 'warn',
+        ...(options.handlerClient ? { KAFKA_CLIENT: options.handlerClient } : {}),
         ...options.handlerEnv,
       };
       if (target === 'passthrough') {
@@ -412,9 +413,7 @@ export async function runPositionBench(options: PositionBenchOptions): Promise<P
           {
             name: `position-handler-${i + 1}`,
             command: process.execPath,
-            args: [
-              options.handlerClient === 'platformatic' ? entryPoints.positionOnPlatformatic : entryPoints.position,
-            ],
+            args: [entryPoints.position],
             env,
           },
           `http://127.0.0.1:${port}/health`,

@@ -1,66 +1,16 @@
-import { type Consumer, Kafka, logLevel, Partitioners, type Producer } from 'kafkajs';
-import type { PositionConfig } from '../config/index.js';
-import type { Logger } from '../observe/logger.js';
-import type { OutboundMessage, PartitionBatch, PositionBus } from './types.js';
+import { CompressionTypes, type Consumer, Kafka, logLevel, Partitioners, type Producer } from 'kafkajs';
+import { chunkBySize } from './chunk.js';
+import { withLinger } from './linger.js';
+import type { BusOptions, OutboundMessage, PartitionBatch, PositionBus } from './types.js';
 
-export interface KafkajsBusOptions {
-  readonly brokers: readonly string[];
-  readonly clientId: string;
-  readonly groupId: string;
-  readonly topics: readonly string[];
-  readonly notificationTopic: string;
-  readonly fromBeginning: boolean;
-  readonly partitionsConsumedConcurrently: number;
-  readonly maxBytesPerPartition: number;
-  readonly sessionTimeoutMs: number;
-  readonly logger: Logger;
-}
+/** kafkajs compresses with gzip only, unless codecs are plugged in (config.ts refuses the others for it). */
+const KAFKAJS_COMPRESSION = { none: CompressionTypes.None, gzip: CompressionTypes.GZIP } as const;
 
-/** The bus settings of a handler configuration (the handler, and the bench's processes that share its env). */
-export function busOptionsFromConfig(config: PositionConfig, logger: Logger, clientId = config.kafkaClientId) {
-  return {
-    brokers: config.kafkaBrokers,
-    clientId,
-    groupId: config.consumerGroup,
-    topics: config.positionTopics,
-    notificationTopic: config.notificationTopic,
-    fromBeginning: config.fromBeginning,
-    partitionsConsumedConcurrently: config.partitionsConsumedConcurrently,
-    maxBytesPerPartition: config.maxBytesPerPartition,
-    sessionTimeoutMs: config.sessionTimeoutMs,
-    logger,
-  } satisfies KafkajsBusOptions;
-}
-
-/**
- * kafkajs sends one record batch per partition per call, and the broker refuses a batch larger than
- * message.max.bytes (1 MiB by default), so sends are cut at this many bytes of values.
- */
-const PRODUCE_CHUNK_BYTES = 800_000;
-
-/** Splits messages into sends under PRODUCE_CHUNK_BYTES each (a single larger message goes alone). */
-export function chunkBySize<T extends { readonly value: string }>(
-  messages: readonly T[],
-  limit = PRODUCE_CHUNK_BYTES,
-): T[][] {
-  const chunks: T[][] = [];
-  let current: T[] = [];
-  let size = 0;
-  for (const message of messages) {
-    const length = Buffer.byteLength(message.value) + 64;
-    if (current.length > 0 && size + length > limit) {
-      chunks.push(current);
-      current = [];
-      size = 0;
-    }
-    current.push(message);
-    size += length;
+export function createKafkajsBus(options: BusOptions): PositionBus {
+  if (options.compression !== 'none' && options.compression !== 'gzip') {
+    throw new Error(`kafkajs cannot compress with ${options.compression} (none or gzip)`);
   }
-  if (current.length > 0) chunks.push(current);
-  return chunks;
-}
-
-export function createKafkajsBus(options: KafkajsBusOptions): PositionBus {
+  const compression = KAFKAJS_COMPRESSION[options.compression];
   const kafka = new Kafka({
     clientId: options.clientId,
     brokers: [...options.brokers],
@@ -78,7 +28,8 @@ export function createKafkajsBus(options: KafkajsBusOptions): PositionBus {
     groupId: options.groupId,
     maxBytesPerPartition: options.maxBytesPerPartition,
     maxBytes: options.maxBytesPerPartition * Math.max(1, options.partitionsConsumedConcurrently),
-    maxWaitTimeInMs: 100,
+    minBytes: options.fetchMinBytes,
+    maxWaitTimeInMs: options.fetchMaxWaitMs,
     sessionTimeout: options.sessionTimeoutMs,
     heartbeatInterval: Math.max(500, Math.floor(options.sessionTimeoutMs / 10)),
     allowAutoTopicCreation: false,
@@ -130,7 +81,7 @@ export function createKafkajsBus(options: KafkajsBusOptions): PositionBus {
         },
       });
     },
-    async produce(messages: readonly OutboundMessage[]) {
+    produce: withLinger(async (messages: readonly OutboundMessage[]) => {
       // The sends go out together (kafkajs pipelines requests on the connection) and are awaited as one.
       const byTopic = new Map<string, OutboundMessage[]>();
       for (const m of messages) {
@@ -141,12 +92,17 @@ export function createKafkajsBus(options: KafkajsBusOptions): PositionBus {
       }
       await Promise.all(
         [...byTopic].flatMap(([topic, group]) =>
-          chunkBySize(group).map((chunk) =>
-            producer.send({ topic, acks: -1, messages: chunk.map((m) => ({ key: m.key, value: m.value })) }),
+          chunkBySize(group, options.produceBatchBytes).map((chunk) =>
+            producer.send({
+              topic,
+              acks: options.acks,
+              compression,
+              messages: chunk.map((m) => ({ key: m.key, value: m.value })),
+            }),
           ),
         ),
       );
-    },
+    }, options.produceLingerMs),
     async commit(topic, partition, nextOffset) {
       await consumer.commitOffsets([{ topic, partition, offset: nextOffset }]);
     },

@@ -1,6 +1,9 @@
+import type { Logger } from '../observe/logger.js';
+
 /**
- * The narrow Kafka interface the runner needs. kafkajs implements it (kafkajs-bus.ts); another client can
- * replace it if a measurement shows kafkajs is the limit (reference: kafkajs has had no release since 2023).
+ * The narrow Kafka interface the runner needs. Two clients implement it: @platformatic/kafka
+ * (platformatic-bus.ts, the default: maintained, and about twice kafkajs's rate in bench:position) and kafkajs
+ * (kafkajs-bus.ts, KAFKA_CLIENT=kafkajs: the client the product's design names; no release since 2023).
  */
 export interface InboundMessage {
   readonly key: Buffer | null;
@@ -44,4 +47,28 @@ export interface PositionBus {
   isReady(): boolean;
   /** Leaves the group after the batch in hand is finished, then disconnects. */
   stop(): Promise<void>;
+}
+
+/** What a bus needs to know, whichever client carries it (main.ts maps the configuration to it). */
+export interface BusOptions {
+  readonly brokers: readonly string[];
+  readonly clientId: string;
+  readonly groupId: string;
+  readonly topics: readonly string[];
+  readonly notificationTopic: string;
+  readonly fromBeginning: boolean;
+  readonly partitionsConsumedConcurrently: number;
+  readonly sessionTimeoutMs: number;
+  /** A fetch waits on the broker until this many bytes are there, or fetchMaxWaitMs passed. */
+  readonly fetchMinBytes: number;
+  readonly fetchMaxWaitMs: number;
+  readonly maxBytesPerPartition: number;
+  /** Values per produce request (below the broker's message.max.bytes). */
+  readonly produceBatchBytes: number;
+  /** Produce calls within this time share one send (0 = each goes at once). */
+  readonly produceLingerMs: number;
+  /** -1: every in-sync replica has the notifications; 1: the leader has them. */
+  readonly acks: -1 | 1;
+  readonly compression: 'none' | 'gzip' | 'snappy' | 'lz4' | 'zstd';
+  readonly logger: Logger;
 }

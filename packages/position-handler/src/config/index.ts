@@ -4,6 +4,7 @@
  * names the bad key.
  */
 export interface PositionConfig {
+  readonly kafkaClient: 'platformatic' | 'kafkajs';
   readonly kafkaBrokers: readonly string[];
   readonly kafkaClientId: string;
   readonly consumerGroup: string;
@@ -15,6 +16,12 @@ export interface PositionConfig {
   readonly partitionsConsumedConcurrently: number;
   readonly maxBytesPerPartition: number;
   readonly sessionTimeoutMs: number;
+  readonly fetchMinBytes: number;
+  readonly fetchMaxWaitMs: number;
+  readonly produceBatchBytes: number;
+  readonly produceLingerMs: number;
+  readonly acks: 'all' | 'leader';
+  readonly compression: 'none' | 'gzip' | 'snappy' | 'lz4' | 'zstd';
   readonly dbHost: string;
   readonly dbPort: number;
   readonly dbUser: string;
@@ -45,6 +52,12 @@ interface Field {
 
 /** Every setting, its env variable and what it means. The README table is checked against this. */
 export const configSchema: { readonly [K in keyof PositionConfig]: Field } = Object.freeze({
+  kafkaClient: {
+    env: 'KAFKA_CLIENT',
+    kind: 'enum',
+    values: ['platformatic', 'kafkajs'],
+    doc: 'Kafka client: @platformatic/kafka, or kafkajs (the one the project design names; no release since 2023)',
+  },
   kafkaBrokers: { env: 'KAFKA_BROKERS', kind: 'list', doc: 'Kafka bootstrap brokers, comma separated' },
   kafkaClientId: { env: 'KAFKA_CLIENT_ID', kind: 'string', doc: 'Kafka client id' },
   consumerGroup: { env: 'POSITION_CONSUMER_GROUP', kind: 'string', doc: 'consumer group of the position topics' },
@@ -84,6 +97,46 @@ export const configSchema: { readonly [K in keyof PositionConfig]: Field } = Obj
     max: 300_000,
     doc: 'consumer group session timeout: how soon a dead process loses its partitions',
   },
+  fetchMinBytes: {
+    env: 'KAFKA_FETCH_MIN_BYTES',
+    kind: 'int',
+    min: 1,
+    max: 64 * 1024 * 1024,
+    doc: 'a fetch waits on the broker until this many bytes are there (or KAFKA_FETCH_MAX_WAIT_MS passed)',
+  },
+  fetchMaxWaitMs: {
+    env: 'KAFKA_FETCH_MAX_WAIT_MS',
+    kind: 'int',
+    min: 0,
+    max: 30_000,
+    doc: 'longest a fetch waits on the broker for KAFKA_FETCH_MIN_BYTES',
+  },
+  produceBatchBytes: {
+    env: 'KAFKA_PRODUCE_BATCH_BYTES',
+    kind: 'int',
+    min: 1024,
+    max: 16 * 1024 * 1024,
+    doc: "notification bytes per produce request; keep it under the broker's message.max.bytes (1 MiB by default)",
+  },
+  produceLingerMs: {
+    env: 'KAFKA_PRODUCE_LINGER_MS',
+    kind: 'int',
+    min: 0,
+    max: 1000,
+    doc: 'notifications produced within this time share one request (0 = each chunk is sent at once)',
+  },
+  acks: {
+    env: 'KAFKA_ACKS',
+    kind: 'enum',
+    values: ['all', 'leader'],
+    doc: 'produce acknowledgement: all in-sync replicas, or the leader only (offsets are committed after it)',
+  },
+  compression: {
+    env: 'KAFKA_COMPRESSION',
+    kind: 'enum',
+    values: ['none', 'gzip', 'snappy', 'lz4', 'zstd'],
+    doc: 'compression of the notifications (kafkajs: none or gzip)',
+  },
   dbHost: { env: 'DB_HOST', kind: 'string', doc: 'MySQL/MariaDB host' },
   dbPort: { env: 'DB_PORT', kind: 'int', min: 1, max: 65535, doc: 'MySQL/MariaDB port' },
   dbUser: { env: 'DB_USER', kind: 'string', doc: 'database user' },
@@ -120,6 +173,7 @@ export const configSchema: { readonly [K in keyof PositionConfig]: Field } = Obj
 });
 
 export const configDefaults: PositionConfig = Object.freeze({
+  kafkaClient: 'platformatic',
   kafkaBrokers: Object.freeze(['127.0.0.1:9092']),
   kafkaClientId: 'mojafast-position',
   consumerGroup: 'cl-group-transfer-position-batch',
@@ -131,6 +185,12 @@ export const configDefaults: PositionConfig = Object.freeze({
   partitionsConsumedConcurrently: 4,
   maxBytesPerPartition: 4 * 1024 * 1024,
   sessionTimeoutMs: 30_000,
+  fetchMinBytes: 1,
+  fetchMaxWaitMs: 100,
+  produceBatchBytes: 800_000,
+  produceLingerMs: 0,
+  acks: 'all',
+  compression: 'none',
   dbHost: '127.0.0.1',
   dbPort: 3306,
   dbUser: 'central_ledger',
@@ -204,6 +264,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   const config = values as unknown as PositionConfig;
   if (config.retryMaxMs < config.retryInitialMs) {
     throw new ConfigError(configSchema.retryMaxMs.env, 'must not be below POSITION_RETRY_INITIAL_MS');
+  }
+  if (config.kafkaClient === 'kafkajs' && config.compression !== 'none' && config.compression !== 'gzip') {
+    throw new ConfigError(
+      configSchema.compression.env,
+      `must be none or gzip with KAFKA_CLIENT=kafkajs, got "${config.compression}"`,
+    );
   }
   return Object.freeze(config);
 }

@@ -1,0 +1,134 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { call, errorCodeOf, lookupHeaders, newTraceId, type Stack, sleep, startStack } from './helpers.js';
+
+let stack: Stack | undefined;
+afterEach(async () => {
+  await stack?.close();
+  stack = undefined;
+});
+
+/** Fault switch for a simulator: `resetRate: 0.5` with this `random` resets every request while `down`. */
+function outage() {
+  const state = { down: false };
+  return { state, faults: { resetRate: 0.5, random: () => (state.down ? 0 : 1) } };
+}
+
+describe('no silent loss while central-ledger is down', () => {
+  it("answers 500 2001 synchronously when the source's callback endpoints are not known: no 202, no callback", async () => {
+    const ledger = outage();
+    ledger.state.down = true;
+    stack = await startStack({ sims: { adminFaults: ledger.faults } });
+    const traceId = newTraceId();
+    const res = await call(`${stack.als.url}/parties/MSISDN/46700000001`, 'GET', lookupHeaders(traceId));
+    expect(res.status).toBe(500);
+    expect(errorCodeOf(res.body)).toBe('2001');
+    expect(JSON.parse(res.body).errorInformation.errorDescription).toContain('payerfsp');
+    await sleep(200);
+    expect(stack.sims.payer?.callbacksFor(traceId)).toHaveLength(0);
+  });
+
+  it('accepts (202) and sends exactly one error callback 2001 when the endpoints are cached', async () => {
+    const ledger = outage();
+    // Participants are asked every time (no participant cache); endpoints stay cached.
+    stack = await startStack({ sims: { adminFaults: ledger.faults }, config: { participantCacheTtlMs: 0 } });
+    const warm = newTraceId();
+    expect((await call(`${stack.als.url}/parties/MSISDN/46700000002`, 'GET', lookupHeaders(warm))).status).toBe(202);
+    expect((await stack.sims.payer?.waitForCallback(warm, 5_000))?.kind).toBe('success');
+
+    ledger.state.down = true;
+    const traceId = newTraceId();
+    const res = await call(`${stack.als.url}/parties/MSISDN/46700000003`, 'GET', lookupHeaders(traceId));
+    expect(res.status).toBe(202);
+    const callback = await stack.sims.payer?.waitForCallback(traceId, 5_000);
+    expect(callback?.kind).toBe('error');
+    expect(errorCodeOf(callback?.body ?? '')).toBe('2001');
+    await sleep(200);
+    expect(stack.sims.payer?.callbacksFor(traceId)).toHaveLength(1);
+  });
+});
+
+describe('admission control', () => {
+  it('answers 503 2003 with Retry-After past the bound without asking any upstream, and admits again after', async () => {
+    stack = await startStack({
+      sims: { oracleFaults: { latencyMs: 600 } },
+      config: { maxLookupsInFlight: 4 },
+    });
+    const { sims, als } = stack;
+    const accepted = await Promise.all(
+      [1, 2, 3, 4].map((n) => call(`${als.url}/parties/MSISDN/4670000010${n}`, 'GET', lookupHeaders(newTraceId()))),
+    );
+    expect(accepted.map((r) => r.status)).toEqual([202, 202, 202, 202]);
+    await sleep(50);
+    const oracleGets = sims.oracle.stats.get;
+    const refusedTrace = newTraceId();
+    const refused = await call(`${als.url}/parties/MSISDN/46700000105`, 'GET', lookupHeaders(refusedTrace));
+    expect(refused.status).toBe(503);
+    expect(errorCodeOf(refused.body)).toBe('2003');
+    const raw = await fetch(`${als.url}/participants/MSISDN/46700000106`, {
+      headers: lookupHeaders(newTraceId(), {}, 'participants'),
+    });
+    expect(raw.status).toBe(503);
+    expect(raw.headers.get('retry-after')).toBe('1');
+    expect(sims.oracle.stats.get).toBe(oracleGets);
+    const metrics = await (await fetch(`${als.adminUrl}/metrics`)).text();
+    expect(metrics).toContain('als_lookups_in_flight{state="in_flight"} 4');
+    expect(metrics).toContain('als_lookups_in_flight{state="limit"} 4');
+
+    // The bound counts lookups in flight, not requests ever made: once those finish, lookups are admitted.
+    await expect
+      .poll(
+        async () => (await call(`${als.url}/parties/MSISDN/46700000107`, 'GET', lookupHeaders(newTraceId()))).status,
+        {
+          timeout: 5_000,
+          interval: 200,
+        },
+      )
+      .toBe(202);
+    await sleep(200);
+    expect(sims.payer?.callbacksFor(refusedTrace)).toHaveLength(0);
+  });
+
+  it("keeps a forwarded lookup's slot until the payee calls back, or until the callback wait has passed", async () => {
+    stack = await startStack({ config: { maxLookupsInFlight: 1, lookupCallbackWaitMs: 800 } });
+    const { sims, als } = stack;
+    // A payee that calls back frees the slot at once: lookups one after the other are all admitted.
+    for (const n of [1, 2, 3]) {
+      const traceId = newTraceId();
+      expect((await call(`${als.url}/parties/MSISDN/4670000020${n}`, 'GET', lookupHeaders(traceId))).status).toBe(202);
+      expect((await sims.payer?.waitForCallback(traceId, 5_000))?.kind).toBe('success');
+    }
+    // 40499... is not found at the oracle: the ALS's own error callback ends the lookup and frees the slot.
+    const notFound = newTraceId();
+    expect((await call(`${als.url}/parties/MSISDN/40499000001`, 'GET', lookupHeaders(notFound))).status).toBe(202);
+    expect((await sims.payer?.waitForCallback(notFound, 5_000))?.kind).toBe('error');
+    await expect
+      .poll(
+        async () => (await call(`${als.url}/parties/MSISDN/46700000204`, 'GET', lookupHeaders(newTraceId()))).status,
+        {
+          timeout: 500,
+          interval: 20,
+        },
+      )
+      .toBe(202);
+  });
+
+  it('frees the slot of a lookup whose payee never calls back after the callback wait', async () => {
+    stack = await startStack({ sims: { dropRate: 1 }, config: { maxLookupsInFlight: 1, lookupCallbackWaitMs: 800 } });
+    const { als } = stack;
+    const started = performance.now();
+    expect((await call(`${als.url}/parties/MSISDN/46700000301`, 'GET', lookupHeaders(newTraceId()))).status).toBe(202);
+    await sleep(200);
+    const refused = await call(`${als.url}/parties/MSISDN/46700000302`, 'GET', lookupHeaders(newTraceId()));
+    expect(refused.status).toBe(503);
+    await expect
+      .poll(
+        async () => (await call(`${als.url}/parties/MSISDN/46700000303`, 'GET', lookupHeaders(newTraceId()))).status,
+        {
+          timeout: 3_000,
+          interval: 50,
+        },
+      )
+      .toBe(202);
+    expect(performance.now() - started).toBeGreaterThan(700);
+  });
+});
