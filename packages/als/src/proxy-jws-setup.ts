@@ -6,7 +6,7 @@ import type { CentralLedger } from './upstream/central-ledger.js';
 import type { RedisProxyCache } from './upstream/proxy-cache-redis.js';
 
 // ioredis, jose and cron are imported only when their part is on: an ALS with all off does not load
-// them (a bigger heap is GC work on every lookup, measured: README "Inter-scheme discovery").
+// them (nothing of them in its heap or start-up).
 
 /**
  * The optional parts of the ALS, each off by default as in the original: inter-scheme discovery on a
