@@ -9,22 +9,23 @@ import type { ProxyJws } from '../proxy-jws-setup.js';
  * A body that is not JSON is left to the route, which answers it 3101.
  */
 export function registerJwsValidation(app: FastifyInstance, jws: NonNullable<ProxyJws['jws']>): void {
-  app.addHook('preHandler', async (request) => {
-    const path = request.url.split('?')[0] ?? '';
-    if (!jws.applies(request.method, path)) return;
+  // A callback hook, not an async one: the requests it does not apply to (every GET) pass without a promise.
+  app.addHook('preHandler', (request, _reply, done) => {
+    const query = request.url.indexOf('?');
+    if (!jws.applies(request.method, query === -1 ? request.url : request.url.slice(0, query))) return done();
     let body: unknown;
     const raw = request.body;
     if (Buffer.isBuffer(raw) && raw.length > 0) {
       try {
         body = JSON.parse(raw.toString('utf8'));
       } catch {
-        return;
+        return done();
       }
     }
-    try {
-      await jws.validate(request.headers, body);
-    } catch (error) {
-      throw new AlsError('INVALID_SIGNATURE', { reason: error instanceof Error ? error.message : String(error) });
-    }
+    jws.validate(request.headers, body).then(
+      () => done(),
+      (error: unknown) =>
+        done(new AlsError('INVALID_SIGNATURE', { reason: error instanceof Error ? error.message : String(error) })),
+    );
   });
 }
