@@ -86,6 +86,28 @@ describe('inter-scheme discovery through the proxies', () => {
     expect(gets(proxyB, id)).toHaveLength(1);
   });
 
+  it('one proxy finds the party, the other answers an error: the error is dropped, the payer hears the party once', async () => {
+    proxyB.behaviour = 'errors';
+    try {
+      const traceId = newTraceId();
+      const id = '4041000004';
+      const res = await call(`${stack.als.url}/parties/MSISDN/${id}`, 'GET', lookupHeaders(traceId));
+      expect(res.status).toBe(202);
+      const callback = await stack.sims.payer?.waitForCallback(traceId, 5_000);
+      expect(callback?.kind).toBe('success');
+      // Both proxies have answered the ALS (proxyB's PUT …/error is a request to the ALS, seen in its metrics).
+      await vi.waitFor(async () => {
+        const metrics = await (await fetch(`${stack.als.adminUrl}/metrics`)).text();
+        expect(metrics).toMatch(/als_events_total\{event="proxy_error_dropped"\} [1-9]/);
+      });
+      await sleep(150);
+      expect(stack.sims.payer?.callbacksFor(traceId)).toHaveLength(1);
+      expect(await redis.client.keys('als:*')).toEqual([]);
+    } finally {
+      proxyB.behaviour = 'fails';
+    }
+  });
+
   it('every proxy failing: one error callback, 3200 in the original words', async () => {
     proxyA.behaviour = 'fails';
     try {

@@ -5,9 +5,10 @@ import { request } from 'undici';
 /**
  * A proxy of another scheme on a loopback port, as the ALS sees one: it takes GET /parties and either
  * answers the party from an FSP of its scheme (a PUT back to the ALS with FSPIOP-Proxy naming itself),
- * fails the request (500), or stays silent (202 and nothing). It records every request it gets.
+ * answers that its scheme does not know the party (PUT …/error, 3204), fails the request (500), or stays
+ * silent (202 and nothing). It records every request it gets.
  */
-export type ProxyBehaviour = 'answers' | 'fails' | 'silent';
+export type ProxyBehaviour = 'answers' | 'errors' | 'fails' | 'silent';
 
 export interface Received {
   readonly method: string;
@@ -55,7 +56,8 @@ export async function startProxySim(name: string, remoteFsp: string, behaviour: 
       if (sim.behaviour === 'silent') return;
       const [, , type = '', id = ''] = (req.url ?? '').split('/');
       const source = String(req.headers['fspiop-source']);
-      void request(`${alsUrl}/parties/${type}/${id}`, {
+      const isError = sim.behaviour === 'errors';
+      void request(`${alsUrl}/parties/${type}/${id}${isError ? '/error' : ''}`, {
         method: 'PUT',
         headers: {
           'content-type': 'application/vnd.interoperability.parties+json;version=1.1',
@@ -65,7 +67,9 @@ export async function startProxySim(name: string, remoteFsp: string, behaviour: 
           'fspiop-proxy': name,
           ...(req.headers.traceparent ? { traceparent: String(req.headers.traceparent) } : {}),
         },
-        body: partyBody(type, id, undefined, remoteFsp, '1.1'),
+        body: isError
+          ? '{"errorInformation":{"errorCode":"3204","errorDescription":"Party not found"}}'
+          : partyBody(type, id, undefined, remoteFsp, '1.1'),
       }).then((r) => r.body.dump());
     });
   });
