@@ -10,9 +10,11 @@ import { registerAdminRoutes } from './http/admin-routes.js';
 import { createAdmission } from './http/admission.js';
 import { clientErrors, frameworkErrors, registerFspiopBasics } from './http/fspiop-plugin.js';
 import { maxPartyIdLength, registerFspiopRoutes } from './http/fspiop-routes.js';
+import { registerJwsValidation } from './http/jws-hook.js';
 import { registerObserveRoutes } from './http/observe-routes.js';
 import { createMetrics } from './observe/metrics.js';
 import { type CpuProfiler, createCpuProfiler } from './observe/profiler.js';
+import { setUpProxyAndJws } from './proxy-jws-setup.js';
 import { createCentralLedger } from './upstream/central-ledger.js';
 import { createHealthProbe } from './upstream/health-probe.js';
 import { createHttpClient } from './upstream/http-client.js';
@@ -113,8 +115,19 @@ export async function startAls(config: Config): Promise<RunningAls> {
     record,
   });
 
+  // Proxy cache, timeout handler and JWS: all off by default, then nothing of them is wired in.
+  let extras: Awaited<ReturnType<typeof setUpProxyAndJws>>;
+  try {
+    extras = await setUpProxyAndJws(config, centralLedger);
+  } catch (error) {
+    await Promise.allSettled([http.close(), store.close()]);
+    metrics.stop();
+    throw error;
+  }
+
   const ports: DiscoveryPorts = {
     hubName: config.hubName,
+    proxy: extras.proxy,
     hubVersion: config.hubFspiopVersion,
     participant: (name) => centralLedger.participant(name),
     endpoints: (name) => centralLedger.endpoints(name),
@@ -123,7 +136,7 @@ export async function startAls(config: Config): Promise<RunningAls> {
     oracleWrite: (url, method, party, body, headers) => oracles.write(url, method, party, body, headers),
     oracleBatch: (url, body, headers) => oracles.batch(url, body, headers),
     forgetParty: (party) => oracles.forget(party),
-    send: (request) => http.send(request, 'fsp'),
+    send: extras.wrapSend((request) => http.send(request, 'fsp')),
     serialiseError: serialisers.error,
     serialiseFspId: serialisers.fspId,
     serialisePartyList: serialisers.partyList,
@@ -183,6 +196,7 @@ export async function startAls(config: Config): Promise<RunningAls> {
   app.addHook('onClose', async () => admission.close());
   metrics.watchAdmission(() => admission);
   registerFspiopBasics(app, serialisers, config.bodyLimitBytes);
+  if (extras.jws) registerJwsValidation(app, extras.jws);
   registerFspiopRoutes(app, {
     ports,
     schemas,
@@ -195,11 +209,13 @@ export async function startAls(config: Config): Promise<RunningAls> {
     admission,
     retryAfterSeconds: config.retryAfterSeconds,
   });
+  const proxyCache = extras.proxyCache;
   const health = createHealthProbe(http, {
     intervalMs: config.healthCheckIntervalMs,
     timeoutMs: config.connectTimeoutMs,
     switchEndpoint: config.switchEndpoint,
     ...(store.ping ? { pingDatastore: () => (store.ping as () => Promise<void>)() } : {}),
+    ...(proxyCache ? { pingProxyCache: () => proxyCache.healthCheck() } : {}),
   });
   registerObserveRoutes(app, registry, startedAt, health);
 
@@ -237,10 +253,11 @@ export async function startAls(config: Config): Promise<RunningAls> {
     url = await app.listen({ port: config.port, host: config.host, backlog: listenBacklog });
     adminUrl = await admin.listen({ port: config.adminPort, host: config.host });
   } catch (error) {
-    await Promise.allSettled([app.close(), admin.close(), http.close(), store.close()]);
+    await Promise.allSettled([app.close(), admin.close(), http.close(), store.close(), extras.close()]);
     metrics.stop();
     throw error;
   }
+  extras.startTimeoutHandler(ports, (error) => app.log.warn({ err: error }, 'timeout handler run failed'));
   const local = (address: string) => address.replace('0.0.0.0', '127.0.0.1').replace('[::]', '127.0.0.1');
 
   let closing: Promise<void> | undefined;
@@ -255,6 +272,7 @@ export async function startAls(config: Config): Promise<RunningAls> {
       closing ??= (async () => {
         await Promise.all([app.close(), admin.close()]);
         await profiler.stop();
+        await extras.close();
         await http.close();
         await store.close();
         metrics.stop();

@@ -17,6 +17,12 @@ describe('configuration', () => {
     expect(() => loadConfig({ ALS_SWITCH_ENDPOINT: 'ftp://x' })).toThrow(ConfigError);
     expect(() => loadConfig({ ALS_HUB_FSPIOP_VERSION: '3.0' })).toThrow(/^ALS_HUB_FSPIOP_VERSION: must be one of/);
     expect(() => loadConfig({ ALS_PROCESSES: '0' })).toThrow(/^ALS_PROCESSES:/);
+    // Bad input: the proxy and timeout settings are checked at start too, naming the variable.
+    expect(() => loadConfig({ ALS_PROXY_CACHE_NODES: 'redis-without-port' })).toThrow(
+      /^ALS_PROXY_CACHE_NODES: must be host:port/,
+    );
+    expect(() => loadConfig({ ALS_TIMEOUT_SCHEDULE: 'every 15 s' })).toThrow(/^ALS_TIMEOUT_SCHEDULE: must be a cron/);
+    expect(loadConfig({ ALS_PROXY_CACHE_NODES: 'a:7000,b:7001' }).proxyCacheNodes).toBe('a:7000,b:7001');
   });
 
   it('has one setting per config key, and the README documents every variable with its default', () => {

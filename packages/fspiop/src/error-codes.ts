@@ -27,6 +27,12 @@ export const FspiopError = define({
   SERVER_TIMED_OUT: { code: '2004', description: 'Server timed out', httpStatus: 503 },
   SERVER_BUSY: { code: '2005', description: 'Server busy', httpStatus: 503 },
   CLIENT_ERROR: { code: '3000', description: 'Generic client error', httpStatus: 400 },
+  /** Mojaloop's extension (central-services-error-handling src/errors.js): the ALS's inter-scheme lookup. */
+  PARTY_RESOLUTION_FAILURE: {
+    code: '2006',
+    description: 'Temporary party resolution failed, try again',
+    httpStatus: 503,
+  },
   UNACCEPTABLE_VERSION: { code: '3001', description: 'Unacceptable version requested', httpStatus: 406 },
   UNKNOWN_URI: { code: '3002', description: 'Unknown URI', httpStatus: 404 },
   ADD_PARTY_INFO_ERROR: { code: '3003', description: 'Add Party information error', httpStatus: 400 },

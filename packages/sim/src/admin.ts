@@ -9,6 +9,8 @@ export interface ParticipantSpec {
   readonly endpointBase: string;
   readonly currencies?: readonly string[];
   readonly isActive?: boolean;
+  /** A proxy to another scheme (central-ledger's participant.isProxy): listed by GET /participants?isProxy=true. */
+  readonly isProxy?: boolean;
 }
 
 export interface AdminSimOptions {
@@ -94,7 +96,15 @@ function participantBody(adminUrl: string, name: string, index: number, spec: Pa
     },
   ]);
   return Buffer.from(
-    JSON.stringify({ name, id: link, created, isActive: active, links: { self: link }, accounts, isProxy: 0 }),
+    JSON.stringify({
+      name,
+      id: link,
+      created,
+      isActive: active,
+      links: { self: link },
+      accounts,
+      isProxy: spec.isProxy ? 1 : 0,
+    }),
   );
 }
 
@@ -159,6 +169,17 @@ export async function startAdminSim(opts: AdminSimOptions = {}): Promise<AdminSi
     if (req.method === 'GET' && segments.length === 1 && segments[0] === 'health') {
       stats.health++;
       sendJson(res, 200, healthBody);
+      return;
+    }
+    // central-ledger's GET /participants[?isProxy=true] (src/api/participants/handler.js getAll): every
+    // participant, or only the proxies; the original ALS asks it for the proxies to fan a lookup out to.
+    if (req.method === 'GET' && segments.length === 1 && segments[0] === 'participants') {
+      stats.other++;
+      const onlyProxies = new URL(req.url ?? '/', 'http://sim').searchParams.get('isProxy') === 'true';
+      const list = [...specs.keys()]
+        .filter((name) => !onlyProxies || specs.get(name)?.isProxy)
+        .map((name) => JSON.parse((bodiesOf(name) as { participant: Buffer }).participant.toString()) as unknown);
+      sendJson(res, 200, Buffer.from(JSON.stringify(list)));
       return;
     }
     if (req.method !== 'GET' || segments[0] !== 'participants' || segments.length < 2 || segments.length > 3) {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 
 /**
- * Where the local Kafka broker and MySQL server listen. The defaults are infra/services.env, the file
+ * Where the local Kafka broker, MySQL server and Redis listen. The defaults are infra/services.env, the file
  * the infra scripts read too; any key in the environment wins. One module, so no test or tool carries
  * its own host or port literal (issue #2).
  */
@@ -13,6 +13,7 @@ export interface InfraSettings {
     readonly user: string;
     readonly password: string;
   };
+  readonly redis: { readonly host: string; readonly port: number };
 }
 
 const servicesEnvFile = new URL('../../../infra/services.env', import.meta.url);
@@ -61,5 +62,6 @@ export function loadInfraSettings(env: NodeJS.ProcessEnv = process.env): InfraSe
       user: text(values, 'MYSQL_USER'),
       password: values.MYSQL_PASSWORD ?? '',
     }),
+    redis: Object.freeze({ host: text(values, 'REDIS_HOST'), port: port(values, 'REDIS_PORT') }),
   });
 }

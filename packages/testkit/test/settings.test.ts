@@ -7,6 +7,10 @@ describe('infra settings', () => {
     expect(settings.kafka.brokers).toEqual(['127.0.0.1:19092']);
     expect(settings.mysql).toMatchObject({ host: '127.0.0.1', port: 13306, user: 'someone' });
     expect(Object.isFrozen(settings.mysql)).toBe(true);
+    expect(loadInfraSettings({}).redis).toEqual({ host: '127.0.0.1', port: 6379 });
+    expect(loadInfraSettings({ REDIS_PORT: '16379' }).redis.port).toBe(16379);
+    // Bad input: a Redis port that is no port.
+    expect(() => loadInfraSettings({ REDIS_PORT: '0' })).toThrow('REDIS_PORT must be a TCP port (1-65535), got "0"');
   });
 
   it('names the bad key when a port is not a port', () => {

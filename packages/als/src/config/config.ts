@@ -9,7 +9,9 @@ type Kind =
   | { kind: 'int'; min: number; max?: number }
   | { kind: 'url' }
   | { kind: 'string'; allowEmpty?: boolean }
-  | { kind: 'enum'; values: readonly string[] };
+  | { kind: 'enum'; values: readonly string[] }
+  | { kind: 'hostPorts' }
+  | { kind: 'cron' };
 
 interface Setting<K extends keyof ConfigValues> {
   readonly key: K;
@@ -66,6 +68,30 @@ export interface ConfigValues {
   extendedPartyIdTypes: 'on' | 'off';
   /** How long a /health probe's result is reused (a probe is never run per request). */
   healthCheckIntervalMs: number;
+  /** The original's PROXY_CACHE.enabled: inter-scheme discovery through the proxies, on Redis. */
+  proxyCache: 'on' | 'off';
+  proxyCacheType: 'redis' | 'redis-cluster';
+  /** host:port[,host:port...]: the Redis, or the cluster's seed nodes. */
+  proxyCacheNodes: string;
+  proxyCacheUsername: string;
+  proxyCachePassword: string;
+  /** Redis database number (plain Redis only; the original's PROXY_CACHE.proxyConfig.db). */
+  proxyCacheDb: number;
+  /** The original's PROXY_CACHE_EXPIRES_IN_SEC: how long a lookup across the scheme may take. */
+  proxyCacheExpiresInSec: number;
+  /** The original's HANDLERS.TIMEOUT (DISABLED, TIMEXP, TIMEZONE, BATCH_SIZE, DIST_LOCK). */
+  timeoutHandler: 'on' | 'off';
+  timeoutSchedule: string;
+  timeoutTimezone: string;
+  timeoutBatchSize: number;
+  timeoutLock: 'on' | 'off';
+  timeoutLockTtlMs: number;
+  /** The original's ENDPOINT_SECURITY.JWS. */
+  jwsValidate: 'on' | 'off';
+  jwsValidatePutParties: 'on' | 'off';
+  jwsVerificationKeysDirectory: string;
+  jwsSign: 'on' | 'off';
+  jwsSigningKeyPath: string;
 }
 
 export type Config = Readonly<ConfigValues>;
@@ -112,6 +138,24 @@ export const defaults: Config = Object.freeze({
   deleteParticipantValidation: 'off',
   extendedPartyIdTypes: 'off',
   healthCheckIntervalMs: 5_000,
+  proxyCache: 'off',
+  proxyCacheType: 'redis',
+  proxyCacheNodes: '127.0.0.1:6379',
+  proxyCacheUsername: '',
+  proxyCachePassword: '',
+  proxyCacheDb: 0,
+  proxyCacheExpiresInSec: 20,
+  timeoutHandler: 'on',
+  timeoutSchedule: '*/15 * * * * *',
+  timeoutTimezone: 'UTC',
+  timeoutBatchSize: 100,
+  timeoutLock: 'on',
+  timeoutLockTtlMs: 10_000,
+  jwsValidate: 'off',
+  jwsValidatePutParties: 'off',
+  jwsVerificationKeysDirectory: 'secrets/jwsVerificationKeys',
+  jwsSign: 'off',
+  jwsSigningKeyPath: 'secrets/jwsSigningKey.key',
 } satisfies ConfigValues);
 
 export const settings: readonly Setting<keyof ConfigValues>[] = [
@@ -308,7 +352,129 @@ export const settings: readonly Setting<keyof ConfigValues>[] = [
     type: { kind: 'int', min: 100 },
     doc: 'how long a /health probe of MySQL and central-ledger is reused',
   },
+  {
+    key: 'proxyCache',
+    env: 'ALS_PROXY_CACHE',
+    type: { kind: 'enum', values: ['on', 'off'] },
+    doc: "`on`: inter-scheme discovery through the scheme's proxies, its state in Redis (the original's PROXY_CACHE.enabled)",
+  },
+  {
+    key: 'proxyCacheType',
+    env: 'ALS_PROXY_CACHE_TYPE',
+    type: { kind: 'enum', values: ['redis', 'redis-cluster'] },
+    doc: "one Redis, or a Redis Cluster (the original's PROXY_CACHE.type)",
+  },
+  {
+    key: 'proxyCacheNodes',
+    env: 'ALS_PROXY_CACHE_NODES',
+    type: { kind: 'hostPorts' },
+    doc: "host:port of the Redis, or the cluster's nodes comma-separated",
+  },
+  {
+    key: 'proxyCacheUsername',
+    env: 'ALS_PROXY_CACHE_USERNAME',
+    type: { kind: 'string', allowEmpty: true },
+    doc: 'Redis ACL user',
+  },
+  {
+    key: 'proxyCachePassword',
+    env: 'ALS_PROXY_CACHE_PASSWORD',
+    type: { kind: 'string', allowEmpty: true },
+    doc: 'Redis password',
+  },
+  {
+    key: 'proxyCacheDb',
+    env: 'ALS_PROXY_CACHE_DB',
+    type: { kind: 'int', min: 0, max: 15 },
+    doc: 'Redis database number, plain Redis only (proxyConfig.db)',
+  },
+  {
+    key: 'proxyCacheExpiresInSec',
+    env: 'ALS_PROXY_CACHE_EXPIRES_IN_SEC',
+    type: { kind: 'int', min: 1 },
+    doc: "how long an inter-scheme lookup waits for the proxies before the timeout handler answers 3300 (the original's PROXY_CACHE_EXPIRES_IN_SEC)",
+  },
+  {
+    key: 'timeoutHandler',
+    env: 'ALS_TIMEOUT_HANDLER',
+    type: { kind: 'enum', values: ['on', 'off'] },
+    doc: "answer expired inter-scheme lookups (runs only with ALS_PROXY_CACHE=on; the original's HANDLERS.TIMEOUT.DISABLED)",
+  },
+  {
+    key: 'timeoutSchedule',
+    env: 'ALS_TIMEOUT_SCHEDULE',
+    type: { kind: 'cron' },
+    doc: "cron expression with seconds of the timeout handler's runs (the original's HANDLERS.TIMEOUT.TIMEXP)",
+  },
+  {
+    key: 'timeoutTimezone',
+    env: 'ALS_TIMEOUT_TIMEZONE',
+    type: { kind: 'string' },
+    doc: 'time zone of the schedule (HANDLERS.TIMEOUT.TIMEZONE)',
+  },
+  {
+    key: 'timeoutBatchSize',
+    env: 'ALS_TIMEOUT_BATCH_SIZE',
+    type: { kind: 'int', min: 1 },
+    doc: 'Redis SCAN count per step of a run (HANDLERS.TIMEOUT.BATCH_SIZE)',
+  },
+  {
+    key: 'timeoutLock',
+    env: 'ALS_TIMEOUT_LOCK',
+    type: { kind: 'enum', values: ['on', 'off'] },
+    doc: 'one timeout handler run at a time in the cluster, by a Redis lock (HANDLERS.TIMEOUT.DIST_LOCK.enabled)',
+  },
+  {
+    key: 'timeoutLockTtlMs',
+    env: 'ALS_TIMEOUT_LOCK_TTL_MS',
+    type: { kind: 'int', min: 100 },
+    doc: 'how long the lock outlives a holder that died (DIST_LOCK.lockTimeout)',
+  },
+  {
+    key: 'jwsValidate',
+    env: 'ALS_JWS_VALIDATE',
+    type: { kind: 'enum', values: ['on', 'off'] },
+    doc: '`on`: POST/PUT/DELETE on /parties and /participants need a valid FSPIOP-Signature (JWS_VALIDATE)',
+  },
+  {
+    key: 'jwsValidatePutParties',
+    env: 'ALS_JWS_VALIDATE_PUT_PARTIES',
+    type: { kind: 'enum', values: ['on', 'off'] },
+    doc: '`on`: PUT /parties callbacks are checked too (JWS_VALIDATE_PUT_PARTIES)',
+  },
+  {
+    key: 'jwsVerificationKeysDirectory',
+    env: 'ALS_JWS_VERIFICATION_KEYS_DIRECTORY',
+    type: { kind: 'string' },
+    doc: 'one `{fspId}.pem` public key per FSP (JWS_VERIFICATION_KEYS_DIRECTORY)',
+  },
+  {
+    key: 'jwsSign',
+    env: 'ALS_JWS_SIGN',
+    type: { kind: 'enum', values: ['on', 'off'] },
+    doc: '`on`: every message the Hub originates carries FSPIOP-Signature (JWS_SIGN)',
+  },
+  {
+    key: 'jwsSigningKeyPath',
+    env: 'ALS_JWS_SIGNING_KEY_PATH',
+    type: { kind: 'string' },
+    doc: "the Hub's private key, PEM (JWS_SIGNING_KEY_PATH)",
+  },
 ];
+
+/** `host:port,host:port` → nodes; undefined when any part is not host:port. */
+export function parseHostPorts(raw: string): { host: string; port: number }[] | undefined {
+  const nodes: { host: string; port: number }[] = [];
+  for (const part of raw.split(',')) {
+    const at = part.trim().lastIndexOf(':');
+    if (at <= 0) return undefined;
+    const host = part.trim().slice(0, at);
+    const port = Number(part.trim().slice(at + 1));
+    if (!Number.isInteger(port) || port < 1 || port > 65535) return undefined;
+    nodes.push({ host, port });
+  }
+  return nodes.length > 0 ? nodes : undefined;
+}
 
 export class ConfigError extends Error {
   constructor(
@@ -346,6 +512,15 @@ function parse(setting: Setting<keyof ConfigValues>, raw: string): string | numb
       return raw;
     case 'enum':
       if (!type.values.includes(raw)) fail(`must be one of ${type.values.join(', ')}`);
+      return raw;
+    case 'cron':
+      // The shape here; the cron library checks the fields when the timeout handler starts (it is loaded
+      // only then, so an ALS without inter-scheme discovery does not carry it).
+      if (!/^\S+( \S+){4,5}$/.test(raw.trim()) || /[^\d*/,\-A-Za-z? ]/.test(raw))
+        fail('must be a cron expression (six fields, with seconds)');
+      return raw;
+    case 'hostPorts':
+      if (parseHostPorts(raw) === undefined) fail('must be host:port[,host:port...]');
       return raw;
   }
 }

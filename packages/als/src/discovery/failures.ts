@@ -48,8 +48,13 @@ export function asAlsError(error: unknown, upstreamName: 'SWITCH_FAILED' | 'ORAC
 export interface ErrorTarget {
   readonly resource: Resource;
   readonly party: PartyRef;
-  /** Who gets the error callback. */
+  /** Who gets the error callback (whose endpoint it is sent to). */
   readonly requester: string;
+  /**
+   * FSPIOP-Destination of the callback when it is not the requester: an FSP of another scheme, reached
+   * through its proxy (the original's createErrorCallbackHeaders names the request's source).
+   */
+  readonly destination?: string | undefined;
   readonly version: FspiopVersion;
   readonly headers: HeaderMap;
 }
@@ -78,7 +83,14 @@ export async function sendErrorCallback(
     await ports.send({
       url,
       method: 'PUT',
-      headers: hubHeaders(target.headers, ports.hubName, target.requester, uri, resource, target.version),
+      headers: hubHeaders(
+        target.headers,
+        ports.hubName,
+        target.destination ?? target.requester,
+        uri,
+        resource,
+        target.version,
+      ),
       body: ports.serialiseError(error.information()),
     });
     ports.count('error_callback_sent');

@@ -1,4 +1,5 @@
 import { AlsError } from '../fspiop/errors.js';
+import type { PartyEntry } from './types.js';
 
 /** One row of the oracle registry (the original's table oracleEndpoint, joined to its type names). */
 export interface OracleRecord {
@@ -28,4 +29,17 @@ export function chooseOracle(records: readonly OracleRecord[], type: string, cur
   if (defaults.length === 0) throw new AlsError('NO_DEFAULT_ORACLE', { type });
   // The original takes the last default row (`filter(isDefault).pop()`).
   return (defaults[defaults.length - 1] as OracleRecord).url;
+}
+
+/**
+ * The oracle's answer narrowed to what was asked: entries for a sub-id only when a sub-id was asked
+ * for (and then only that one), one request per FSP.
+ */
+export function selectParties(entries: readonly PartyEntry[], subId: string | undefined): string[] {
+  const fsps: string[] = [];
+  for (const entry of entries) {
+    if (subId === undefined ? entry.partySubIdOrType !== undefined : entry.partySubIdOrType !== subId) continue;
+    if (!fsps.includes(entry.fspId)) fsps.push(entry.fspId);
+  }
+  return fsps;
 }

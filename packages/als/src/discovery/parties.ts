@@ -1,40 +1,41 @@
 import { AlsError } from '../fspiop/errors.js';
 import { partyIdProblem } from '../fspiop/party-id.js';
 import type { FspiopVersion } from '../fspiop/versions.js';
-import { callbackEndpoint, Endpoint, fillTemplate, type Resource } from './endpoints.js';
+import { callbackEndpoint, fillTemplate, type Resource } from './endpoints.js';
 import { asAlsError, type CallbackError, oracleError, sendErrorCallback } from './failures.js';
+import { forwardLookup } from './forward.js';
 import { endToEndStart, forwardHeaders } from './headers.js';
-import { type DiscoveryPorts, type HeaderMap, type PartyEntry, type PartyRef, UpstreamError } from './types.js';
+import { forwardPartyCallbackAcrossSchemes, lookUpPartyAcrossSchemes } from './inter-scheme.js';
+import { selectParties } from './oracles.js';
+import { type DiscoveryPorts, type HeaderMap, type PartyRef, UpstreamError } from './types.js';
 
 export interface PartyLookup {
   readonly party: PartyRef;
   readonly currency: string | undefined;
-  /** FSPIOP-Source, already known to be an active participant. */
+  /**
+   * FSPIOP-Source: an active participant, or (inter-scheme discovery on) an FSP of another scheme whose
+   * request came through the proxy named in FSPIOP-Proxy.
+   */
   readonly source: string;
+  /** Who gets the answers: the source, or the proxy it came through. Undefined: the source. */
+  readonly requester?: string | undefined;
+  /** FSPIOP-Proxy as received (inter-scheme discovery only). */
+  readonly proxy?: string | undefined;
   readonly destination: string | undefined;
   /** The version the requester asked for in Accept; its error callback uses it. */
   readonly version: FspiopVersion;
   readonly headers: HeaderMap;
 }
 
-/**
- * The oracle's answer narrowed to what was asked: entries for a sub-id only when a sub-id was asked
- * for (and then only that one), one request per FSP.
- */
-export function selectParties(entries: readonly PartyEntry[], subId: string | undefined): string[] {
-  const fsps: string[] = [];
-  for (const entry of entries) {
-    if (subId === undefined ? entry.partySubIdOrType !== undefined : entry.partySubIdOrType !== subId) continue;
-    if (!fsps.includes(entry.fspId)) fsps.push(entry.fspId);
-  }
-  return fsps;
-}
+export { selectParties } from './oracles.js';
 
 /**
  * GET /parties after the 202 (reference: steps 3-6): validate the ID, find the FSPs (FSPIOP-Destination
  * or the oracle), send each the GET. Exactly one error callback to the requester when the lookup fails.
  */
 export async function lookUpParty(ports: DiscoveryPorts, request: PartyLookup): Promise<void> {
+  // Inter-scheme discovery is its own flow: with it off a lookup pays one property check for it.
+  if (ports.proxy !== undefined) return lookUpPartyAcrossSchemes(ports, ports.proxy, request);
   const { party } = request;
   const fail = (error: CallbackError) =>
     sendErrorCallback(
@@ -114,41 +115,6 @@ async function checkDestination(
   return new AlsError('DESTINATION_NOT_FOUND', { destination });
 }
 
-async function forwardLookup(ports: DiscoveryPorts, request: PartyLookup, fsp: string): Promise<AlsError | undefined> {
-  const { party } = request;
-  let url: string;
-  const started = performance.now();
-  try {
-    const participant = await ports.participant(fsp);
-    if (!participant?.isActive) {
-      return request.destination === fsp
-        ? new AlsError('DESTINATION_NOT_FOUND', { destination: fsp })
-        : new AlsError('PARTY_NOT_FOUND');
-    }
-    const endpointType = party.subId === undefined ? Endpoint.PARTIES_GET : Endpoint.PARTIES_SUB_ID_GET;
-    const template = (await ports.endpoints(fsp)).get(endpointType);
-    if (!template) return new AlsError('NO_ENDPOINT', { destination: fsp, endpoint: endpointType });
-    url = fillTemplate(template, { partyIdType: party.type, partyIdentifier: party.id, partySubIdOrType: party.subId });
-  } catch (error) {
-    return asAlsError(error, 'SWITCH_FAILED');
-  } finally {
-    ports.observe('endpoint', started);
-  }
-  const sendStarted = performance.now();
-  try {
-    await ports.send({ url, method: 'GET', headers: forwardHeaders(request.headers, request.source, fsp, 'GET') });
-    return undefined;
-  } catch (error) {
-    ports.count('forward_failed');
-    return new AlsError('DESTINATION_UNREACHABLE', {
-      destination: fsp,
-      reason: error instanceof Error ? error.message : String(error),
-    });
-  } finally {
-    ports.observe('forward', sendStarted);
-  }
-}
-
 export interface PartyCallback {
   readonly resource: Resource;
   readonly party: PartyRef;
@@ -160,6 +126,8 @@ export interface PartyCallback {
   readonly headers: HeaderMap;
   /** The body exactly as received: forwarded as these bytes, never re-serialised (issue #3). */
   readonly body: Buffer;
+  /** FSPIOP-Proxy as received (inter-scheme discovery only). */
+  readonly proxy?: string | undefined;
 }
 
 /**
@@ -168,6 +136,9 @@ export interface PartyCallback {
  * forward: one error callback to the source.
  */
 export async function forwardCallback(ports: DiscoveryPorts, callback: PartyCallback): Promise<void> {
+  if (ports.proxy !== undefined && callback.resource === 'parties') {
+    return forwardPartyCallbackAcrossSchemes(ports, ports.proxy, callback);
+  }
   const { party } = callback;
   const e2eStart = endToEndStart(callback.headers.tracestate);
   if (e2eStart !== undefined) ports.endToEnd(e2eStart);

@@ -1,5 +1,6 @@
 import type { ErrorInformation } from '@mojafast/fspiop';
 import type { FspiopVersion } from '../fspiop/versions.js';
+import type { ProxyCache } from './proxy-cache.js';
 
 /** Request headers as Node gives them: lower-case names. */
 export type HeaderMap = Readonly<Record<string, string | string[] | undefined>>;
@@ -65,11 +66,26 @@ export type DiscoveryEvent =
   | 'error_callback_failed'
   | 'error_callback_sent'
   | 'forward_failed'
-  | 'callback_forwarded';
+  | 'callback_forwarded'
+  | 'proxy_error_dropped'
+  | 'lookup_expired';
+
+/**
+ * Inter-scheme discovery (the original's PROXY_CACHE.enabled): present only when it is on, so a lookup
+ * with it off does no proxy work at all.
+ */
+export interface ProxyPorts {
+  readonly cache: ProxyCache;
+  /** The active proxies' names (central-ledger GET /participants?isProxy=true); throws UpstreamError. */
+  proxyNames(): Promise<readonly string[]>;
+  /** How long a lookup across the scheme may take (the original's PROXY_CACHE_EXPIRES_IN_SEC). */
+  readonly expiresInSec: number;
+}
 
 /** Everything a flow needs from the outside, passed in: the flows import no HTTP client, cache or database. */
 export interface DiscoveryPorts {
   readonly hubName: string;
+  readonly proxy?: ProxyPorts | undefined;
   readonly hubVersion: FspiopVersion;
   /** Undefined when central-ledger does not know the name; throws UpstreamError when it cannot be asked. */
   participant(name: string): Promise<Participant | undefined>;

@@ -139,6 +139,41 @@ export const AlsErrors = catalogue({
     status: undefined,
     template: 'The requested resource could not be found',
   },
+  // JWS (the original's src/plugins.js onPostAuth): the validator's message as the detail.
+  INVALID_SIGNATURE: { fspiop: FspiopError.INVALID_SIGNATURE, status: 400, template: '{reason}' },
+  // Inter-scheme discovery, the original's words (src/constants.js ERROR_MESSAGES, GetPartiesService.js,
+  // PutPartiesService.js, TimeoutPartiesService.js).
+  PROXY_MAPPING_FAILED: {
+    fspiop: FspiopError.ID_NOT_FOUND,
+    status: undefined,
+    template: 'failed to addDfspIdToProxyMapping',
+  },
+  PROXY_LIST_NOT_CACHED: {
+    fspiop: FspiopError.ID_NOT_FOUND,
+    status: undefined,
+    template: 'Failed to cache sendToProxiesList',
+  },
+  PROXY_CONNECTION_ERROR: {
+    fspiop: FspiopError.ID_NOT_FOUND,
+    status: undefined,
+    template: 'Proxy connection error - no successful requests sent to proxies',
+  },
+  NO_SUCCESSFUL_PROXY_RESPONSES: {
+    fspiop: FspiopError.ID_NOT_FOUND,
+    status: undefined,
+    template: 'No successful proxy discovery responses',
+  },
+  EXTERNAL_PARTY_ERROR: {
+    fspiop: FspiopError.PARTY_RESOLUTION_FAILURE,
+    status: undefined,
+    template: 'External party resolution error',
+  },
+  LOOKUP_EXPIRED: { fspiop: FspiopError.EXPIRED_ERROR, status: undefined, template: '' },
+  PROXY_CACHE_FAILED: {
+    fspiop: FspiopError.INTERNAL_SERVER_ERROR,
+    status: undefined,
+    template: 'proxy cache: {reason}',
+  },
   ORACLE_UNREACHABLE: {
     fspiop: FspiopError.DESTINATION_COMMUNICATION_ERROR,
     status: undefined,

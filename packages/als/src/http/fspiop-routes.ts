@@ -11,6 +11,7 @@ import type { Serialisers } from '../fspiop/serialisers.js';
 import type { FspiopVersion } from '../fspiop/versions.js';
 import type { Metrics } from '../observe/metrics.js';
 import { type Admission, callbackKey } from './admission.js';
+import { proxiedRequester, proxyHeaderOf } from './proxy-ingress.js';
 
 export interface FspiopRouteDeps {
   readonly ports: DiscoveryPorts;
@@ -212,7 +213,10 @@ export function registerFspiopRoutes(app: FastifyInstance, deps: FspiopRouteDeps
     const facts = headersOf(request, 'GET', 'parties');
     checkPath(request, facts.version);
     const currency = checkCurrency(request.query.currency);
-    const deferred = await checkSource(facts);
+    // Inter-scheme discovery only (off: one property read): a source of another scheme via its proxy.
+    const proxy = ports.proxy && proxyHeaderOf(request.headers);
+    const via = proxy === undefined ? undefined : await proxiedRequester(ports, facts.source, proxy);
+    const deferred = via === undefined ? await checkSource(facts) : undefined;
     const party = partyOf(request.params);
     const outcome = { errorCallback: deferred !== undefined };
     const accepted = accept(
@@ -227,6 +231,8 @@ export function registerFspiopRoutes(app: FastifyInstance, deps: FspiopRouteDeps
           party,
           currency,
           source: facts.source,
+          requester: via,
+          proxy,
           destination: facts.destination,
           version: facts.version,
           headers: request.headers,
@@ -263,6 +269,7 @@ export function registerFspiopRoutes(app: FastifyInstance, deps: FspiopRouteDeps
         version: facts.version,
         headers: request.headers,
         body: request.body as Buffer,
+        proxy: ports.proxy && proxyHeaderOf(request.headers),
       }),
     );
   };

@@ -14,6 +14,11 @@ export interface CentralLedgerOptions {
 export interface CentralLedger {
   participant(name: string): Promise<Participant | undefined>;
   endpoints(name: string): Promise<ReadonlyMap<string, string>>;
+  /**
+   * The active proxies' names: GET /participants?isProxy=true, kept like a participant (the original's
+   * central-services-shared proxies cache, getAllProxiesNames(switchUrl, onlyActive = true)).
+   */
+  proxyNames(): Promise<readonly string[]>;
   /** DELETE /endpointcache of the original admin API. */
   clear(): void;
 }
@@ -80,7 +85,23 @@ export function createCentralLedger(http: HttpClient, options: CentralLedgerOpti
     },
   });
 
+  const proxies: Cache<readonly string[]> = createCache({
+    name: 'proxies',
+    ttlMs: options.participantTtlMs,
+    maxStaleMs: options.maxStaleMs,
+    max: 1,
+    record: options.record,
+    async load() {
+      const body = await fetchJson('/participants?isProxy=true');
+      if (!Array.isArray(body)) throw new UpstreamError('central-ledger', 'GET /participants?isProxy=true: no list');
+      return (body as ParticipantBody[])
+        .filter((p) => p?.isActive === 1 && typeof p.name === 'string')
+        .map((p) => p.name as string);
+    },
+  });
+
   return {
+    proxyNames: () => proxies.get('all'),
     async participant(name) {
       const answer = await participants.get(name);
       return 'unknown' in answer ? undefined : answer;
@@ -89,6 +110,7 @@ export function createCentralLedger(http: HttpClient, options: CentralLedgerOpti
     clear() {
       participants.clear();
       endpoints.clear();
+      proxies.clear();
     },
   };
 }

@@ -1,7 +1,7 @@
 import type { HttpClient } from './http-client.js';
 
 /** central-services-shared HealthCheckEnums: the names and states the original's /health reports. */
-export type ServiceName = 'datastore' | 'participantEndpointService';
+export type ServiceName = 'datastore' | 'participantEndpointService' | 'proxyCache';
 export interface ServiceHealth {
   readonly name: ServiceName;
   readonly status: 'OK' | 'DOWN';
@@ -18,6 +18,8 @@ export interface HealthProbeOptions {
   readonly switchEndpoint: string;
   /** The oracle registry's database, when there is one (the original's datastore check). */
   readonly pingDatastore?: () => Promise<void>;
+  /** The proxy cache's Redis, when inter-scheme discovery is on (the original's getProxyCacheHealth). */
+  readonly pingProxyCache?: () => Promise<boolean>;
   /** A check that has not answered within this is DOWN (a pool waiting for a database never answers). */
   readonly timeoutMs: number;
   readonly now?: () => number;
@@ -60,9 +62,19 @@ export function createHealthProbe(http: HttpClient, options: HealthProbeOptions)
     }
   };
 
+  const proxyCache = async (ping: () => Promise<boolean>): Promise<ServiceHealth> => {
+    try {
+      return { name: 'proxyCache', status: (await ping()) ? 'OK' : 'DOWN' };
+    } catch {
+      return { name: 'proxyCache', status: 'DOWN' };
+    }
+  };
+
   const probe = async (): Promise<readonly ServiceHealth[]> => {
     const checks = [centralLedger()];
     if (options.pingDatastore) checks.unshift(datastore(options.pingDatastore));
+    // After the datastore, as the original lists its sub-services (src/api/health.js).
+    if (options.pingProxyCache) checks.splice(checks.length - 1, 0, proxyCache(options.pingProxyCache));
     const services = await Promise.all(checks);
     last = { at: now(), services };
     return services;

@@ -1,0 +1,143 @@
+import { type Config, ConfigError, parseHostPorts } from './config/config.js';
+import { answerExpiredLookup } from './discovery/inter-scheme.js';
+import type { DiscoveryPorts, HeaderMap, OutboundRequest, ProxyPorts } from './discovery/types.js';
+import type { TimeoutHandler } from './handlers/timeout.js';
+import type { CentralLedger } from './upstream/central-ledger.js';
+import type { RedisProxyCache } from './upstream/proxy-cache-redis.js';
+
+// ioredis, jose and cron are imported only when their part is on: an ALS with all off does not load
+// them (nothing of them in its heap or start-up).
+
+/**
+ * The optional parts of the ALS, each off by default as in the original: inter-scheme discovery on a
+ * proxy cache in Redis with its timeout handler, JWS validation of incoming requests and JWS signing of
+ * the Hub's messages. With all off, nothing here touches a lookup: no proxy ports, the send function
+ * unwrapped, no validation hook.
+ */
+export interface ProxyJws {
+  /** Present when ALS_PROXY_CACHE=on. */
+  readonly proxy: ProxyPorts | undefined;
+  readonly proxyCache: RedisProxyCache | undefined;
+  /** Signs what the Hub originates when ALS_JWS_SIGN=on; else `send` itself. */
+  wrapSend(send: (request: OutboundRequest) => Promise<void>): (request: OutboundRequest) => Promise<void>;
+  /**
+   * When ALS_JWS_VALIDATE=on: which requests must carry a valid signature (the original's onPostAuth:
+   * not GET, only /parties and /participants, PUT /parties only with JWS_VALIDATE_PUT_PARTIES), and the
+   * check itself, which throws the validator's message.
+   */
+  readonly jws:
+    | {
+        readonly applies: (method: string, path: string) => boolean;
+        readonly validate: (headers: HeaderMap, body: unknown) => Promise<void>;
+      }
+    | undefined;
+  /** Starts the timeout handler (ALS_PROXY_CACHE=on and ALS_TIMEOUT_HANDLER=on) once the ports exist. */
+  startTimeoutHandler(ports: DiscoveryPorts, onError: (error: unknown) => void): TimeoutHandler | undefined;
+  close(): Promise<void>;
+}
+
+export async function setUpProxyAndJws(config: Config, centralLedger: CentralLedger): Promise<ProxyJws> {
+  // Keys first: a missing or broken key file stops the start before anything connects.
+  const keys = config.jwsValidate === 'on' || config.jwsSign === 'on' ? await import('./jws/keys.js') : undefined;
+  const verificationKeys =
+    keys && config.jwsValidate === 'on' ? keys.loadVerificationKeys(config.jwsVerificationKeysDirectory) : undefined;
+  const signer =
+    keys && config.jwsSign === 'on'
+      ? (await import('./jws/sign.js')).createJwsSigner(keys.loadSigningKey(config.jwsSigningKeyPath))
+      : undefined;
+  const validateJws = verificationKeys ? (await import('./jws/validate.js')).validateJws : undefined;
+
+  let startTimeoutHandler: typeof import('./handlers/timeout.js').startTimeoutHandler | undefined;
+  let redisLock: typeof import('./upstream/redis-lock.js') | undefined;
+  if (config.proxyCache === 'on' && config.timeoutHandler === 'on') {
+    const cron = await import('cron');
+    const check = cron.validateCronExpression(config.timeoutSchedule);
+    if (!check.valid)
+      throw new ConfigError('ALS_TIMEOUT_SCHEDULE', `must be a cron expression, got "${config.timeoutSchedule}"`);
+    startTimeoutHandler = (await import('./handlers/timeout.js')).startTimeoutHandler;
+    redisLock = await import('./upstream/redis-lock.js');
+  }
+
+  let proxyCache: RedisProxyCache | undefined;
+  let proxy: ProxyPorts | undefined;
+  if (config.proxyCache === 'on') {
+    const nodes = parseHostPorts(config.proxyCacheNodes);
+    if (!nodes) throw new ConfigError('ALS_PROXY_CACHE_NODES', 'must be host:port[,host:port...]');
+    const { createRedisProxyCache } = await import('./upstream/proxy-cache-redis.js');
+    proxyCache = createRedisProxyCache({
+      type: config.proxyCacheType,
+      nodes,
+      username: config.proxyCacheUsername || undefined,
+      password: config.proxyCachePassword || undefined,
+      db: config.proxyCacheDb,
+      commandTimeoutMs: config.connectTimeoutMs,
+    });
+    try {
+      await proxyCache.connect();
+    } catch (error) {
+      proxyCache.client.disconnect();
+      throw new Error(
+        `ALS_PROXY_CACHE=on but Redis at ${config.proxyCacheNodes} cannot be reached (${(error as Error).message}); start it (infra/svc start redis) or set ALS_PROXY_CACHE_NODES`,
+      );
+    }
+    proxy = {
+      cache: proxyCache,
+      proxyNames: () => centralLedger.proxyNames(),
+      expiresInSec: config.proxyCacheExpiresInSec,
+    };
+  }
+
+  let timeoutHandler: TimeoutHandler | undefined;
+  return {
+    proxy,
+    proxyCache,
+    wrapSend(send) {
+      if (!signer) return send;
+      const hub = config.hubName;
+      return async (request) => {
+        // The original signs a message whose FSPIOP-Source is the hub (FSPIOP_SOURCE_TO_SIGN) and that has
+        // a body (participantEndpoint/facade.js defineJwsSigner; the signer refuses an empty body).
+        if (request.headers['fspiop-source'] !== hub || request.body === undefined) return send(request);
+        const signed = await signer.sign(request.headers, request.method, request.body.toString());
+        return send({
+          ...request,
+          headers: { ...request.headers, 'fspiop-signature': signed.signature },
+          body: signed.body,
+        });
+      };
+    },
+    jws:
+      verificationKeys && validateJws
+        ? {
+            applies(method, path) {
+              if (method === 'GET') return false;
+              const resource = path.split('/')[1];
+              if (resource !== 'parties' && resource !== 'participants') return false;
+              return !(method === 'PUT' && resource === 'parties' && config.jwsValidatePutParties !== 'on');
+            },
+            validate: (headers, body) => validateJws(headers, body, verificationKeys),
+          }
+        : undefined,
+    startTimeoutHandler(ports, onError) {
+      if (!proxy || !proxyCache || !startTimeoutHandler || !redisLock) return undefined;
+      const ready = proxy;
+      timeoutHandler = startTimeoutHandler({
+        cache: proxyCache,
+        lock:
+          config.timeoutLock === 'on'
+            ? redisLock.createRedisLock(proxyCache.client, redisLock.TIMEOUT_HANDLER_LOCK_KEY, config.timeoutLockTtlMs)
+            : undefined,
+        schedule: config.timeoutSchedule,
+        timeZone: config.timeoutTimezone,
+        batchSize: config.timeoutBatchSize,
+        answer: (key) => answerExpiredLookup(ports, ready, key),
+        onError,
+      });
+      return timeoutHandler;
+    },
+    async close() {
+      await timeoutHandler?.stop();
+      await proxyCache?.disconnect();
+    },
+  };
+}

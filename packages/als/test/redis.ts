@@ -1,0 +1,34 @@
+import { loadInfraSettings } from '@mojafast/testkit';
+import { Redis } from 'ioredis';
+import type { ProxyCacheRedisOptions } from '../src/upstream/proxy-cache-redis.js';
+
+/**
+ * A Redis database (1-15) that belongs to one test file, emptied before and after: the proxy cache's keys
+ * are global (`als:*`, `dfsp:*`) and the timeout handler scans them all, so test files sharing the local
+ * Redis must not share a database. Database 0 holds the counter that hands the numbers out.
+ */
+export interface TestRedis {
+  readonly options: ProxyCacheRedisOptions;
+  readonly client: Redis;
+  drop(): Promise<void>;
+}
+
+export async function createTestRedis(): Promise<TestRedis> {
+  const { host, port } = loadInfraSettings().redis;
+  const counter = new Redis({ host, port, lazyConnect: true });
+  await counter.connect();
+  const db = ((await counter.incr('mojafast:test-db-counter')) % 15) + 1;
+  counter.disconnect();
+  const client = new Redis({ host, port, db, lazyConnect: true });
+  await client.connect();
+  await client.flushdb();
+  return {
+    options: { type: 'redis', nodes: [{ host, port }], db, commandTimeoutMs: 2_000 },
+    client,
+    async drop() {
+      if (client.status === 'end') return;
+      await client.flushdb();
+      client.disconnect();
+    },
+  };
+}
