@@ -33,6 +33,22 @@ const ABORT_ERRORS: Record<string, ErrorName> = {
   'fx-abort-validation': 'ABORT_VALIDATION',
 };
 
+/** What a releasing action needs, writes, and with which transferStateChange.reason. */
+interface Release {
+  readonly needs: string;
+  readonly result: string;
+  /** null; the expiry text; or the reason of the state the message found (handler.js transferInfo.reason). */
+  readonly reason: 'none' | 'expired' | 'kept';
+}
+
+const RELEASE = {
+  abort: { needs: TransferState.RECEIVED_ERROR, result: TransferState.ABORTED_ERROR, reason: 'none' },
+  timeout: { needs: TransferState.RESERVED_TIMEOUT, result: TransferState.EXPIRED_RESERVED, reason: 'expired' },
+  bulkAbort: { needs: TransferState.RECEIVED_ERROR, result: TransferState.ABORTED_ERROR, reason: 'kept' },
+  // handler.js checks no state for reject; the fulfil handler writes RECEIVED_REJECT before it (transfer facade).
+  reject: { needs: TransferState.RECEIVED_REJECT, result: TransferState.ABORTED_REJECTED, reason: 'kept' },
+} as const satisfies Record<string, Release>;
+
 /**
  * Applies one batch in memory, in message order, and returns every row to write and every notification to
  * send. Pure: the same input gives the same output, so a crash-safety test can replay it.
@@ -221,11 +237,13 @@ export function planBatch(input: PlanInput): PlanResult {
 
     switch (action) {
       case 'prepare':
+      case 'bulk-prepare':
       case 'fx-prepare':
         prepare(command, own, account);
         break;
       case 'commit':
-      case 'reserve': {
+      case 'reserve':
+      case 'bulk-commit': {
         if (command.cyril) {
           cyrilStep(
             command,
@@ -291,11 +309,21 @@ export function planBatch(input: PlanInput): PlanResult {
           );
           break;
         }
-        releaseReservation(command, own, error, account);
+        releaseReservation(command, own, RELEASE.abort, account, error);
         break;
       }
       case 'timeout-reserved':
-        releaseReservation(command, own, 'EXPIRED', account);
+      case 'bulk-timeout-reserved':
+        releaseReservation(command, own, RELEASE.timeout, account, 'EXPIRED');
+        break;
+      // handler.js: bulk-abort and reject book ABORTED_ERROR / ABORTED_REJECTED with the reason of the state the
+      // fulfil handler wrote (getTransferInfoToChangePosition reads the latest transferStateChange's reason) and
+      // answer with a success notification carrying the message as it came (no fspiopError to Kafka.proceed).
+      case 'bulk-abort':
+        releaseReservation(command, own, RELEASE.bulkAbort, account, undefined);
+        break;
+      case 'reject':
+        releaseReservation(command, own, RELEASE.reject, account, undefined);
         break;
       case 'fx-timeout-reserved': {
         const needs = TransferState.RESERVED_TIMEOUT;
@@ -320,26 +348,44 @@ export function planBatch(input: PlanInput): PlanResult {
     }
   }
 
-  /** abort, abort-validation (without cyrilResult steps) and timeout-reserved: + the payee amount on the key. */
-  function releaseReservation(command: LedgerCommand, own: Target, error: ErrorName, account: Running | undefined) {
+  /**
+   * abort, abort-validation (without cyrilResult steps), timeout-reserved and the one-at-a-time handler's
+   * bulk-abort, bulk-timeout-reserved and reject: + the payee amount on the key.
+   */
+  function releaseReservation(
+    command: LedgerCommand,
+    own: Target,
+    release: Release,
+    account: Running | undefined,
+    error: ErrorName | undefined,
+  ) {
     const { seq } = command;
-    const timeout = error === 'EXPIRED';
-    const needs = timeout ? TransferState.RESERVED_TIMEOUT : TransferState.RECEIVED_ERROR;
-    const result = timeout ? TransferState.EXPIRED_RESERVED : TransferState.ABORTED_ERROR;
+    const { needs, result } = release;
+    const withError = error ? { error: { name: error } } : {};
+    const history = historyOf(own);
     const current = latest(own);
     if (current !== needs) {
-      if (current === result) outcomes.push({ seq, result: 'replayed', error: { name: error } });
+      // A reject's ABORTED_REJECTED is its own only after RECEIVED_REJECT: a prepare writes that state too.
+      const own =
+        current === result && (result !== TransferState.ABORTED_REJECTED || history.at(-2)?.transferStateId === needs);
+      if (own) outcomes.push({ seq, result: 'replayed', ...withError });
       else wrongState(seq, current, needs);
       return;
     }
+    const reason =
+      release.reason === 'expired'
+        ? rejectionReason.EXPIRED
+        : release.reason === 'kept'
+          ? (history.at(-1)?.reason ?? null)
+          : null;
     const payeeAmount = input.transfers.get(own.id)?.payeeAmount;
     if (payeeAmount === undefined) {
       fail(seq, 'TRANSFER_NOT_FOUND', 'no PAYEE_DFSP transferParticipant');
       return;
     }
     // The payee row is stored negative, so adding it releases what the prepare reserved on the payer.
-    move(account, writeState(own, result, timeout ? rejectionReason.EXPIRED : null), payeeAmount);
-    outcomes.push({ seq, result: 'applied', error: { name: error } });
+    move(account, writeState(own, result, reason), payeeAmount);
+    outcomes.push({ seq, result: 'applied', ...withError });
   }
 
   const positionUpdates = [...running.values()]
