@@ -175,6 +175,15 @@ describe('bulk-prepare', () => {
         },
       },
     });
+    // Redelivered: a replay, the same 4200 again (read back from the stored reason), nothing written.
+    const again = await send(message, bulkReader, t.transferId);
+    expect(again).toMatchObject({
+      from: 'Hub',
+      to: 'bulkpayer',
+      content: { payload: { errorInformation: { errorCode: '4200' } } },
+    });
+    expect(await statesOf(ledger.knex, t.transferId)).toEqual(['RECEIVED_PREPARE', 'ABORTED_REJECTED']);
+    expect(await positionOf(ledger.knex, payer)).toBe(before);
   });
 });
 

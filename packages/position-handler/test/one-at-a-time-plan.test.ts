@@ -71,6 +71,25 @@ describe('bulk-prepare (handler.js → PositionService.calculatePreparePositions
   });
 });
 
+describe('bulk-prepare beside prepare in one batch', () => {
+  it('shares the running headroom of the payer: 60 + 30 fit a cap of 100 over a position of 0, the next 20 does not', () => {
+    const commands: LedgerCommand[] = [
+      { seq: 0, action: 'prepare', transferId: 'a', accountId: '3', amount: parseAmount('60') },
+      { seq: 1, action: 'bulk-prepare', transferId: 'b', accountId: '3', amount: parseAmount('30') },
+      { seq: 2, action: 'bulk-prepare', transferId: 'c', accountId: '3', amount: parseAmount('20') },
+    ];
+    const prepared = { history: history('RECEIVED_PREPARE'), payeeAmount: undefined };
+    const result = planBatch({
+      commands,
+      accounts: new Map([['3', { ...account('3', '100'), value: 0n }]]),
+      transfers: new Map(['a', 'b', 'c'].map((id) => [id, prepared])),
+    });
+    expect(result.outcomes.map((o) => o.result)).toEqual(['applied', 'applied', 'rejected']);
+    expect(result.outcomes[2]?.error).toEqual({ name: 'LIMIT' });
+    expect(result.positionUpdates).toEqual([{ participantPositionId: '30', value: parseAmount('90') }]);
+  });
+});
+
 describe('bulk-commit (handler.js commit branch: PAYEE_DFSP amount, not a reversal)', () => {
   it('RECEIVED_FULFIL → COMMITTED, + the payee amount (negative) on the payee account', () => {
     const result = plan('bulk-commit', history('RECEIVED_PREPARE', 'RESERVED', 'RECEIVED_FULFIL'));
