@@ -152,6 +152,23 @@ describe('bulk-prepare', () => {
     expect(await statesOf(ledger.knex, t.transferId)).toEqual(['RECEIVED_PREPARE', 'ABORTED_REJECTED']);
     expect(await reasonOf(t.transferId, 'ABORTED_REJECTED')).toBe('Payer limit error');
     expect(await positionOf(ledger.knex, payer)).toBe(before);
+    // handler.js TransferService.logTransferError: a transferError row naming the ABORTED_REJECTED state change.
+    const rejectedChange = await ledger
+      .knex('transferStateChange')
+      .where({ transferId: t.transferId, transferStateId: 'ABORTED_REJECTED' })
+      .first('transferStateChangeId');
+    const transferErrorRows = () =>
+      ledger
+        .knex('transferError')
+        .where({ transferId: t.transferId })
+        .select('transferStateChangeId', 'errorCode', 'errorDescription');
+    expect(await transferErrorRows()).toEqual([
+      {
+        transferStateChangeId: rejectedChange?.transferStateChangeId,
+        errorCode: 4200,
+        errorDescription: 'Payer limit error',
+      },
+    ]);
     const sent = JSON.parse(message.value);
     // Kafka.proceed with fspiopError and fromSwitch: to = the sender, from = Hub, uriParams.id added, payload the
     // errorInformation, state {status: 'error', code, description}.
@@ -184,6 +201,7 @@ describe('bulk-prepare', () => {
     });
     expect(await statesOf(ledger.knex, t.transferId)).toEqual(['RECEIVED_PREPARE', 'ABORTED_REJECTED']);
     expect(await positionOf(ledger.knex, payer)).toBe(before);
+    expect((await transferErrorRows()).length).toBe(1);
   });
 });
 

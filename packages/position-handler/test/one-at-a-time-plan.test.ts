@@ -27,7 +27,7 @@ function plan(action: PositionAction, transfer: readonly StateRecord[], amount =
     action,
     transferId: 't',
     accountId: '3',
-    ...(action === 'bulk-prepare' ? { amount: parseAmount(amount) } : {}),
+    ...(action === 'bulk-prepare' || action === 'prepare' ? { amount: parseAmount(amount) } : {}),
   };
   const input: PlanInput = {
     commands: [command],
@@ -60,6 +60,11 @@ describe('bulk-prepare (handler.js → PositionService.calculatePreparePositions
       { transferId: 't', transferStateId: 'ABORTED_REJECTED', reason: 'Payer limit error' },
     ]);
     expect(result.positionChanges).toEqual([]);
+    // handler.js logTransferError: a transferError naming that ABORTED_REJECTED; the batch handler's prepare writes none.
+    expect(result.transferErrors).toEqual([
+      { stateChange: 0, errorCode: '4200', errorDescription: 'Payer limit error' },
+    ]);
+    expect(plan('prepare', history('RECEIVED_PREPARE'), '60', '100').transferErrors).toBeUndefined();
   });
   it('redelivered while RESERVED: a replay; after a commit: nothing written, 2001', () => {
     const replay = plan('bulk-prepare', history('RECEIVED_PREPARE', 'RESERVED'));

@@ -1,5 +1,5 @@
 import type { Amount } from './amount.js';
-import { rejectionFromReason, rejectionReason } from './errors.js';
+import { handlerErrors, rejectionFromReason, rejectionReason } from './errors.js';
 import {
   type AccountFacts,
   type CyrilPlan,
@@ -11,6 +11,7 @@ import {
   type PositionChangePlan,
   type StateChangePlan,
   type StateRecord,
+  type TransferErrorPlan,
   TransferState,
 } from './types.js';
 
@@ -69,6 +70,7 @@ const RELEASE = {
 export function planBatch(input: PlanInput): PlanResult {
   const stateChanges: StateChangePlan[] = [];
   const positionChanges: PositionChangePlan[] = [];
+  const transferErrors: TransferErrorPlan[] = [];
   const outcomes: Outcome[] = [];
   const running = new Map<string, Running>();
   const histories = new Map<string, StateRecord[]>();
@@ -133,6 +135,17 @@ export function planBatch(input: PlanInput): PlanResult {
     return undefined;
   };
 
+  /**
+   * handler.js answers a refused bulk-prepare after TransferService.logTransferError: a transferError row naming
+   * the transfer's latest state change (the ABORTED_REJECTED just written) with the error's code and description.
+   * The batch handler's prepare writes none.
+   */
+  const logTransferError = (command: LedgerCommand, stateChange: number, name: ErrorName): void => {
+    if (command.action !== 'bulk-prepare') return;
+    const { fspiop } = handlerErrors[name];
+    transferErrors.push({ stateChange, errorCode: fspiop.code, errorDescription: fspiop.description });
+  };
+
   /** prepare and fx-prepare: RECEIVED_PREPARE → RESERVED (+ amount) or ABORTED_REJECTED. */
   const prepare = (command: LedgerCommand, target: Target, account: Running | undefined): void => {
     const { seq } = command;
@@ -152,7 +165,7 @@ export function planBatch(input: PlanInput): PlanResult {
         fail(seq, 'INCORRECT_STATE');
       } else {
         const reason = target.fx ? rejectionReason.FX_INCORRECT_STATE : rejectionReason.INCORRECT_STATE;
-        writeState(target, TransferState.ABORTED_REJECTED, reason);
+        logTransferError(command, writeState(target, TransferState.ABORTED_REJECTED, reason), 'INCORRECT_STATE');
         outcomes.push({ seq, result: 'rejected', error: { name: 'INCORRECT_STATE' } });
       }
       return;
@@ -166,7 +179,11 @@ export function planBatch(input: PlanInput): PlanResult {
       }
       const refusal = refusalOf(account, amount);
       if (refusal) {
-        writeState(target, TransferState.ABORTED_REJECTED, rejectionReason[refusal]);
+        logTransferError(
+          command,
+          writeState(target, TransferState.ABORTED_REJECTED, rejectionReason[refusal]),
+          refusal,
+        );
         outcomes.push({ seq, result: 'rejected', error: { name: refusal } });
         return;
       }
@@ -391,5 +408,11 @@ export function planBatch(input: PlanInput): PlanResult {
   const positionUpdates = [...running.values()]
     .filter((account) => account.touched)
     .map((account) => ({ participantPositionId: account.facts.participantPositionId, value: account.value }));
-  return { stateChanges, positionChanges, positionUpdates, outcomes };
+  return {
+    stateChanges,
+    positionChanges,
+    positionUpdates,
+    outcomes,
+    ...(transferErrors.length > 0 ? { transferErrors } : {}),
+  };
 }

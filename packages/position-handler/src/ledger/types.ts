@@ -206,8 +206,18 @@ export interface PositionUpdatePlan {
   readonly value: Amount;
 }
 
+/** A transferError row (handler.js TransferService.logTransferError for a refused bulk-prepare). */
+export interface TransferErrorPlan {
+  /** Index into PlanResult.stateChanges: the ABORTED_REJECTED row it names. */
+  readonly stateChange: number;
+  readonly errorCode: string;
+  readonly errorDescription: string;
+}
+
 export interface PlanResult {
   readonly stateChanges: readonly StateChangePlan[];
+  /** Absent or empty when the batch refused no bulk-prepare. */
+  readonly transferErrors?: readonly TransferErrorPlan[];
   readonly positionChanges: readonly PositionChangePlan[];
   readonly positionUpdates: readonly PositionUpdatePlan[];
   readonly outcomes: readonly Outcome[];
