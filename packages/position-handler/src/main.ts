@@ -100,6 +100,7 @@ export async function startPositionService(
       retryInitialMs: config.retryInitialMs,
       retryMaxMs: config.retryMaxMs,
       followUpTopic: config.positionCommitTopic,
+      bulkProcessingTopic: config.bulkProcessingTopic,
     });
     const profiler = new CpuProfiler(config.profileDir);
     const http = await startObserveServer(

@@ -110,6 +110,7 @@ it("our migrations' FX tables have central-ledger 19.5.5's columns, types, nulla
       'fxTransferType',
       'fxParticipantCurrencyType',
       'participantPositionChange',
+      'transferError',
     ];
     const columns = async (knex: Knex) =>
       (

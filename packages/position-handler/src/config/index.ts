@@ -11,6 +11,7 @@ export interface PositionConfig {
   readonly positionTopics: readonly string[];
   readonly notificationTopic: string;
   readonly positionCommitTopic: string;
+  readonly bulkProcessingTopic: string;
   readonly fromBeginning: boolean;
   readonly batchSize: number;
   readonly partitionsConsumedConcurrently: number;
@@ -67,6 +68,11 @@ export const configSchema: { readonly [K in keyof PositionConfig]: Field } = Obj
     env: 'POSITION_COMMIT_TOPIC',
     kind: 'string',
     doc: "topic of the follow-up message of a commit or abort whose cyrilResult has a step left (central-ledger's KAFKA.EVENT_TYPE_ACTION_TOPIC_MAP.POSITION.COMMIT; unset there, it is topic-transfer-position)",
+  },
+  bulkProcessingTopic: {
+    env: 'BULK_PROCESSING_TOPIC',
+    kind: 'string',
+    doc: "topic the results of bulk-prepare, bulk-commit, bulk-timeout-reserved and bulk-abort go to (central-ledger's GENERAL_TOPIC_TEMPLATE for bulk/processing)",
   },
   fromBeginning: { env: 'POSITION_FROM_BEGINNING', kind: 'bool', doc: 'a new group starts at the earliest offset' },
   batchSize: {
@@ -180,6 +186,7 @@ export const configDefaults: PositionConfig = Object.freeze({
   positionTopics: Object.freeze(['topic-transfer-position-batch']),
   notificationTopic: 'topic-notification-event',
   positionCommitTopic: 'topic-transfer-position',
+  bulkProcessingTopic: 'topic-bulk-processing',
   fromBeginning: true,
   batchSize: 1000,
   partitionsConsumedConcurrently: 4,

@@ -63,7 +63,8 @@ export function readsFor(commands: readonly LedgerCommand[]): BatchReads {
     if (c.accountId !== NO_POSITION_ACCOUNT) accountIds.add(c.accountId);
     const fx = c.action.startsWith('fx-');
     (fx ? fxTransferIds : transferIds).add(c.transferId);
-    if (c.action === 'prepare' || c.action === 'fx-prepare') prepareAccountIds.add(c.accountId);
+    if (c.action === 'prepare' || c.action === 'bulk-prepare' || c.action === 'fx-prepare')
+      prepareAccountIds.add(c.accountId);
     else if (c.action === 'fx-timeout-reserved') fxReservedIds.add(c.transferId);
     else if (!fx && !c.cyril) payeeTransferIds.add(c.transferId);
     if (c.cyril) (c.cyril.step.fx ? fxTransferIds : transferIds).add(c.cyril.step.id);

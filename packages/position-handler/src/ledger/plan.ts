@@ -1,5 +1,5 @@
 import type { Amount } from './amount.js';
-import { rejectionFromReason, rejectionReason } from './errors.js';
+import { handlerErrors, rejectionFromReason, rejectionReason } from './errors.js';
 import {
   type AccountFacts,
   type CyrilPlan,
@@ -11,6 +11,7 @@ import {
   type PositionChangePlan,
   type StateChangePlan,
   type StateRecord,
+  type TransferErrorPlan,
   TransferState,
 } from './types.js';
 
@@ -33,6 +34,22 @@ const ABORT_ERRORS: Record<string, ErrorName> = {
   'fx-abort-validation': 'ABORT_VALIDATION',
 };
 
+/** What a releasing action needs, writes, and with which transferStateChange.reason. */
+interface Release {
+  readonly needs: string;
+  readonly result: string;
+  /** null; the expiry text; or the reason of the state the message found (handler.js transferInfo.reason). */
+  readonly reason: 'none' | 'expired' | 'kept';
+}
+
+const RELEASE = {
+  abort: { needs: TransferState.RECEIVED_ERROR, result: TransferState.ABORTED_ERROR, reason: 'none' },
+  timeout: { needs: TransferState.RESERVED_TIMEOUT, result: TransferState.EXPIRED_RESERVED, reason: 'expired' },
+  bulkAbort: { needs: TransferState.RECEIVED_ERROR, result: TransferState.ABORTED_ERROR, reason: 'kept' },
+  // handler.js checks no state for reject; the fulfil handler writes RECEIVED_REJECT before it (transfer facade).
+  reject: { needs: TransferState.RECEIVED_REJECT, result: TransferState.ABORTED_REJECTED, reason: 'kept' },
+} as const satisfies Record<string, Release>;
+
 /**
  * Applies one batch in memory, in message order, and returns every row to write and every notification to
  * send. Pure: the same input gives the same output, so a crash-safety test can replay it.
@@ -53,6 +70,7 @@ const ABORT_ERRORS: Record<string, ErrorName> = {
 export function planBatch(input: PlanInput): PlanResult {
   const stateChanges: StateChangePlan[] = [];
   const positionChanges: PositionChangePlan[] = [];
+  const transferErrors: TransferErrorPlan[] = [];
   const outcomes: Outcome[] = [];
   const running = new Map<string, Running>();
   const histories = new Map<string, StateRecord[]>();
@@ -117,6 +135,17 @@ export function planBatch(input: PlanInput): PlanResult {
     return undefined;
   };
 
+  /**
+   * handler.js answers a refused bulk-prepare after TransferService.logTransferError: a transferError row naming
+   * the transfer's latest state change (the ABORTED_REJECTED just written) with the error's code and description.
+   * The batch handler's prepare writes none.
+   */
+  const logTransferError = (command: LedgerCommand, stateChange: number, name: ErrorName): void => {
+    if (command.action !== 'bulk-prepare') return;
+    const { fspiop } = handlerErrors[name];
+    transferErrors.push({ stateChange, errorCode: fspiop.code, errorDescription: fspiop.description });
+  };
+
   /** prepare and fx-prepare: RECEIVED_PREPARE → RESERVED (+ amount) or ABORTED_REJECTED. */
   const prepare = (command: LedgerCommand, target: Target, account: Running | undefined): void => {
     const { seq } = command;
@@ -136,7 +165,7 @@ export function planBatch(input: PlanInput): PlanResult {
         fail(seq, 'INCORRECT_STATE');
       } else {
         const reason = target.fx ? rejectionReason.FX_INCORRECT_STATE : rejectionReason.INCORRECT_STATE;
-        writeState(target, TransferState.ABORTED_REJECTED, reason);
+        logTransferError(command, writeState(target, TransferState.ABORTED_REJECTED, reason), 'INCORRECT_STATE');
         outcomes.push({ seq, result: 'rejected', error: { name: 'INCORRECT_STATE' } });
       }
       return;
@@ -150,7 +179,11 @@ export function planBatch(input: PlanInput): PlanResult {
       }
       const refusal = refusalOf(account, amount);
       if (refusal) {
-        writeState(target, TransferState.ABORTED_REJECTED, rejectionReason[refusal]);
+        logTransferError(
+          command,
+          writeState(target, TransferState.ABORTED_REJECTED, rejectionReason[refusal]),
+          refusal,
+        );
         outcomes.push({ seq, result: 'rejected', error: { name: refusal } });
         return;
       }
@@ -221,11 +254,13 @@ export function planBatch(input: PlanInput): PlanResult {
 
     switch (action) {
       case 'prepare':
+      case 'bulk-prepare':
       case 'fx-prepare':
         prepare(command, own, account);
         break;
       case 'commit':
-      case 'reserve': {
+      case 'reserve':
+      case 'bulk-commit': {
         if (command.cyril) {
           cyrilStep(
             command,
@@ -291,11 +326,21 @@ export function planBatch(input: PlanInput): PlanResult {
           );
           break;
         }
-        releaseReservation(command, own, error, account);
+        releaseReservation(command, own, RELEASE.abort, account, error);
         break;
       }
       case 'timeout-reserved':
-        releaseReservation(command, own, 'EXPIRED', account);
+      case 'bulk-timeout-reserved':
+        releaseReservation(command, own, RELEASE.timeout, account, 'EXPIRED');
+        break;
+      // handler.js: bulk-abort and reject book ABORTED_ERROR / ABORTED_REJECTED with the reason of the state the
+      // fulfil handler wrote (getTransferInfoToChangePosition reads the latest transferStateChange's reason) and
+      // answer with a success notification carrying the message as it came (no fspiopError to Kafka.proceed).
+      case 'bulk-abort':
+        releaseReservation(command, own, RELEASE.bulkAbort, account, undefined);
+        break;
+      case 'reject':
+        releaseReservation(command, own, RELEASE.reject, account, undefined);
         break;
       case 'fx-timeout-reserved': {
         const needs = TransferState.RESERVED_TIMEOUT;
@@ -320,30 +365,54 @@ export function planBatch(input: PlanInput): PlanResult {
     }
   }
 
-  /** abort, abort-validation (without cyrilResult steps) and timeout-reserved: + the payee amount on the key. */
-  function releaseReservation(command: LedgerCommand, own: Target, error: ErrorName, account: Running | undefined) {
+  /**
+   * abort, abort-validation (without cyrilResult steps), timeout-reserved and the one-at-a-time handler's
+   * bulk-abort, bulk-timeout-reserved and reject: + the payee amount on the key.
+   */
+  function releaseReservation(
+    command: LedgerCommand,
+    own: Target,
+    release: Release,
+    account: Running | undefined,
+    error: ErrorName | undefined,
+  ) {
     const { seq } = command;
-    const timeout = error === 'EXPIRED';
-    const needs = timeout ? TransferState.RESERVED_TIMEOUT : TransferState.RECEIVED_ERROR;
-    const result = timeout ? TransferState.EXPIRED_RESERVED : TransferState.ABORTED_ERROR;
+    const { needs, result } = release;
+    const withError = error ? { error: { name: error } } : {};
+    const history = historyOf(own);
     const current = latest(own);
     if (current !== needs) {
-      if (current === result) outcomes.push({ seq, result: 'replayed', error: { name: error } });
+      // A reject's ABORTED_REJECTED is its own only after RECEIVED_REJECT: a prepare writes that state too.
+      const own =
+        current === result && (result !== TransferState.ABORTED_REJECTED || history.at(-2)?.transferStateId === needs);
+      if (own) outcomes.push({ seq, result: 'replayed', ...withError });
       else wrongState(seq, current, needs);
       return;
     }
+    const reason =
+      release.reason === 'expired'
+        ? rejectionReason.EXPIRED
+        : release.reason === 'kept'
+          ? (history.at(-1)?.reason ?? null)
+          : null;
     const payeeAmount = input.transfers.get(own.id)?.payeeAmount;
     if (payeeAmount === undefined) {
       fail(seq, 'TRANSFER_NOT_FOUND', 'no PAYEE_DFSP transferParticipant');
       return;
     }
     // The payee row is stored negative, so adding it releases what the prepare reserved on the payer.
-    move(account, writeState(own, result, timeout ? rejectionReason.EXPIRED : null), payeeAmount);
-    outcomes.push({ seq, result: 'applied', error: { name: error } });
+    move(account, writeState(own, result, reason), payeeAmount);
+    outcomes.push({ seq, result: 'applied', ...withError });
   }
 
   const positionUpdates = [...running.values()]
     .filter((account) => account.touched)
     .map((account) => ({ participantPositionId: account.facts.participantPositionId, value: account.value }));
-  return { stateChanges, positionChanges, positionUpdates, outcomes };
+  return {
+    stateChanges,
+    positionChanges,
+    positionUpdates,
+    outcomes,
+    ...(transferErrors.length > 0 ? { transferErrors } : {}),
+  };
 }

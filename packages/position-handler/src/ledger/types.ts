@@ -1,7 +1,8 @@
 import type { Amount } from './amount.js';
 
 /**
- * The position actions of central-ledger's batch handler (binProcessor.js allowedActions), all applied here.
+ * The position actions of central-ledger's batch handler (binProcessor.js allowedActions) and of its one-at-a-time
+ * handler (handlers/positions/handler.js: the bulk ones and reject), all applied here.
  * The fx- ones act on an fxTransfer (commitRequestId); the others on a transfer.
  */
 export const POSITION_ACTIONS = [
@@ -16,11 +17,34 @@ export const POSITION_ACTIONS = [
   'fx-timeout-reserved',
   'fx-abort',
   'fx-abort-validation',
+  // The one-at-a-time handler's (handlers/positions/handler.js) actions on topic-transfer-position.
+  'bulk-prepare',
+  'bulk-commit',
+  'bulk-timeout-reserved',
+  'bulk-abort',
+  'reject',
 ] as const;
 export type PositionAction = (typeof POSITION_ACTIONS)[number];
 
 export function isFxAction(action: PositionAction): boolean {
   return action.startsWith('fx-');
+}
+
+/** The bulk actions: their results go to the bulk-processing topic (handler.js eventDetail BULK_PROCESSING). */
+export const BULK_ACTIONS: readonly PositionAction[] = [
+  'bulk-prepare',
+  'bulk-commit',
+  'bulk-timeout-reserved',
+  'bulk-abort',
+];
+
+export function isBulkAction(action: PositionAction): boolean {
+  return BULK_ACTIONS.includes(action);
+}
+
+/** The one-at-a-time handler's actions (bulk ones and reject): their results are shaped by Kafka.proceed. */
+export function isOneAtATimeAction(action: PositionAction): boolean {
+  return action === 'reject' || isBulkAction(action);
 }
 
 export function isPositionAction(action: string): action is PositionAction {
@@ -39,6 +63,8 @@ export const TransferState = Object.freeze({
   RESERVED_TIMEOUT: 'RESERVED_TIMEOUT',
   EXPIRED_RESERVED: 'EXPIRED_RESERVED',
   RECEIVED_FULFIL_DEPENDENT: 'RECEIVED_FULFIL_DEPENDENT',
+  /** Written by the fulfil handler's handlePayeeResponse for a reject (models/transfer/facade.js). */
+  RECEIVED_REJECT: 'RECEIVED_REJECT',
 });
 
 /**
@@ -180,8 +206,18 @@ export interface PositionUpdatePlan {
   readonly value: Amount;
 }
 
+/** A transferError row (handler.js TransferService.logTransferError for a refused bulk-prepare). */
+export interface TransferErrorPlan {
+  /** Index into PlanResult.stateChanges: the ABORTED_REJECTED row it names. */
+  readonly stateChange: number;
+  readonly errorCode: string;
+  readonly errorDescription: string;
+}
+
 export interface PlanResult {
   readonly stateChanges: readonly StateChangePlan[];
+  /** Absent or empty when the batch refused no bulk-prepare. */
+  readonly transferErrors?: readonly TransferErrorPlan[];
   readonly positionChanges: readonly PositionChangePlan[];
   readonly positionUpdates: readonly PositionUpdatePlan[];
   readonly outcomes: readonly Outcome[];

@@ -59,6 +59,14 @@ export class MalformedMessageError extends Error {
   }
 }
 
+const ONE_AT_A_TIME: ReadonlySet<string> = new Set([
+  'bulk-prepare',
+  'bulk-commit',
+  'bulk-timeout-reserved',
+  'bulk-abort',
+  'reject',
+]);
+
 const DATA_URI = /^data:[^,]*;base64,/;
 
 /** A decoded payload and the JSON text it was read from (re-used as is in the notification). */
@@ -136,18 +144,25 @@ export function decodeMessage(key: Buffer | string | null, value: Buffer | strin
   }
   // Transfer id: the payload's transferId for prepare, its commitRequestId for fx-prepare, uriParams.id otherwise
   // (binProcessor.js _getTransferIdList).
+  // The one-at-a-time handler's actions: payload.transferId, else uriParams.id (handlers/positions/handler.js).
   const transferId =
-    action === 'prepare' ? text(payload.transferId) : action === 'fx-prepare' ? text(payload.commitRequestId) : uriId;
+    action === 'prepare'
+      ? text(payload.transferId)
+      : action === 'fx-prepare'
+        ? text(payload.commitRequestId)
+        : ONE_AT_A_TIME.has(action)
+          ? (text(payload.transferId) ?? uriId)
+          : uriId;
   if (transferId === undefined) {
     throw new MalformedMessageError('MISSING_FIELD', 'no transfer id', addressable, knownId);
   }
   const context = isObject(raw.content.context) ? raw.content.context : undefined;
   const cyrilResult = isObject(context?.cyrilResult) ? context.cyrilResult : undefined;
   const base = { key: keyText, envelope, action, transferId, payload, payloadJson };
-  if (action === 'prepare' || action === 'fx-prepare') {
+  if (action === 'prepare' || action === 'bulk-prepare' || action === 'fx-prepare') {
     let amountText: unknown;
     let payerFsp: string;
-    if (action === 'prepare') {
+    if (action !== 'fx-prepare') {
       amountText =
         cyrilResult && cyrilResult.amount !== undefined
           ? cyrilResult.amount

@@ -1,7 +1,14 @@
 import type { OutboundMessage, PartitionBatch, PositionBus } from '../bus/types.js';
-import { isPositionAction, type LedgerCommand, type Outcome, type PlanResult } from '../ledger/types.js';
+import {
+  isOneAtATimeAction,
+  isPositionAction,
+  type LedgerCommand,
+  type Outcome,
+  type PlanResult,
+} from '../ledger/types.js';
 import { decodeMessage, MalformedMessageError, type PositionMessage } from '../messages/decode.js';
 import { hubErrorNotification, type NotifyContext, notificationsFor } from '../messages/notify.js';
+import { oneAtATimeResult } from '../messages/one-at-a-time.js';
 import type { Logger } from '../observe/logger.js';
 import type { PositionMetrics } from '../observe/metrics.js';
 import { applyBatch, type BatchStore, type Planner, type StageTimings } from './unit-of-work.js';
@@ -20,6 +27,11 @@ export interface RunnerOptions {
    * KAFKA.EVENT_TYPE_ACTION_TOPIC_MAP.POSITION.COMMIT); topic-transfer-position when not given.
    */
   readonly followUpTopic?: string;
+  /**
+   * Where the results of bulk-prepare, bulk-commit, bulk-timeout-reserved and bulk-abort go (central-ledger's
+   * KAFKA.TOPIC_TEMPLATES.GENERAL_TOPIC_TEMPLATE for bulk/processing); topic-bulk-processing when not given.
+   */
+  readonly bulkProcessingTopic?: string;
 }
 
 export class StoppedError extends Error {
@@ -38,6 +50,9 @@ interface DecodedChunk {
 
 /** central-ledger's POSITION.COMMIT topic when its config leaves it unset (configDefaults.positionCommitTopic). */
 const DEFAULT_FOLLOW_UP_TOPIC = 'topic-transfer-position';
+
+/** topic-{{functionality}}-{{action}} for bulk / processing (central-services-shared Enum.Kafka.TopicMap). */
+const DEFAULT_BULK_PROCESSING_TOPIC = 'topic-bulk-processing';
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -251,6 +266,19 @@ export class PositionRunner {
     for (const outcome of plan.outcomes) {
       const message = chunk.decoded[outcome.seq] as PositionMessage;
       this.count(message, outcome);
+      if (isOneAtATimeAction(message.action)) {
+        const result = oneAtATimeResult(message, outcome, ctx);
+        out.push(
+          result.destination === 'bulk-processing'
+            ? {
+                key: null,
+                value: result.value,
+                topic: this.options.bulkProcessingTopic ?? DEFAULT_BULK_PROCESSING_TOPIC,
+              }
+            : { key: null, value: result.value },
+        );
+        continue;
+      }
       for (const note of notificationsFor(message, outcome, ctx)) {
         out.push(
           note.followUp

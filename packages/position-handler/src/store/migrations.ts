@@ -442,10 +442,32 @@ const fxSchema: Migration = {
   },
 };
 
+/**
+ * transferError as central-ledger 19.5.5 leaves it (910100_feature904DDL.js recreates it keyed by transferId;
+ * 910102_hotfix954.js drops its foreign key to transferErrorDuplicateCheck): a refused bulk-prepare writes one
+ * (handler.js TransferService.logTransferError).
+ */
+const transferErrorSchema: Migration = {
+  name: '0003_transfer_error',
+  async up(knex) {
+    await knex.schema.createTable('transferError', (t) => {
+      t.string('transferId', 36).primary().notNullable();
+      t.bigInteger('transferStateChangeId').unsigned().notNullable();
+      t.foreign('transferStateChangeId').references('transferStateChangeId').inTable('transferStateChange');
+      t.integer('errorCode').unsigned().notNullable();
+      t.string('errorDescription', 128).notNullable();
+      t.dateTime('createdDate').defaultTo(knex.fn.now()).notNullable();
+    });
+  },
+  async down(knex) {
+    await knex.schema.dropTableIfExists('transferError');
+  },
+};
+
 /** A knex migration source, so `knex.migrate.latest({ migrationSource })` needs no files on disk. */
 export const positionMigrationSource: Knex.MigrationSource<Migration> = {
   async getMigrations() {
-    return [schema, fxSchema];
+    return [schema, fxSchema, transferErrorSchema];
   },
   getMigrationName(migration) {
     return migration.name;

@@ -181,10 +181,16 @@ export class PositionStore {
               })),
             ]
           : [];
+      // Right after the transferStateChange INSERT: transferError has no AUTO_INCREMENT column, so LAST_INSERT_ID()
+      // is still that INSERT's first id.
+      const errors = result.transferErrors?.length
+        ? [this.transferErrorsSql(result, (i) => ({ sql: `LAST_INSERT_ID() + ${local[i]}`, values: [] }))]
+        : [];
       await query(
         connection,
         joined(
           ...(plain.length > 0 ? [this.stateChangesSql(plain)] : []),
+          ...errors,
           ...(both ? [{ sql: 'SET @mojafast_first_tsc = LAST_INSERT_ID()', values: [] }] : []),
           ...(fx.length > 0 ? [this.fxStateChangesSql(fx)] : []),
           ...changes,
@@ -205,7 +211,25 @@ export class PositionStore {
             })),
           ]
         : [];
-    await query(connection, joined(...changes, ...updates, COMMIT));
+    const errors = result.transferErrors?.length
+      ? [this.transferErrorsSql(result, (i) => ({ sql: '?', values: [plainIds[local[i] as number] ?? null] }))]
+      : [];
+    await query(connection, joined(...errors, ...changes, ...updates, COMMIT));
+  }
+
+  /** transferError rows (a refused bulk-prepare, handler.js logTransferError), each naming its state change. */
+  transferErrorsSql(result: PlanResult, stateChangeId: (stateChange: number) => Sql): Sql {
+    const rows = (result.transferErrors ?? []).map((e) => {
+      const id = stateChangeId(e.stateChange);
+      return {
+        sql: `(?, ${id.sql}, ?, ?)`,
+        values: [result.stateChanges[e.stateChange]?.transferId, ...id.values, e.errorCode, e.errorDescription],
+      };
+    });
+    return {
+      sql: `INSERT INTO transferError (transferId, transferStateChangeId, errorCode, errorDescription) VALUES ${rows.map((r) => r.sql).join(', ')}`,
+      values: rows.flatMap((r) => r.values),
+    };
   }
 
   /**
