@@ -1,3 +1,4 @@
+import { CommandLineError, parseCommandLine } from './command-line.js';
 import { ConfigError, type PositionConfig, readConfig } from './config/index.js';
 import { startPositionService } from './main.js';
 
@@ -9,7 +10,8 @@ import { startPositionService } from './main.js';
 async function main(): Promise<void> {
   let config: PositionConfig;
   try {
-    const loaded = readConfig(process.env);
+    const handlers = parseCommandLine(process.argv.slice(2));
+    const loaded = readConfig(process.env, { handlers });
     config = loaded.config;
     if (loaded.notHonoured.length > 0) {
       // Named once, never silently ignored (issue 16): the keys of central-ledger's file or CLEDG_ variables
@@ -19,6 +21,11 @@ async function main(): Promise<void> {
       );
     }
   } catch (error) {
+    if (error instanceof CommandLineError) {
+      process.stderr.write(`invalid command line: ${error.message}\n`);
+      process.exitCode = 2;
+      return;
+    }
     if (error instanceof ConfigError) {
       process.stderr.write(`invalid configuration: ${error.message}\n`);
       process.exitCode = 2;
