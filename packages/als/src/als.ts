@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import cluster from 'node:cluster';
-import { loadConfig } from './config/config.js';
+import { readConfig } from './config/original.js';
 import { startAls } from './main.js';
 
 /**
@@ -10,7 +10,15 @@ import { startAls } from './main.js';
  * writes a CPU profile of ALS_PROFILE_SECONDS.
  */
 async function run(): Promise<void> {
-  const config = loadConfig();
+  const loaded = readConfig(process.env);
+  const config = loaded.config;
+  if (loaded.notHonoured.length > 0 && cluster.isPrimary) {
+    // Named once, never silently ignored (issue 16): keys of the original's file or ALS_ rc variables
+    // without an equivalent here.
+    process.stderr.write(
+      `${JSON.stringify({ level: 'warn', msg: 'account-lookup-service keys not honoured', file: loaded.file, keys: loaded.notHonoured })}\n`,
+    );
+  }
   if (config.processes > 1 && cluster.isPrimary) {
     for (let i = 0; i < config.processes; i++) cluster.fork();
     const relay = (signal: NodeJS.Signals) => () => {

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type SimSet, startSimSet } from '@mojafast/sim';
+import { createDatabase } from '@mojafast/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, lookupHeaders, newTraceId } from './helpers.js';
 
@@ -72,6 +73,35 @@ describe('node dist/als', () => {
     child.kill('SIGINT');
     const [code] = await once(child, 'exit');
     expect(code).toBe(0);
+  });
+
+  it("starts on the original's config/default.json unchanged, with ALS_ rc overrides for its database", async () => {
+    const database = await createDatabase({ prefix: 'als_original_config' });
+    try {
+      const { host, port, user, password } = database.connection;
+      const { child, ready } = await startCli({
+        CONFIG_FILE: fileURLToPath(new URL('./fixtures/account-lookup-service-default.json', import.meta.url)),
+        // What a deployment sets over the chart's file: the original's own variables, unchanged.
+        ALS_DATABASE__HOST: host,
+        ALS_DATABASE__PORT: String(port),
+        ALS_DATABASE__USER: user,
+        ALS_DATABASE__PASSWORD: password,
+        ALS_DATABASE__DATABASE: database.name,
+      });
+      expect(ready).toMatchObject({ ready: true, processes: 1 });
+      const health = await call(`${ready.admin}/health`, 'GET', {});
+      expect(health.status).toBe(200);
+      expect(JSON.parse(health.body)).toMatchObject({ status: 'OK', startTime: expect.any(String) });
+      // The registry is the file's database (DATABASE.DATABASE): empty, so GET /oracles lists nothing.
+      const oracles = await call(`${ready.admin}/oracles`, 'GET', {});
+      expect(oracles.status).toBe(200);
+      expect(JSON.parse(oracles.body)).toEqual([]);
+      child.kill('SIGTERM');
+      const [code] = await once(child, 'exit');
+      expect(code).toBe(0);
+    } finally {
+      await database.drop();
+    }
   });
 
   it('runs ALS_PROCESSES=2 workers on one port and stops them all on SIGTERM', async () => {

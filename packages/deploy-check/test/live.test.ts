@@ -1,4 +1,5 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -143,6 +144,24 @@ describe.sequential('services started from dist/ with the compose environment', 
     topics = await Promise.all([createTopic({ prefix: 'deploy-position' }), createTopic({ prefix: 'deploy-notify' })]);
     const [positionTopic, notificationTopic] = topics;
     const db = database.connection;
+    // The handler waits for a migrated database (issue 16): migrate it with the package's own command.
+    const ledgerFile = join(profileDir, 'ledger.json');
+    writeFileSync(ledgerFile, JSON.stringify({ currencies: ['USD'], dfsps: [] }));
+    execFileSync(
+      process.execPath,
+      [join(root, position.packageDir, 'dist/provision-cli.js'), '--migrate', ledgerFile],
+      {
+        env: {
+          ...process.env,
+          DB_HOST: db.host,
+          DB_PORT: String(db.port),
+          DB_USER: db.user,
+          DB_PASSWORD: db.password,
+          DB_NAME: db.database,
+        },
+        stdio: ['ignore', 'ignore', 'inherit'],
+      },
+    );
     positionProcess = await startService<Urls>(join(root, position.packageDir, position.entry), {
       cwd: join(root, position.packageDir),
       env: {

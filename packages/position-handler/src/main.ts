@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { Registry } from 'prom-client';
 import { createKafkajsBus } from './bus/kafkajs-bus.js';
 import { createPlatformaticBus } from './bus/platformatic-bus.js';
+import { missingTopics, missingTopicsMessage } from './bus/topic-check.js';
 import type { BusOptions, PositionBus } from './bus/types.js';
 import type { PositionConfig } from './config/index.js';
 import { createLogger, type Logger } from './observe/logger.js';
@@ -11,6 +12,7 @@ import { type ObserveServer, startObserveServer } from './observe/server.js';
 import { PositionRunner } from './runner/runner.js';
 import { knexFromConfig } from './store/db.js';
 import { PositionStore } from './store/position-store.js';
+import { missingTables } from './store/schema-check.js';
 
 export interface PositionService {
   readonly store: PositionStore;
@@ -65,14 +67,20 @@ export function createBus(client: PositionConfig['kafkaClient'], options: BusOpt
 /** A database that is down at start-up is waited for (with back-off), not a reason for a crash loop. */
 async function openWithRetry(knex: Knex, config: PositionConfig, logger: Logger): Promise<PositionStore> {
   let delay = config.retryInitialMs;
+  let reported = '';
   for (;;) {
     try {
-      return await PositionStore.open(knex, config.referenceTtlMs);
+      // An unmigrated database is waited for too (migrations may be running), named once with the command.
+      const missing = await missingTables(knex);
+      if (missing.length === 0) return await PositionStore.open(knex, config.referenceTtlMs);
+      const line = `database ${config.dbName} is not migrated (missing ${missing.join(', ')}): run central-ledger's migrations (\`npm run migrate\` in central-ledger), or \`node dist/provision-cli.js --migrate <ledger.json>\` for a test ledger; waiting for it`;
+      if (line !== reported) logger.error(line);
+      reported = line;
     } catch (error) {
       logger.error('database not reachable; retrying', { error: String(error), retryInMs: delay });
-      await new Promise((resolve) => setTimeout(resolve, delay));
-      delay = Math.min(delay * 2, config.retryMaxMs);
     }
+    await new Promise((resolve) => setTimeout(resolve, delay));
+    delay = Math.min(delay * 2, config.retryMaxMs);
   }
 }
 
@@ -91,6 +99,11 @@ export async function startPositionService(
   try {
     const opened = await openWithRetry(knex, config, logger);
     const store = overrides.decorateStore ? overrides.decorateStore(opened) : opened;
+    if (!overrides.bus) {
+      const topics = [...config.positionTopics, config.notificationTopic, config.positionCommitTopic];
+      const missing = await missingTopics(config.kafkaBrokers, topics);
+      if (missing.length > 0) throw new Error(missingTopicsMessage(config.kafkaBrokers, missing));
+    }
     const kafkaBus = overrides.bus ?? createBus(config.kafkaClient, busOptionsFromConfig(config, logger));
     const bus = overrides.decorateBus ? overrides.decorateBus(kafkaBus) : kafkaBus;
     started = { bus };

@@ -1,4 +1,5 @@
-import { ConfigError, loadConfig } from './config/index.js';
+import { CommandLineError, parseCommandLine } from './command-line.js';
+import { ConfigError, type PositionConfig, readConfig } from './config/index.js';
 import { startPositionService } from './main.js';
 
 /**
@@ -7,10 +8,24 @@ import { startPositionService } from './main.js';
  * process can write its data first (reference/profiling.md). SIGUSR2 writes an on-demand .cpuprofile.
  */
 async function main(): Promise<void> {
-  let config: ReturnType<typeof loadConfig>;
+  let config: PositionConfig;
   try {
-    config = loadConfig();
+    const handlers = parseCommandLine(process.argv.slice(2));
+    const loaded = readConfig(process.env, { handlers });
+    config = loaded.config;
+    if (loaded.notHonoured.length > 0) {
+      // Named once, never silently ignored (issue 16): the keys of central-ledger's file or CLEDG_ variables
+      // its position handler reads that have no equivalent here.
+      process.stderr.write(
+        `${JSON.stringify({ level: 'warn', msg: 'central-ledger keys not honoured', file: loaded.file, keys: loaded.notHonoured })}\n`,
+      );
+    }
   } catch (error) {
+    if (error instanceof CommandLineError) {
+      process.stderr.write(`invalid command line: ${error.message}\n`);
+      process.exitCode = 2;
+      return;
+    }
     if (error instanceof ConfigError) {
       process.stderr.write(`invalid configuration: ${error.message}\n`);
       process.exitCode = 2;

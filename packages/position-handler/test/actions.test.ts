@@ -374,7 +374,17 @@ describe.each(kafkaClients)('actions (KAFKA_CLIENT=%s)', (kafkaClient) => {
       const base = `http://127.0.0.1:${service.http.address.port}`;
       const health = await fetch(`${base}/health`);
       expect(health.status).toBe(200);
-      expect(await health.json()).toEqual({ status: 'OK', broker: 'OK', database: 'OK' });
+      // central-ledger's handler /health shape: status, uptime, startTime, versionNumber, services.
+      expect(await health.json()).toEqual({
+        status: 'OK',
+        uptime: expect.any(Number),
+        startTime: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+        versionNumber: expect.any(String),
+        services: [
+          { name: 'datastore', status: 'OK' },
+          { name: 'broker', status: 'OK' },
+        ],
+      });
       const metrics = await (await fetch(`${base}/metrics`)).text();
       expect(metrics).toMatch(/position_messages_total\{action="prepare",result="applied"\} \d+/);
       expect(metrics).toMatch(/position_stage_seconds_count\{stage="write"\} \d+/);

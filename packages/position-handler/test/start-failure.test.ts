@@ -2,16 +2,22 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { createDatabase, loadInfraSettings, type TestDatabase, uniqueName } from '@mojafast/testkit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createTestLedger, type TestLedger } from './helpers.js';
 
 // dist/position.js is built by the vitest global setup, as an operator runs it.
 const entry = fileURLToPath(new URL('../dist/position.js', import.meta.url));
 let db: TestDatabase;
+let migrated: TestLedger;
 
 beforeAll(async () => {
   db = await createDatabase({ prefix: 'position_start_failure' });
+  migrated = await createTestLedger('position_start_topic', { currencies: ['USD'], dfsps: [] });
 });
-afterAll(() => db?.drop());
+afterAll(async () => {
+  await db?.drop();
+  await migrated?.drop();
+});
 
 describe('start-up failure', () => {
   it('exits non-zero instead of idling when its topic does not exist (bad input: POSITION_TOPICS names no topic)', async () => {
@@ -22,11 +28,11 @@ describe('start-up failure', () => {
         KAFKA_BROKERS: settings.kafka.brokers.join(','),
         POSITION_TOPICS: uniqueName('missing_topic'),
         NOTIFICATION_TOPIC: uniqueName('missing_notifications'),
-        DB_HOST: db.connection.host,
-        DB_PORT: String(db.connection.port),
-        DB_USER: db.connection.user,
-        DB_PASSWORD: db.connection.password,
-        DB_NAME: db.name,
+        DB_HOST: migrated.db.connection.host,
+        DB_PORT: String(migrated.db.connection.port),
+        DB_USER: migrated.db.connection.user,
+        DB_PASSWORD: migrated.db.connection.password,
+        DB_NAME: migrated.db.name,
         POSITION_HTTP_PORT: '0',
         LOG_LEVEL: 'error',
       },
@@ -42,5 +48,51 @@ describe('start-up failure', () => {
     expect(signal).toBeNull();
     expect(code).toBe(1);
     expect(stderr).toContain('start failed');
+    // One line naming the topic and the command that creates it, not the client's protocol error.
+    expect(stderr).toMatch(/Kafka topics? [^\n]*missing_topic[^\n]*kafka-topics\.sh --bootstrap-server/);
+    expect(stderr).not.toContain('does not host this topic-partition');
+  });
+
+  it('names an unmigrated database and the command that migrates it, once, while it waits (bad input: an empty database)', async () => {
+    const settings = loadInfraSettings();
+    const child = spawn(process.execPath, [entry], {
+      env: {
+        ...process.env,
+        KAFKA_BROKERS: settings.kafka.brokers.join(','),
+        DB_HOST: db.connection.host,
+        DB_PORT: String(db.connection.port),
+        DB_USER: db.connection.user,
+        DB_PASSWORD: db.connection.password,
+        DB_NAME: db.name,
+        POSITION_HTTP_PORT: '0',
+        POSITION_RETRY_INITIAL_MS: '20',
+        POSITION_RETRY_MAX_MS: '50',
+        LOG_LEVEL: 'error',
+      },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    try {
+      const notMigrated = (text: string) => text.split('\n').filter((l) => l.includes('is not migrated'));
+      const line = await vi.waitFor(
+        () => {
+          const [first] = notMigrated(stderr);
+          if (!first) throw new Error(`no line yet: ${stderr}`);
+          return first;
+        },
+        { timeout: 20_000, interval: 50 },
+      );
+      expect(line).toContain(`database ${db.name} is not migrated (missing participantCurrency,`);
+      expect(line).toContain('npm run migrate');
+      // Still waiting, retried many times at 20-50 ms, and the line was not repeated.
+      await vi.waitFor(() => expect(child.exitCode).toBeNull(), { timeout: 1_000 });
+      expect(notMigrated(stderr)).toHaveLength(1);
+    } finally {
+      child.kill('SIGKILL');
+      await once(child, 'exit');
+    }
   });
 });

@@ -1,3 +1,12 @@
+import {
+  CENTRAL_LEDGER_CONFIG_FILE,
+  CENTRAL_LEDGER_RC_APP,
+  mapCentralLedger,
+  type PositionHandlerKind,
+} from './central-ledger.js';
+import { ConfigError } from './config-error.js';
+import { readOriginalSource } from './rc-source.js';
+
 /**
  * The handler's settings: one schema, one defaults object, read from the environment once at start-up,
  * validated and frozen. A bad value names its env variable, the way fastify's initial-config-validation
@@ -215,15 +224,7 @@ export const configDefaults: PositionConfig = Object.freeze({
   logLevel: 'info',
 });
 
-export class ConfigError extends Error {
-  constructor(
-    readonly key: string,
-    detail: string,
-  ) {
-    super(`${key} ${detail}`);
-    this.name = 'ConfigError';
-  }
-}
+export { ConfigError, type PositionHandlerKind };
 
 function parseField(field: Field, raw: string): unknown {
   switch (field.kind) {
@@ -260,14 +261,40 @@ function parseField(field: Field, raw: string): unknown {
   }
 }
 
-/** Reads the settings from `env` over the defaults; throws ConfigError naming the bad variable. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<PositionConfig> = {}) {
+export interface LoadedConfig {
+  readonly config: PositionConfig;
+  /** The original's config file read (CONFIG_FILE, or central-ledger's image path when it exists). */
+  readonly file: string | undefined;
+  /** central-ledger keys (or CLEDG_ variables) its position handler reads that we cannot honour. */
+  readonly notHonoured: readonly string[];
+}
+
+export interface LoadOptions {
+  /** The handlers the command line names (central-ledger's `handler --positionbatch` / `--position`). */
+  readonly handlers?: readonly PositionHandlerKind[];
+  /** Where the original's file is looked for when CONFIG_FILE is unset (tests point it elsewhere). */
+  readonly defaultFile?: string;
+  readonly overrides?: Partial<PositionConfig>;
+}
+
+/**
+ * The settings, in this order: our defaults < central-ledger's config file (CONFIG_FILE, else the path of
+ * its image) < its rc overrides (CLEDG_A__B) < our own variables < `overrides`. A bad value throws
+ * ConfigError naming the key it came from, whichever of the three it is.
+ */
+export function readConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOptions = {}): LoadedConfig {
   const values: Record<string, unknown> = { ...configDefaults };
+  const source = readOriginalSource(CENTRAL_LEDGER_RC_APP, env, options.defaultFile ?? CENTRAL_LEDGER_CONFIG_FILE);
+  const mapping = mapCentralLedger(source, options.handlers ?? []);
+  for (const mapped of mapping.values) {
+    const field = configSchema[mapped.field as keyof PositionConfig];
+    values[mapped.field] = parseField({ ...field, env: mapped.key }, mapped.text);
+  }
   for (const [key, field] of Object.entries(configSchema) as [keyof PositionConfig, Field][]) {
     const raw = env[field.env];
     if (raw !== undefined) values[key] = parseField(field, raw);
   }
-  Object.assign(values, overrides);
+  Object.assign(values, options.overrides ?? {});
   const config = values as unknown as PositionConfig;
   if (config.retryMaxMs < config.retryInitialMs) {
     throw new ConfigError(configSchema.retryMaxMs.env, 'must not be below POSITION_RETRY_INITIAL_MS');
@@ -278,5 +305,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       `must be none or gzip with KAFKA_CLIENT=kafkajs, got "${config.compression}"`,
     );
   }
-  return Object.freeze(config);
+  return { config: Object.freeze(config), file: source.file, notHonoured: Object.freeze(mapping.notHonoured) };
+}
+
+/** The settings alone (see readConfig); throws ConfigError naming the bad key. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<PositionConfig> = {}) {
+  return readConfig(env, { overrides }).config;
 }

@@ -13,8 +13,11 @@ export interface ObserveServer {
   close(): Promise<void>;
 }
 
+/** Our package's version, given as the original gives its own (versionNumber). */
+const VERSION = '0.0.0';
+
 /**
- * GET /health (200 when broker and database are ready, 503 otherwise, both reported), GET /metrics, and
+ * GET /health (200 when broker and database are ready, 503 otherwise, each sub-service reported in central-ledger's shape), GET /metrics, and
  * POST /admin/profile?seconds=N which answers with the path of the written .cpuprofile.
  */
 export async function startObserveServer(
@@ -25,6 +28,7 @@ export async function startObserveServer(
   profiler: CpuProfiler,
   defaultSeconds: number,
 ): Promise<ObserveServer> {
+  const startTime = new Date().toISOString();
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const send = (status: number, type: string, body: string) => {
@@ -40,10 +44,17 @@ export async function startObserveServer(
         .then((database) => {
           const broker = readiness.broker();
           const ok = broker && database;
+          // central-ledger's handler /health (src/api/root/handler.js: central-services-shared HealthCheck
+          // with the datastore and broker sub-service checks of src/lib/healthCheck/subServiceHealth.js).
           json(ok ? 200 : 503, {
             status: ok ? 'OK' : 'DOWN',
-            broker: broker ? 'OK' : 'DOWN',
-            database: database ? 'OK' : 'DOWN',
+            uptime: process.uptime(),
+            startTime,
+            versionNumber: VERSION,
+            services: [
+              { name: 'datastore', status: database ? 'OK' : 'DOWN' },
+              { name: 'broker', status: broker ? 'OK' : 'DOWN' },
+            ],
           });
         });
     } else if (route === 'GET /metrics') {

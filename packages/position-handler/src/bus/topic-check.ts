@@ -1,0 +1,30 @@
+import { Kafka, logLevel } from 'kafkajs';
+
+/**
+ * The topics among `topics` the cluster does not have. Asked once at start, so a missing topic is named
+ * with the command that creates it, not reported as the client's "This server does not host this
+ * topic-partition" (issue 16): the handler never creates topics, unlike the original's consumers
+ * (`allow.auto.create.topics`), because a topic's partition count is a deployment decision.
+ */
+export async function missingTopics(brokers: readonly string[], topics: readonly string[]): Promise<string[]> {
+  const admin = new Kafka({
+    brokers: [...brokers],
+    clientId: 'mojafast-position-topic-check',
+    logLevel: logLevel.NOTHING,
+  }).admin();
+  await admin.connect();
+  try {
+    const existing = new Set(await admin.listTopics());
+    return [...new Set(topics)].filter((topic) => !existing.has(topic));
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+/** One line: the missing topics, and how to create them. */
+export function missingTopicsMessage(brokers: readonly string[], missing: readonly string[]): string {
+  const create = missing
+    .map((topic) => `kafka-topics.sh --bootstrap-server ${brokers[0]} --create --topic ${topic} --partitions 4`)
+    .join('; ');
+  return `Kafka topic${missing.length > 1 ? 's' : ''} ${missing.join(', ')} missing on ${brokers.join(',')}: create ${missing.length > 1 ? 'them' : 'it'} (locally \`infra/svc start\` creates central-ledger's topics; elsewhere: ${create})`;
+}

@@ -1,0 +1,220 @@
+import { ConfigError } from './config-error.js';
+import { asText, keyName, leaves, type OriginalSource, type Tree, valueAt } from './rc-source.js';
+
+/** The handlers of central-ledger's command line this process serves (src/handlers/index.js). */
+export type PositionHandlerKind = 'position' | 'positionbatch';
+
+/** One of our settings as the original's file gives it: the field and its text for our parser. */
+export interface MappedValue {
+  readonly field: string;
+  readonly text: string;
+  /** The original's key (or CLEDG_ variable) named when the value is bad. */
+  readonly key: string;
+}
+
+export interface CentralLedgerMapping {
+  readonly values: readonly MappedValue[];
+  /** Keys the original's position handler reads that we cannot honour: named once at start as a warning. */
+  readonly notHonoured: readonly string[];
+}
+
+/** Where central-ledger's image has its config file (its Dockerfile: WORKDIR /opt/app, COPY config). */
+export const CENTRAL_LEDGER_CONFIG_FILE = '/opt/app/config/default.json';
+/** central-ledger's rc app name: `rc('CLEDG', …)` in src/lib/config.js, so overrides are CLEDG_A__B. */
+export const CENTRAL_LEDGER_RC_APP = 'CLEDG';
+
+const rdkafka = ['config', 'rdkafkaConf'];
+const topicConf = ['config', 'topicConf'];
+const options = ['config', 'options'];
+
+/**
+ * Keys of central-ledger's config that its position handlers never read (the API, the other handlers,
+ * migrations and seeds): they configure other processes of a deployment, so they are not reported.
+ */
+const otherServiceKeys: readonly string[][] = [
+  ['HOSTNAME'],
+  ['MAX_FULFIL_TIMEOUT_DURATION_SECONDS'],
+  ['MIGRATIONS'], // the handler command starts with runMigrations: false (src/handlers/index.js)
+  ['MONGODB'],
+  ['HANDLERS'],
+  ['PARTICIPANT_INITIAL_POSITION'],
+  ['HUB_PARTICIPANT', 'ID'],
+  ['HUB_PARTICIPANT', 'ACCOUNTS'],
+  ['INTERNAL_TRANSFER_VALIDITY_SECONDS'],
+  ['ENABLE_ON_US_TRANSFERS'],
+  ['PAYEE_PARTICIPANT_CURRENCY_VALIDATION_ENABLED'],
+  ['PROXY_CACHE'],
+  ['API_DOC_ENDPOINTS_ENABLED'],
+  ['EXPIRES_TIMEOUT'],
+  ['KAFKA', 'TOPIC_TEMPLATES', 'PARTICIPANT_TOPIC_TEMPLATE'],
+  ['KAFKA', 'TOPIC_TEMPLATES', 'GENERAL_TOPIC_TEMPLATE', 'REGEX'],
+];
+
+const startsWith = (path: readonly string[], prefix: readonly string[]) =>
+  prefix.length <= path.length && prefix.every((part, i) => path[i] === part);
+
+/** central-services-shared Kafka.transformGeneralTopicName: the template with functionality and action. */
+function generalTopic(tree: Tree, functionality: string, action: string): string {
+  const template = valueAt(tree, ['KAFKA', 'TOPIC_TEMPLATES', 'GENERAL_TOPIC_TEMPLATE', 'TEMPLATE']);
+  const text = typeof template === 'string' && template !== '' ? template : 'topic-{{functionality}}-{{action}}';
+  return text.replaceAll('{{functionality}}', functionality).replaceAll('{{action}}', action);
+}
+
+/**
+ * Maps central-ledger's configuration onto ours, for the handlers the command line names (none: the batch
+ * handler, our default). Which topic and consumer settings each handler takes follows the original:
+ * src/handlers/positions/handlerBatch.js (KAFKA.CONSUMER.TRANSFER.POSITION_BATCH, topic
+ * EVENT_TYPE_ACTION_TOPIC_MAP.POSITION.PREPARE or the general template's topic-transfer-position) and
+ * src/handlers/positions/handler.js (KAFKA.CONSUMER.TRANSFER.POSITION, the template's topic).
+ */
+export function mapCentralLedger(
+  source: OriginalSource,
+  handlers: readonly PositionHandlerKind[],
+): CentralLedgerMapping {
+  const tree = source.tree;
+  if (tree === undefined) return { values: [], notHonoured: [] };
+  const values: MappedValue[] = [];
+  const used = new Set<string>();
+  const seen = (path: readonly string[]) => used.add(path.join('\u0000'));
+  const take = (field: string, path: string[], convert: (value: unknown, key: string) => string = asText) => {
+    const value = valueAt(tree, path);
+    if (value === undefined) return;
+    seen(path);
+    const key = keyName(source, path);
+    values.push({ field, text: convert(value, key), key });
+  };
+  /** A key read and checked, with no setting of ours behind it (its only value is the one we do). */
+  const accept = (path: string[], ok: (value: unknown) => boolean, detail: string) => {
+    const value = valueAt(tree, path);
+    if (value === undefined) return;
+    seen(path);
+    if (!ok(value)) throw new ConfigError(keyName(source, path), `${detail}, got "${asText(value)}"`);
+  };
+
+  const batch = handlers.length === 0 || handlers.includes('positionbatch');
+  const section = ['KAFKA', 'CONSUMER', 'TRANSFER', batch ? 'POSITION_BATCH' : 'POSITION'];
+
+  take('httpPort', ['PORT']);
+  take('dbHost', ['DATABASE', 'HOST'], (value) => asText(value).replace(/\/$/, ''));
+  take('dbPort', ['DATABASE', 'PORT']);
+  take('dbUser', ['DATABASE', 'USER']);
+  take('dbPassword', ['DATABASE', 'PASSWORD']);
+  take('dbName', ['DATABASE', 'SCHEMA']);
+  take('dbPoolMax', ['DATABASE', 'POOL_MAX_SIZE']);
+  accept(['DATABASE', 'DIALECT'], (v) => v === 'mysql', 'must be mysql (the handler speaks MySQL/MariaDB only)');
+  // Positions are exact DECIMAL(18,4) ten-thousandths (ledger/amount.ts), the columns' own type.
+  accept(['AMOUNT', 'PRECISION'], (v) => asText(v) === '18', 'must be 18 (positions are DECIMAL(18,4))');
+  accept(['AMOUNT', 'SCALE'], (v) => asText(v) === '4', 'must be 4 (positions are DECIMAL(18,4))');
+  take('hubName', ['HUB_PARTICIPANT', 'NAME']);
+
+  // The participant cache (CACHE.CACHE_ENABLED, EXPIRES_IN_MS) is what our reference-data TTL replaces.
+  const cacheEnabled = valueAt(tree, ['CACHE', 'CACHE_ENABLED']);
+  if (cacheEnabled !== undefined) {
+    seen(['CACHE', 'CACHE_ENABLED']);
+    const enabled = asText(cacheEnabled);
+    if (enabled !== 'true' && enabled !== 'false') {
+      throw new ConfigError(keyName(source, ['CACHE', 'CACHE_ENABLED']), `must be true or false, got "${enabled}"`);
+    }
+    if (enabled === 'false') {
+      seen(['CACHE', 'EXPIRES_IN_MS']);
+      values.push({ field: 'referenceTtlMs', text: '0', key: keyName(source, ['CACHE', 'CACHE_ENABLED']) });
+    } else take('referenceTtlMs', ['CACHE', 'EXPIRES_IN_MS']);
+  }
+
+  take('kafkaBrokers', [...section, ...rdkafka, 'metadata.broker.list']);
+  take('consumerGroup', [...section, ...rdkafka, 'group.id']);
+  take('kafkaClientId', [...section, ...rdkafka, 'client.id']);
+  // We commit offsets after a batch's notifications are acknowledged, as the original does with false.
+  accept(
+    [...section, ...rdkafka, 'enable.auto.commit'],
+    (v) => asText(v) === 'false',
+    'must be false (offsets are committed after the batch is applied and notified)',
+  );
+  take('fromBeginning', [...section, ...topicConf, 'auto.offset.reset'], (value, key) => {
+    const text = asText(value);
+    if (text === 'earliest' || text === 'smallest' || text === 'beginning') return 'true';
+    if (text === 'latest' || text === 'largest' || text === 'end') return 'false';
+    throw new ConfigError(key, `must be earliest or latest, got "${text}"`);
+  });
+  take('batchSize', [...section, ...options, 'batchSize']);
+
+  // Topics are derived only when the KAFKA tree is given (a file, or CLEDG_KAFKA__… overrides alone).
+  if (valueAt(tree, ['KAFKA']) !== undefined) {
+    const topics: string[] = [];
+    if (batch) {
+      const prepare = valueAt(tree, ['KAFKA', 'EVENT_TYPE_ACTION_TOPIC_MAP', 'POSITION', 'PREPARE']);
+      seen(['KAFKA', 'EVENT_TYPE_ACTION_TOPIC_MAP', 'POSITION', 'PREPARE']);
+      topics.push(typeof prepare === 'string' && prepare !== '' ? prepare : generalTopic(tree, 'transfer', 'position'));
+    }
+    if (handlers.includes('position')) topics.push(generalTopic(tree, 'transfer', 'position'));
+    seen(['KAFKA', 'TOPIC_TEMPLATES', 'GENERAL_TOPIC_TEMPLATE', 'TEMPLATE']);
+    values.push({
+      field: 'positionTopics',
+      text: [...new Set(topics)].join(','),
+      key: 'KAFKA.EVENT_TYPE_ACTION_TOPIC_MAP',
+    });
+    values.push({
+      field: 'notificationTopic',
+      text: generalTopic(tree, 'notification', 'event'),
+      key: 'KAFKA.TOPIC_TEMPLATES.GENERAL_TOPIC_TEMPLATE.TEMPLATE',
+    });
+    const commit = valueAt(tree, ['KAFKA', 'EVENT_TYPE_ACTION_TOPIC_MAP', 'POSITION', 'COMMIT']);
+    seen(['KAFKA', 'EVENT_TYPE_ACTION_TOPIC_MAP', 'POSITION', 'COMMIT']);
+    values.push({
+      field: 'positionCommitTopic',
+      text: typeof commit === 'string' && commit !== '' ? commit : generalTopic(tree, 'transfer', 'position'),
+      key: keyName(source, ['KAFKA', 'EVENT_TYPE_ACTION_TOPIC_MAP', 'POSITION', 'COMMIT']),
+    });
+  }
+
+  // The notification producer (Kafka.produceGeneralMessage, NOTIFICATION EVENT) and the follow-up producer
+  // (TRANSFER POSITION): one client of ours does both, so their broker list must be the consumer's.
+  const notificationProducer = ['KAFKA', 'PRODUCER', 'NOTIFICATION', 'EVENT'];
+  const positionProducer = ['KAFKA', 'PRODUCER', 'TRANSFER', 'POSITION'];
+  const brokers = asText(valueAt(tree, [...section, ...rdkafka, 'metadata.broker.list']) ?? '');
+  // A different list there cannot be honoured: it is left unmarked, so it is named in the warning.
+  for (const producer of [notificationProducer, positionProducer]) {
+    const path = [...producer, ...rdkafka, 'metadata.broker.list'];
+    const value = valueAt(tree, path);
+    if (value !== undefined && (brokers === '' || asText(value) === brokers)) seen(path);
+  }
+  take('acks', [...notificationProducer, ...topicConf, 'request.required.acks'], (value, key) => {
+    const text = asText(value);
+    if (text === 'all' || text === '-1') return 'all';
+    if (text === '1') return 'leader';
+    throw new ConfigError(key, `must be all, -1 or 1 (notifications are never sent unacknowledged), got "${text}"`);
+  });
+  take('compression', [...notificationProducer, ...rdkafka, 'compression.codec']);
+
+  // Everything else the position handler of the original reads, that has no equivalent here, is named.
+  const positionKeys: readonly string[][] = [
+    ['PORT'],
+    ['DATABASE'],
+    ['AMOUNT'],
+    ['HUB_PARTICIPANT'],
+    ['CACHE'],
+    ['ERROR_HANDLING'],
+    ['INSTRUMENTATION'],
+    ['SETTLEMENT_MODELS'],
+    section,
+    notificationProducer,
+    positionProducer,
+    ['KAFKA', 'EVENT_TYPE_ACTION_TOPIC_MAP', 'POSITION', 'PREPARE'],
+    ['KAFKA', 'EVENT_TYPE_ACTION_TOPIC_MAP', 'POSITION', 'COMMIT'],
+    ['KAFKA', 'TOPIC_TEMPLATES', 'GENERAL_TOPIC_TEMPLATE'],
+  ];
+  const otherKafka: readonly string[][] = [
+    ['KAFKA', 'CONSUMER'],
+    ['KAFKA', 'PRODUCER'],
+    ['KAFKA', 'EVENT_TYPE_ACTION_TOPIC_MAP'],
+  ];
+  const notHonoured: string[] = [];
+  for (const [path] of leaves(tree)) {
+    if (used.has(path.join('\u0000'))) continue;
+    const read = positionKeys.some((prefix) => startsWith(path, prefix));
+    const other = otherServiceKeys.some((prefix) => startsWith(path, prefix));
+    const otherKafkaSection = otherKafka.some((prefix) => startsWith(path, prefix));
+    if (read || (!other && !otherKafkaSection)) notHonoured.push(keyName(source, path));
+  }
+  return { values, notHonoured };
+}
