@@ -100,7 +100,12 @@ export async function startPositionService(
     const opened = await openWithRetry(knex, config, logger);
     const store = overrides.decorateStore ? overrides.decorateStore(opened) : opened;
     if (!overrides.bus) {
-      const topics = [...config.positionTopics, config.notificationTopic, config.positionCommitTopic];
+      const topics = [
+        ...config.positionTopics,
+        config.notificationTopic,
+        config.positionCommitTopic,
+        config.bulkProcessingTopic,
+      ];
       const missing = await missingTopics(config.kafkaBrokers, topics);
       if (missing.length > 0) throw new Error(missingTopicsMessage(config.kafkaBrokers, missing));
     }
