@@ -1,8 +1,9 @@
 import { AlsError } from '../fspiop/errors.js';
 import { Endpoint, fillTemplate } from './endpoints.js';
+import type { CallbackError } from './failures.js';
 import { asAlsError } from './failures.js';
 import { forwardHeaders } from './headers.js';
-import type { PartyLookup } from './parties.js';
+import type { PartyCallback, PartyLookup } from './parties.js';
 import type { DiscoveryPorts } from './types.js';
 
 /**
@@ -50,5 +51,40 @@ export async function forwardLookup(
     });
   } finally {
     ports.observe('forward', sendStarted);
+  }
+}
+
+/**
+ * PUTs a payee's callback, its bytes as received, to `url` of `sendTo` (the FSP itself, or the proxy it sits
+ * behind), with FSPIOP-Destination `destination`. A failed send is answered to the callback's source by
+ * `fail` (DESTINATION_UNREACHABLE naming `sendTo`).
+ */
+export async function sendCallback(
+  ports: DiscoveryPorts,
+  callback: PartyCallback,
+  url: string,
+  sendTo: string,
+  destination: string,
+  fail: (error: CallbackError) => Promise<void>,
+): Promise<void> {
+  const sendStarted = performance.now();
+  try {
+    await ports.send({
+      url,
+      method: 'PUT',
+      headers: forwardHeaders(callback.headers, callback.source, destination, 'PUT'),
+      body: callback.body,
+    });
+    ports.count('callback_forwarded');
+  } catch (error) {
+    ports.count('forward_failed');
+    await fail(
+      new AlsError('DESTINATION_UNREACHABLE', {
+        destination: sendTo,
+        reason: error instanceof Error ? error.message : String(error),
+      }),
+    );
+  } finally {
+    ports.observe('callback', sendStarted);
   }
 }

@@ -2,7 +2,7 @@ import { AlsError } from '../fspiop/errors.js';
 import { partyIdProblem } from '../fspiop/party-id.js';
 import { callbackEndpoint, fillTemplate } from './endpoints.js';
 import { asAlsError, type CallbackError, oracleError, sendErrorCallback } from './failures.js';
-import { forwardLookup } from './forward.js';
+import { forwardLookup, sendCallback } from './forward.js';
 import { endToEndStart, forwardHeaders } from './headers.js';
 import { selectParties } from './oracles.js';
 import type { PartyCallback, PartyLookup } from './parties.js';
@@ -336,26 +336,7 @@ async function forwardPut(
     partyIdentifier: party.id,
     partySubIdOrType: party.subId,
   });
-  const sendStarted = performance.now();
-  try {
-    await ports.send({
-      url,
-      method: 'PUT',
-      headers: forwardHeaders(callback.headers, callback.source, destination, 'PUT'),
-      body: callback.body,
-    });
-    ports.count('callback_forwarded');
-  } catch (error) {
-    ports.count('forward_failed');
-    await fail(
-      new AlsError('DESTINATION_UNREACHABLE', {
-        destination: sendTo,
-        reason: error instanceof Error ? error.message : String(error),
-      }),
-    );
-  } finally {
-    ports.observe('callback', sendStarted);
-  }
+  await sendCallback(ports, callback, url, sendTo, destination, fail);
 }
 
 /**

@@ -3,7 +3,7 @@ import { partyIdProblem } from '../fspiop/party-id.js';
 import type { FspiopVersion } from '../fspiop/versions.js';
 import { callbackEndpoint, fillTemplate, type Resource } from './endpoints.js';
 import { asAlsError, type CallbackError, oracleError, sendErrorCallback } from './failures.js';
-import { forwardLookup } from './forward.js';
+import { forwardLookup, sendCallback } from './forward.js';
 import { endToEndStart, forwardHeaders } from './headers.js';
 import { forwardPartyCallbackAcrossSchemes, lookUpPartyAcrossSchemes } from './inter-scheme.js';
 import { selectParties } from './oracles.js';
@@ -208,24 +208,5 @@ export async function forwardCallback(ports: DiscoveryPorts, callback: PartyCall
     ports.observe('endpoint', started);
   }
 
-  const sendStarted = performance.now();
-  try {
-    await ports.send({
-      url,
-      method: 'PUT',
-      headers: forwardHeaders(callback.headers, callback.source, destinationName, 'PUT'),
-      body: callback.body,
-    });
-    ports.count('callback_forwarded');
-  } catch (error) {
-    ports.count('forward_failed');
-    await fail(
-      new AlsError('DESTINATION_UNREACHABLE', {
-        destination: destinationName,
-        reason: error instanceof Error ? error.message : String(error),
-      }),
-    );
-  } finally {
-    ports.observe('callback', sendStarted);
-  }
+  await sendCallback(ports, callback, url, destinationName, destinationName, fail);
 }
