@@ -1,24 +1,9 @@
+import { ConfigError, defineEnvConfig, type EnvSchema } from '@mojafast/service-kit';
+
 /**
- * The ALS configuration: one schema (`settings`) and one defaults object, read from the environment once
- * at start-up, validated and frozen. A bad value names the exact variable (the habit of fastify's
- * lib/initial-config-validation.js).
+ * The ALS configuration: one schema and one defaults object, read from the environment once at start-up by
+ * the service kit (validated, frozen, a bad value names the exact variable).
  */
-
-type Kind =
-  | { kind: 'port' }
-  | { kind: 'int'; min: number; max?: number }
-  | { kind: 'url' }
-  | { kind: 'string'; allowEmpty?: boolean }
-  | { kind: 'enum'; values: readonly string[] }
-  | { kind: 'hostPorts' }
-  | { kind: 'cron' };
-
-interface Setting<K extends keyof ConfigValues> {
-  readonly key: K;
-  readonly env: string;
-  readonly type: Kind;
-  readonly doc: string;
-}
 
 export interface ConfigValues {
   host: string;
@@ -158,309 +143,270 @@ export const defaults: Config = Object.freeze({
   jwsSigningKeyPath: 'secrets/jwsSigningKey.key',
 } satisfies ConfigValues);
 
-export const settings: readonly Setting<keyof ConfigValues>[] = [
-  { key: 'host', env: 'ALS_HOST', type: { kind: 'string' }, doc: 'address both servers bind to' },
-  { key: 'port', env: 'ALS_PORT', type: { kind: 'port' }, doc: 'FSPIOP API port (0 = any free port)' },
-  {
-    key: 'adminPort',
+/**
+ * A cron expression with seconds, its shape only: the cron library checks the fields when the timeout
+ * handler starts (it is loaded only then, so an ALS without inter-scheme discovery does not carry it).
+ */
+const cronShape = '^ *[\\d*/,A-Za-z?-]+( [\\d*/,A-Za-z?-]+){4,5} *$';
+
+export const schema: EnvSchema<ConfigValues> = {
+  host: { env: 'ALS_HOST', type: { kind: 'string' }, doc: 'address both servers bind to' },
+  port: { env: 'ALS_PORT', type: { kind: 'port' }, doc: 'FSPIOP API port (0 = any free port)' },
+  adminPort: {
     env: 'ALS_ADMIN_PORT',
     type: { kind: 'port' },
     doc: 'admin API port: /oracles, /health, /metrics, /profile',
   },
-  { key: 'hubName', env: 'ALS_HUB_NAME', type: { kind: 'string' }, doc: 'FSPIOP-Source of switch-generated messages' },
-  {
-    key: 'switchEndpoint',
+  hubName: { env: 'ALS_HUB_NAME', type: { kind: 'string' }, doc: 'FSPIOP-Source of switch-generated messages' },
+  switchEndpoint: {
     env: 'ALS_SWITCH_ENDPOINT',
     type: { kind: 'url' },
     doc: 'central-ledger admin API base URL',
   },
-  {
-    key: 'hubFspiopVersion',
+  hubFspiopVersion: {
     env: 'ALS_HUB_FSPIOP_VERSION',
     type: { kind: 'enum', values: ['1.1', '2.0'] },
     doc: 'Content-Type/Accept version of messages the Hub originates',
   },
-  {
-    key: 'oraclesFile',
+  oraclesFile: {
     env: 'ALS_ORACLES_FILE',
     type: { kind: 'string', allowEmpty: true },
     doc: 'JSON file with the oracle registry (used when ALS_DB_NAME is empty)',
   },
-  {
-    key: 'oracleUrl',
+  oracleUrl: {
     env: 'ALS_ORACLE_URL',
     type: { kind: 'string', allowEmpty: true },
     doc: 'one oracle for every party ID type (used when neither a file nor a database is set)',
   },
-  { key: 'dbHost', env: 'ALS_DB_HOST', type: { kind: 'string' }, doc: 'MySQL host of the oracleEndpoint table' },
-  { key: 'dbPort', env: 'ALS_DB_PORT', type: { kind: 'port' }, doc: 'MySQL port' },
-  { key: 'dbUser', env: 'ALS_DB_USER', type: { kind: 'string' }, doc: 'MySQL user' },
-  { key: 'dbPassword', env: 'ALS_DB_PASSWORD', type: { kind: 'string', allowEmpty: true }, doc: 'MySQL password' },
-  {
-    key: 'dbName',
+  dbHost: { env: 'ALS_DB_HOST', type: { kind: 'string' }, doc: 'MySQL host of the oracleEndpoint table' },
+  dbPort: { env: 'ALS_DB_PORT', type: { kind: 'port' }, doc: 'MySQL port' },
+  dbUser: { env: 'ALS_DB_USER', type: { kind: 'string' }, doc: 'MySQL user' },
+  dbPassword: { env: 'ALS_DB_PASSWORD', type: { kind: 'string', allowEmpty: true }, doc: 'MySQL password' },
+  dbName: {
     env: 'ALS_DB_NAME',
     type: { kind: 'string', allowEmpty: true },
     doc: 'MySQL database; set it to read the oracle registry from the database',
   },
-  {
-    key: 'participantCacheTtlMs',
+  participantCacheTtlMs: {
     env: 'ALS_PARTICIPANT_CACHE_TTL_MS',
     type: { kind: 'int', min: 0 },
     doc: 'freshness of a participant (active, currencies); 0 disables',
   },
-  {
-    key: 'endpointCacheTtlMs',
+  endpointCacheTtlMs: {
     env: 'ALS_ENDPOINT_CACHE_TTL_MS',
     type: { kind: 'int', min: 0 },
     doc: "freshness of a participant's callback endpoints",
   },
-  {
-    key: 'oracleRegistryCacheTtlMs',
+  oracleRegistryCacheTtlMs: {
     env: 'ALS_ORACLE_REGISTRY_CACHE_TTL_MS',
     type: { kind: 'int', min: 0 },
     doc: 'freshness of the oracle registry read from MySQL',
   },
-  {
-    key: 'oracleAnswerCacheTtlMs',
+  oracleAnswerCacheTtlMs: {
     env: 'ALS_ORACLE_ANSWER_CACHE_TTL_MS',
     type: { kind: 'int', min: 0 },
     doc: 'freshness of an oracle answer (party → FSPs)',
   },
-  {
-    key: 'cacheMaxStaleMs',
+  cacheMaxStaleMs: {
     env: 'ALS_CACHE_MAX_STALE_MS',
     type: { kind: 'int', min: 0 },
     doc: 'how long past its TTL an entry may be served while one refresh runs',
   },
-  {
-    key: 'cacheMaxEntries',
+  cacheMaxEntries: {
     env: 'ALS_CACHE_MAX_ENTRIES',
     type: { kind: 'int', min: 1 },
     doc: 'entries per cache (LRU beyond)',
   },
-  {
-    key: 'upstreamConnections',
+  upstreamConnections: {
     env: 'ALS_UPSTREAM_CONNECTIONS',
     type: { kind: 'int', min: 1 },
     doc: 'keep-alive connections per upstream origin',
   },
-  {
-    key: 'connectTimeoutMs',
+  connectTimeoutMs: {
     env: 'ALS_CONNECT_TIMEOUT_MS',
     type: { kind: 'int', min: 1 },
     doc: 'TCP connect timeout to upstreams',
   },
-  {
-    key: 'headersTimeoutMs',
+  headersTimeoutMs: {
     env: 'ALS_HEADERS_TIMEOUT_MS',
     type: { kind: 'int', min: 1 },
     doc: 'time to the response headers of an upstream',
   },
-  {
-    key: 'bodyTimeoutMs',
+  bodyTimeoutMs: {
     env: 'ALS_BODY_TIMEOUT_MS',
     type: { kind: 'int', min: 1 },
     doc: 'idle time within an upstream response body',
   },
-  {
-    key: 'keepAliveTimeoutMs',
+  keepAliveTimeoutMs: {
     env: 'ALS_KEEP_ALIVE_TIMEOUT_MS',
     type: { kind: 'int', min: 1 },
     doc: 'how long an idle upstream socket is kept',
   },
-  {
-    key: 'upstreamKeepAlive',
+  upstreamKeepAlive: {
     env: 'ALS_UPSTREAM_KEEP_ALIVE',
     type: { kind: 'enum', values: ['on', 'off'] },
     doc: "'off' closes each upstream connection after one request (to measure what keep-alive saves)",
   },
-  {
-    key: 'bodyLimitBytes',
+  bodyLimitBytes: {
     env: 'ALS_BODY_LIMIT_BYTES',
     type: { kind: 'int', min: 1024 },
     doc: 'largest request body accepted (larger: 400, 3104)',
   },
-  {
-    key: 'requestTimeoutMs',
+  requestTimeoutMs: {
     env: 'ALS_REQUEST_TIMEOUT_MS',
     type: { kind: 'int', min: 100 },
     doc: 'time to receive a whole request, headers and body (later: 408, 3000)',
   },
-  {
-    key: 'maxLookupsInFlight',
+  maxLookupsInFlight: {
     env: 'ALS_MAX_LOOKUPS_IN_FLIGHT',
     type: { kind: 'int', min: 1 },
     doc: 'lookups accepted and not yet finished, per process (more: 503, 2003, Retry-After)',
   },
-  {
-    key: 'lookupCallbackWaitMs',
+  lookupCallbackWaitMs: {
     env: 'ALS_LOOKUP_CALLBACK_WAIT_MS',
     type: { kind: 'int', min: 0 },
     doc: "how long a forwarded GET /parties counts as in flight while the payee's callback has not come",
   },
-  {
-    key: 'retryAfterSeconds',
+  retryAfterSeconds: {
     env: 'ALS_RETRY_AFTER_SECONDS',
     type: { kind: 'int', min: 1, max: 3600 },
     doc: 'Retry-After of a 503 (2003) refusal',
   },
-  {
-    key: 'processes',
+  processes: {
     env: 'ALS_PROCESSES',
     type: { kind: 'int', min: 1, max: 256 },
     doc: 'worker processes sharing the ports (node:cluster); caches are per process',
   },
-  {
-    key: 'logLevel',
+  logLevel: {
     env: 'ALS_LOG_LEVEL',
     type: { kind: 'enum', values: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] },
     doc: 'pino level; nothing is logged per request at warn',
   },
-  {
-    key: 'profileDir',
+  profileDir: {
     env: 'ALS_PROFILE_DIR',
     type: { kind: 'string' },
     doc: 'where on-demand .cpuprofile files are written',
   },
-  {
-    key: 'profileSeconds',
+  profileSeconds: {
     env: 'ALS_PROFILE_SECONDS',
     type: { kind: 'int', min: 1, max: 600 },
     doc: 'length of a CPU profile started by SIGUSR2',
   },
-  {
-    key: 'shutdownTimeoutMs',
+  shutdownTimeoutMs: {
     env: 'ALS_SHUTDOWN_TIMEOUT_MS',
     type: { kind: 'int', min: 0 },
     doc: 'how long shutdown waits for in-flight callbacks',
   },
-  {
-    key: 'deleteParticipantValidation',
+  deleteParticipantValidation: {
     env: 'ALS_DELETE_PARTICIPANT_VALIDATION',
     type: { kind: 'enum', values: ['on', 'off'] },
     doc: "`on`: DELETE /participants only by the FSP the oracle holds (the original's DELETE_PARTICIPANT_VALIDATION_ENABLED)",
   },
-  {
-    key: 'extendedPartyIdTypes',
+  extendedPartyIdTypes: {
     env: 'ALS_EXTENDED_PARTY_ID_TYPES',
     type: { kind: 'enum', values: ['on', 'off'] },
     doc: "`on`: CONSENT and THIRD_PARTY_LINK are party ID types too (the original's FEATURE_ENABLE_EXTENDED_PARTY_ID_TYPE)",
   },
-  {
-    key: 'healthCheckIntervalMs',
+  healthCheckIntervalMs: {
     env: 'ALS_HEALTH_CHECK_INTERVAL_MS',
     type: { kind: 'int', min: 100 },
     doc: 'how long a /health probe of MySQL and central-ledger is reused',
   },
-  {
-    key: 'proxyCache',
+  proxyCache: {
     env: 'ALS_PROXY_CACHE',
     type: { kind: 'enum', values: ['on', 'off'] },
     doc: "`on`: inter-scheme discovery through the scheme's proxies, its state in Redis (the original's PROXY_CACHE.enabled)",
   },
-  {
-    key: 'proxyCacheType',
+  proxyCacheType: {
     env: 'ALS_PROXY_CACHE_TYPE',
     type: { kind: 'enum', values: ['redis', 'redis-cluster'] },
     doc: "one Redis, or a Redis Cluster (the original's PROXY_CACHE.type)",
   },
-  {
-    key: 'proxyCacheNodes',
+  proxyCacheNodes: {
     env: 'ALS_PROXY_CACHE_NODES',
-    type: { kind: 'hostPorts' },
+    type: {
+      kind: 'text',
+      check: (text) => parseHostPorts(text) !== undefined,
+      message: 'must be host:port[,host:port...]',
+    },
     doc: "host:port of the Redis, or the cluster's nodes comma-separated",
   },
-  {
-    key: 'proxyCacheUsername',
+  proxyCacheUsername: {
     env: 'ALS_PROXY_CACHE_USERNAME',
     type: { kind: 'string', allowEmpty: true },
     doc: 'Redis ACL user',
   },
-  {
-    key: 'proxyCachePassword',
+  proxyCachePassword: {
     env: 'ALS_PROXY_CACHE_PASSWORD',
     type: { kind: 'string', allowEmpty: true },
     doc: 'Redis password',
   },
-  {
-    key: 'proxyCacheDb',
+  proxyCacheDb: {
     env: 'ALS_PROXY_CACHE_DB',
     type: { kind: 'int', min: 0, max: 15 },
     doc: 'Redis database number, plain Redis only (proxyConfig.db)',
   },
-  {
-    key: 'proxyCacheExpiresInSec',
+  proxyCacheExpiresInSec: {
     env: 'ALS_PROXY_CACHE_EXPIRES_IN_SEC',
     type: { kind: 'int', min: 1 },
     doc: "how long an inter-scheme lookup waits for the proxies before the timeout handler answers 3300 (the original's PROXY_CACHE_EXPIRES_IN_SEC)",
   },
-  {
-    key: 'timeoutHandler',
+  timeoutHandler: {
     env: 'ALS_TIMEOUT_HANDLER',
     type: { kind: 'enum', values: ['on', 'off'] },
     doc: "answer expired inter-scheme lookups (runs only with ALS_PROXY_CACHE=on; the original's HANDLERS.TIMEOUT.DISABLED)",
   },
-  {
-    key: 'timeoutSchedule',
+  timeoutSchedule: {
     env: 'ALS_TIMEOUT_SCHEDULE',
-    type: { kind: 'cron' },
+    type: { kind: 'text', pattern: cronShape, message: 'must be a cron expression (six fields, with seconds)' },
     doc: "cron expression with seconds of the timeout handler's runs (the original's HANDLERS.TIMEOUT.TIMEXP)",
   },
-  {
-    key: 'timeoutTimezone',
+  timeoutTimezone: {
     env: 'ALS_TIMEOUT_TIMEZONE',
     type: { kind: 'string' },
     doc: 'time zone of the schedule (HANDLERS.TIMEOUT.TIMEZONE)',
   },
-  {
-    key: 'timeoutBatchSize',
+  timeoutBatchSize: {
     env: 'ALS_TIMEOUT_BATCH_SIZE',
     type: { kind: 'int', min: 1 },
     doc: 'Redis SCAN count per step of a run (HANDLERS.TIMEOUT.BATCH_SIZE)',
   },
-  {
-    key: 'timeoutLock',
+  timeoutLock: {
     env: 'ALS_TIMEOUT_LOCK',
     type: { kind: 'enum', values: ['on', 'off'] },
     doc: 'one timeout handler run at a time in the cluster, by a Redis lock (HANDLERS.TIMEOUT.DIST_LOCK.enabled)',
   },
-  {
-    key: 'timeoutLockTtlMs',
+  timeoutLockTtlMs: {
     env: 'ALS_TIMEOUT_LOCK_TTL_MS',
     type: { kind: 'int', min: 100 },
     doc: 'how long the lock outlives a holder that died (DIST_LOCK.lockTimeout)',
   },
-  {
-    key: 'jwsValidate',
+  jwsValidate: {
     env: 'ALS_JWS_VALIDATE',
     type: { kind: 'enum', values: ['on', 'off'] },
     doc: '`on`: POST/PUT/DELETE on /parties and /participants need a valid FSPIOP-Signature (JWS_VALIDATE)',
   },
-  {
-    key: 'jwsValidatePutParties',
+  jwsValidatePutParties: {
     env: 'ALS_JWS_VALIDATE_PUT_PARTIES',
     type: { kind: 'enum', values: ['on', 'off'] },
     doc: '`on`: PUT /parties callbacks are checked too (JWS_VALIDATE_PUT_PARTIES)',
   },
-  {
-    key: 'jwsVerificationKeysDirectory',
+  jwsVerificationKeysDirectory: {
     env: 'ALS_JWS_VERIFICATION_KEYS_DIRECTORY',
     type: { kind: 'string' },
     doc: 'one `{fspId}.pem` public key per FSP (JWS_VERIFICATION_KEYS_DIRECTORY)',
   },
-  {
-    key: 'jwsSign',
+  jwsSign: {
     env: 'ALS_JWS_SIGN',
     type: { kind: 'enum', values: ['on', 'off'] },
     doc: '`on`: every message the Hub originates carries FSPIOP-Signature (JWS_SIGN)',
   },
-  {
-    key: 'jwsSigningKeyPath',
+  jwsSigningKeyPath: {
     env: 'ALS_JWS_SIGNING_KEY_PATH',
     type: { kind: 'string' },
     doc: "the Hub's private key, PEM (JWS_SIGNING_KEY_PATH)",
   },
-];
+};
 
 /** `host:port,host:port` → nodes; undefined when any part is not host:port. */
 export function parseHostPorts(raw: string): { host: string; port: number }[] | undefined {
@@ -476,65 +422,16 @@ export function parseHostPorts(raw: string): { host: string; port: number }[] | 
   return nodes.length > 0 ? nodes : undefined;
 }
 
-export class ConfigError extends Error {
-  constructor(
-    readonly variable: string,
-    message: string,
-  ) {
-    super(`${variable}: ${message}`);
-    this.name = 'ConfigError';
-  }
-}
+/** The schema as a list, each setting with its key (the README table and the original's mapping read it). */
+export const settings = (
+  Object.entries(schema) as [keyof ConfigValues, EnvSchema<ConfigValues>[keyof ConfigValues]][]
+).map(([key, setting]) => ({ key, ...setting }));
 
-function parse(setting: Setting<keyof ConfigValues>, raw: string): string | number {
-  const fail = (what: string): never => {
-    throw new ConfigError(setting.env, `${what}, got "${raw}"`);
-  };
-  const type = setting.type;
-  switch (type.kind) {
-    case 'port': {
-      const n = Number(raw);
-      if (raw.trim() === '' || !Number.isInteger(n) || n < 0 || n > 65535) fail('must be a TCP port (0-65535)');
-      return n;
-    }
-    case 'int': {
-      const n = Number(raw);
-      if (raw.trim() === '' || !Number.isInteger(n) || n < type.min || (type.max !== undefined && n > type.max))
-        fail(`must be a whole number from ${type.min}${type.max === undefined ? '' : ` to ${type.max}`}`);
-      return n;
-    }
-    case 'url': {
-      if (!URL.canParse(raw) || !/^https?:$/.test(new URL(raw).protocol)) fail('must be an http(s) URL');
-      return raw.replace(/\/+$/, '');
-    }
-    case 'string':
-      if (!type.allowEmpty && raw === '') fail('must not be empty');
-      return raw;
-    case 'enum':
-      if (!type.values.includes(raw)) fail(`must be one of ${type.values.join(', ')}`);
-      return raw;
-    case 'cron':
-      // The shape here; the cron library checks the fields when the timeout handler starts (it is loaded
-      // only then, so an ALS without inter-scheme discovery does not carry it).
-      if (!/^\S+( \S+){4,5}$/.test(raw.trim()) || /[^\d*/,\-A-Za-z? ]/.test(raw))
-        fail('must be a cron expression (six fields, with seconds)');
-      return raw;
-    case 'hostPorts':
-      if (parseHostPorts(raw) === undefined) fail('must be host:port[,host:port...]');
-      return raw;
-  }
-}
+const envConfig = defineEnvConfig(schema, defaults);
+
+export { ConfigError };
 
 /** Defaults, then environment variables, then explicit overrides (tests); validated and frozen. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<ConfigValues> = {}): Config {
-  const values: Record<string, unknown> = { ...defaults };
-  for (const setting of settings) {
-    const raw = env[setting.env];
-    if (raw !== undefined) values[setting.key] = parse(setting, raw);
-    if (setting.key in overrides) {
-      const value = overrides[setting.key];
-      values[setting.key] = parse(setting, String(value));
-    }
-  }
-  return Object.freeze(values) as unknown as Config;
+  return envConfig.load(env, overrides);
 }

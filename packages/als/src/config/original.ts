@@ -1,5 +1,5 @@
+import { asText, keyName, leaves, readOriginalSource, valueAt } from '@mojafast/service-kit';
 import { type Config, ConfigError, type ConfigValues, loadConfig, settings } from './config.js';
-import { asText, keyName, leaves, readOriginalSource, valueAt } from './rc-source.js';
 
 /** Where account-lookup-service's image has its config file (its Dockerfile: WORKDIR /opt/app, COPY config). */
 export const ALS_CONFIG_FILE = '/opt/app/config/default.json';

@@ -1,5 +1,5 @@
+import { asText, keyName, leaves, type OriginalSource, type Tree, valueAt } from '@mojafast/service-kit';
 import { ConfigError } from './config-error.js';
-import { asText, keyName, leaves, type OriginalSource, type Tree, valueAt } from './rc-source.js';
 
 /** The handlers of central-ledger's command line this process serves (src/handlers/index.js). */
 export type PositionHandlerKind = 'position' | 'positionbatch';

@@ -1,10 +1,9 @@
-/** A setting that stops the start; the message begins with the key (env variable or original's key). */
-export class ConfigError extends Error {
-  constructor(
-    readonly key: string,
-    detail: string,
-  ) {
-    super(`${key} ${detail}`);
-    this.name = 'ConfigError';
-  }
+import { ConfigError as KitConfigError } from '@mojafast/service-kit';
+
+/**
+ * The kit's ConfigError, its message `KEY detail` (no colon) as the position handler has always printed it:
+ * operators' and tests' patterns match `^DB_PORT ` and `^CONFIG_FILE `.
+ */
+export class ConfigError extends KitConfigError {
+  static override separator = ' ';
 }

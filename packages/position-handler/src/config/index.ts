@@ -1,3 +1,4 @@
+import { defineEnvConfig, type EnvSchema, readOriginalSource } from '@mojafast/service-kit';
 import {
   CENTRAL_LEDGER_CONFIG_FILE,
   CENTRAL_LEDGER_RC_APP,
@@ -5,12 +6,10 @@ import {
   type PositionHandlerKind,
 } from './central-ledger.js';
 import { ConfigError } from './config-error.js';
-import { readOriginalSource } from './rc-source.js';
 
 /**
- * The handler's settings: one schema, one defaults object, read from the environment once at start-up,
- * validated and frozen. A bad value names its env variable, the way fastify's initial-config-validation
- * names the bad key.
+ * The handler's settings: one schema, one defaults object, read from the environment once at start-up by
+ * the service kit (validated, frozen, a bad value names its env variable).
  */
 export interface PositionConfig {
   readonly kafkaClient: 'platformatic' | 'kafkajs';
@@ -49,142 +48,122 @@ export interface PositionConfig {
   readonly logLevel: 'error' | 'warn' | 'info' | 'debug';
 }
 
-type Kind = 'string' | 'list' | 'int' | 'bool' | 'enum';
-
-interface Field {
-  readonly env: string;
-  readonly kind: Kind;
-  readonly min?: number;
-  readonly max?: number;
-  readonly values?: readonly string[];
-  readonly doc: string;
-}
-
 /** Every setting, its env variable and what it means. The README table is checked against this. */
-export const configSchema: { readonly [K in keyof PositionConfig]: Field } = Object.freeze({
+export const configSchema: EnvSchema<PositionConfig> = Object.freeze({
   kafkaClient: {
     env: 'KAFKA_CLIENT',
-    kind: 'enum',
-    values: ['platformatic', 'kafkajs'],
+    type: { kind: 'enum', values: ['platformatic', 'kafkajs'] },
     doc: 'Kafka client: @platformatic/kafka, or kafkajs (the one the project design names; no release since 2023)',
   },
-  kafkaBrokers: { env: 'KAFKA_BROKERS', kind: 'list', doc: 'Kafka bootstrap brokers, comma separated' },
-  kafkaClientId: { env: 'KAFKA_CLIENT_ID', kind: 'string', doc: 'Kafka client id' },
-  consumerGroup: { env: 'POSITION_CONSUMER_GROUP', kind: 'string', doc: 'consumer group of the position topics' },
-  positionTopics: { env: 'POSITION_TOPICS', kind: 'list', doc: 'position topics to consume, comma separated' },
-  notificationTopic: { env: 'NOTIFICATION_TOPIC', kind: 'string', doc: 'topic the notifications go to' },
+  kafkaBrokers: { env: 'KAFKA_BROKERS', type: { kind: 'list' }, doc: 'Kafka bootstrap brokers, comma separated' },
+  kafkaClientId: { env: 'KAFKA_CLIENT_ID', type: { kind: 'string' }, doc: 'Kafka client id' },
+  consumerGroup: {
+    env: 'POSITION_CONSUMER_GROUP',
+    type: { kind: 'string' },
+    doc: 'consumer group of the position topics',
+  },
+  positionTopics: {
+    env: 'POSITION_TOPICS',
+    type: { kind: 'list' },
+    doc: 'position topics to consume, comma separated',
+  },
+  notificationTopic: { env: 'NOTIFICATION_TOPIC', type: { kind: 'string' }, doc: 'topic the notifications go to' },
   positionCommitTopic: {
     env: 'POSITION_COMMIT_TOPIC',
-    kind: 'string',
+    type: { kind: 'string' },
     doc: "topic of the follow-up message of a commit or abort whose cyrilResult has a step left (central-ledger's KAFKA.EVENT_TYPE_ACTION_TOPIC_MAP.POSITION.COMMIT; unset there, it is topic-transfer-position)",
   },
   bulkProcessingTopic: {
     env: 'BULK_PROCESSING_TOPIC',
-    kind: 'string',
+    type: { kind: 'string' },
     doc: "topic the results of bulk-prepare, bulk-commit, bulk-timeout-reserved and bulk-abort go to (central-ledger's GENERAL_TOPIC_TEMPLATE for bulk/processing)",
   },
-  fromBeginning: { env: 'POSITION_FROM_BEGINNING', kind: 'bool', doc: 'a new group starts at the earliest offset' },
+  fromBeginning: {
+    env: 'POSITION_FROM_BEGINNING',
+    type: { kind: 'bool' },
+    doc: 'a new group starts at the earliest offset',
+  },
   batchSize: {
     env: 'POSITION_BATCH_SIZE',
-    kind: 'int',
-    min: 1,
-    max: 10_000,
+    type: { kind: 'int', min: 1, max: 10_000 },
     doc: 'messages applied in one DB transaction',
   },
   partitionsConsumedConcurrently: {
     env: 'POSITION_PARTITIONS_CONCURRENTLY',
-    kind: 'int',
-    min: 1,
-    max: 64,
+    type: { kind: 'int', min: 1, max: 64 },
     doc: 'partitions processed in parallel by one process',
   },
   maxBytesPerPartition: {
     env: 'KAFKA_MAX_BYTES_PER_PARTITION',
-    kind: 'int',
-    min: 1024,
-    max: 1 << 30,
+    type: { kind: 'int', min: 1024, max: 1 << 30 },
     doc: 'fetch size per partition (bytes); bounds how many messages one fetch hands over',
   },
   sessionTimeoutMs: {
     env: 'KAFKA_SESSION_TIMEOUT_MS',
-    kind: 'int',
-    min: 6000,
-    max: 300_000,
+    type: { kind: 'int', min: 6000, max: 300_000 },
     doc: 'consumer group session timeout: how soon a dead process loses its partitions',
   },
   fetchMinBytes: {
     env: 'KAFKA_FETCH_MIN_BYTES',
-    kind: 'int',
-    min: 1,
-    max: 64 * 1024 * 1024,
+    type: { kind: 'int', min: 1, max: 64 * 1024 * 1024 },
     doc: 'a fetch waits on the broker until this many bytes are there (or KAFKA_FETCH_MAX_WAIT_MS passed)',
   },
   fetchMaxWaitMs: {
     env: 'KAFKA_FETCH_MAX_WAIT_MS',
-    kind: 'int',
-    min: 0,
-    max: 30_000,
+    type: { kind: 'int', min: 0, max: 30_000 },
     doc: 'longest a fetch waits on the broker for KAFKA_FETCH_MIN_BYTES',
   },
   produceBatchBytes: {
     env: 'KAFKA_PRODUCE_BATCH_BYTES',
-    kind: 'int',
-    min: 1024,
-    max: 16 * 1024 * 1024,
+    type: { kind: 'int', min: 1024, max: 16 * 1024 * 1024 },
     doc: "notification bytes per produce request; keep it under the broker's message.max.bytes (1 MiB by default)",
   },
   produceLingerMs: {
     env: 'KAFKA_PRODUCE_LINGER_MS',
-    kind: 'int',
-    min: 0,
-    max: 1000,
+    type: { kind: 'int', min: 0, max: 1000 },
     doc: 'notifications produced within this time share one request (0 = each chunk is sent at once)',
   },
   acks: {
     env: 'KAFKA_ACKS',
-    kind: 'enum',
-    values: ['all', 'leader'],
+    type: { kind: 'enum', values: ['all', 'leader'] },
     doc: 'produce acknowledgement: all in-sync replicas, or the leader only (offsets are committed after it)',
   },
   compression: {
     env: 'KAFKA_COMPRESSION',
-    kind: 'enum',
-    values: ['none', 'gzip', 'snappy', 'lz4', 'zstd'],
+    type: { kind: 'enum', values: ['none', 'gzip', 'snappy', 'lz4', 'zstd'] },
     doc: 'compression of the notifications (kafkajs: none or gzip)',
   },
-  dbHost: { env: 'DB_HOST', kind: 'string', doc: 'MySQL/MariaDB host' },
-  dbPort: { env: 'DB_PORT', kind: 'int', min: 1, max: 65535, doc: 'MySQL/MariaDB port' },
-  dbUser: { env: 'DB_USER', kind: 'string', doc: 'database user' },
-  dbPassword: { env: 'DB_PASSWORD', kind: 'string', doc: 'database password' },
-  dbName: { env: 'DB_NAME', kind: 'string', doc: "central-ledger's database" },
-  dbPoolMax: { env: 'DB_POOL_MAX', kind: 'int', min: 1, max: 100, doc: 'database connections' },
+  dbHost: { env: 'DB_HOST', type: { kind: 'string' }, doc: 'MySQL/MariaDB host' },
+  dbPort: { env: 'DB_PORT', type: { kind: 'int', min: 1, max: 65535 }, doc: 'MySQL/MariaDB port' },
+  dbUser: { env: 'DB_USER', type: { kind: 'string' }, doc: 'database user' },
+  dbPassword: { env: 'DB_PASSWORD', type: { kind: 'string' }, doc: 'database password' },
+  dbName: { env: 'DB_NAME', type: { kind: 'string' }, doc: "central-ledger's database" },
+  dbPoolMax: { env: 'DB_POOL_MAX', type: { kind: 'int', min: 1, max: 100 }, doc: 'database connections' },
   referenceTtlMs: {
     env: 'POSITION_REFERENCE_TTL_MS',
-    kind: 'int',
-    min: 0,
-    max: 600_000,
+    type: { kind: 'int', min: 0, max: 600_000 },
     doc: 'how long accounts, NET_DEBIT_CAP limits and settlement models are reused before a batch reads them again (0 = every batch)',
   },
-  hubName: { env: 'HUB_NAME', kind: 'string', doc: 'the switch name in error notifications (FSPIOP-Source)' },
+  hubName: { env: 'HUB_NAME', type: { kind: 'string' }, doc: 'the switch name in error notifications (FSPIOP-Source)' },
   retryInitialMs: {
     env: 'POSITION_RETRY_INITIAL_MS',
-    kind: 'int',
-    min: 1,
-    max: 60_000,
+    type: { kind: 'int', min: 1, max: 60_000 },
     doc: 'first back-off after a DB failure',
   },
-  retryMaxMs: { env: 'POSITION_RETRY_MAX_MS', kind: 'int', min: 1, max: 600_000, doc: 'longest back-off' },
-  httpHost: { env: 'POSITION_HTTP_HOST', kind: 'string', doc: 'address of /health and /metrics' },
-  httpPort: { env: 'POSITION_HTTP_PORT', kind: 'int', min: 0, max: 65535, doc: 'port of /health, /metrics (0 = any)' },
-  profileDir: { env: 'POSITION_PROFILE_DIR', kind: 'string', doc: 'where on-demand .cpuprofile files go' },
+  retryMaxMs: { env: 'POSITION_RETRY_MAX_MS', type: { kind: 'int', min: 1, max: 600_000 }, doc: 'longest back-off' },
+  httpHost: { env: 'POSITION_HTTP_HOST', type: { kind: 'string' }, doc: 'address of /health and /metrics' },
+  httpPort: {
+    env: 'POSITION_HTTP_PORT',
+    type: { kind: 'int', min: 0, max: 65535 },
+    doc: 'port of /health, /metrics (0 = any)',
+  },
+  profileDir: { env: 'POSITION_PROFILE_DIR', type: { kind: 'string' }, doc: 'where on-demand .cpuprofile files go' },
   profileSeconds: {
     env: 'POSITION_PROFILE_SECONDS',
-    kind: 'int',
-    min: 1,
-    max: 600,
+    type: { kind: 'int', min: 1, max: 600 },
     doc: 'length of an on-demand CPU profile',
   },
-  logLevel: { env: 'LOG_LEVEL', kind: 'enum', values: ['error', 'warn', 'info', 'debug'], doc: 'log level' },
+  logLevel: { env: 'LOG_LEVEL', type: { kind: 'enum', values: ['error', 'warn', 'info', 'debug'] }, doc: 'log level' },
 });
 
 export const configDefaults: PositionConfig = Object.freeze({
@@ -226,40 +205,7 @@ export const configDefaults: PositionConfig = Object.freeze({
 
 export { ConfigError, type PositionHandlerKind };
 
-function parseField(field: Field, raw: string): unknown {
-  switch (field.kind) {
-    case 'string':
-      if (raw === '') throw new ConfigError(field.env, 'must not be empty');
-      return raw;
-    case 'list': {
-      const items = raw
-        .split(',')
-        .map((s) => s.trim())
-        .filter((s) => s !== '');
-      if (items.length === 0) throw new ConfigError(field.env, 'must list at least one value');
-      return Object.freeze(items);
-    }
-    case 'int': {
-      const value = Number(raw);
-      if (!/^-?\d+$/.test(raw.trim()) || !Number.isSafeInteger(value)) {
-        throw new ConfigError(field.env, `must be an integer, got "${raw}"`);
-      }
-      if ((field.min !== undefined && value < field.min) || (field.max !== undefined && value > field.max)) {
-        throw new ConfigError(field.env, `must be between ${field.min} and ${field.max}, got ${value}`);
-      }
-      return value;
-    }
-    case 'bool':
-      if (raw === 'true' || raw === '1') return true;
-      if (raw === 'false' || raw === '0') return false;
-      throw new ConfigError(field.env, `must be true or false, got "${raw}"`);
-    case 'enum':
-      if (!field.values?.includes(raw)) {
-        throw new ConfigError(field.env, `must be one of ${field.values?.join(', ')}, got "${raw}"`);
-      }
-      return raw;
-  }
-}
+const envConfig = defineEnvConfig(configSchema, configDefaults, { error: ConfigError });
 
 export interface LoadedConfig {
   readonly config: PositionConfig;
@@ -283,19 +229,22 @@ export interface LoadOptions {
  * ConfigError naming the key it came from, whichever of the three it is.
  */
 export function readConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOptions = {}): LoadedConfig {
-  const values: Record<string, unknown> = { ...configDefaults };
-  const source = readOriginalSource(CENTRAL_LEDGER_RC_APP, env, options.defaultFile ?? CENTRAL_LEDGER_CONFIG_FILE);
+  const source = readOriginalSource(
+    CENTRAL_LEDGER_RC_APP,
+    env,
+    options.defaultFile ?? CENTRAL_LEDGER_CONFIG_FILE,
+    new Set(),
+    ConfigError,
+  );
   const mapping = mapCentralLedger(source, options.handlers ?? []);
+  // The original's values, each checked under its own key's name, then laid under our variables.
+  const fromFile: Record<string, string> = {};
   for (const mapped of mapping.values) {
-    const field = configSchema[mapped.field as keyof PositionConfig];
-    values[mapped.field] = parseField({ ...field, env: mapped.key }, mapped.text);
+    const field = mapped.field as keyof PositionConfig;
+    envConfig.parse(field, mapped.text, mapped.key);
+    fromFile[configSchema[field].env] = mapped.text;
   }
-  for (const [key, field] of Object.entries(configSchema) as [keyof PositionConfig, Field][]) {
-    const raw = env[field.env];
-    if (raw !== undefined) values[key] = parseField(field, raw);
-  }
-  Object.assign(values, options.overrides ?? {});
-  const config = values as unknown as PositionConfig;
+  const config = envConfig.load({ ...fromFile, ...env }, options.overrides);
   if (config.retryMaxMs < config.retryInitialMs) {
     throw new ConfigError(configSchema.retryMaxMs.env, 'must not be below POSITION_RETRY_INITIAL_MS');
   }
@@ -305,7 +254,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
       `must be none or gzip with KAFKA_CLIENT=kafkajs, got "${config.compression}"`,
     );
   }
-  return { config: Object.freeze(config), file: source.file, notHonoured: Object.freeze(mapping.notHonoured) };
+  return { config, file: source.file, notHonoured: Object.freeze(mapping.notHonoured) };
 }
 
 /** The settings alone (see readConfig); throws ConfigError naming the bad key. */

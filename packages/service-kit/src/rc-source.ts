@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { ConfigError } from './config.js';
+import { ConfigError, type ConfigErrorClass } from './config-error.js';
 
 /** A JSON tree: the original's config file, with its `rc` environment overrides merged in. */
 export type Tree = { [key: string]: unknown };
@@ -22,9 +22,8 @@ function isTree(value: unknown): value is Tree {
 /**
  * The overrides the `rc` package takes from the environment (rc/index.js `env`): every variable whose
  * name starts with `<app>_` (case-insensitive), the rest of the name split on `__` into a key path,
- * case kept. account-lookup-service calls `rc('ALS', default.json)` (src/lib/config.js). A copy of the
- * position handler's reader (packages/position-handler/src/config/rc-source.ts): the packages share no
- * runtime dependency.
+ * case kept. central-ledger calls `rc('CLEDG', default.json)`, account-lookup-service `rc('ALS', …)`
+ * (src/lib/config.js of each). `ours`: our own variables that share the prefix (ALS_PORT), not overrides.
  */
 export function rcEnvOverrides(
   app: string,
@@ -35,7 +34,6 @@ export function rcEnvOverrides(
   const tree: Tree = {};
   const fromEnv = new Map<string, string>();
   for (const [name, value] of Object.entries(env)) {
-    // Our own variables share the ALS_ prefix (ALS_PORT, ALS_DB_HOST): they are ours, not rc overrides.
     if (value === undefined || ours.has(name) || !name.toLowerCase().startsWith(prefix)) continue;
     const path = name
       .slice(prefix.length)
@@ -67,26 +65,27 @@ export function deepMerge(base: Tree, over: Tree): Tree {
 /**
  * The original's configuration: the file at CONFIG_FILE, else at `defaultFile` (where the original's image
  * has it) when it exists, with the rc overrides of `app` on top. A CONFIG_FILE that cannot be read or is not
- * a JSON object stops the start naming CONFIG_FILE.
+ * a JSON object stops the start naming CONFIG_FILE, in the service's ConfigError (`errorClass`).
  */
 export function readOriginalSource(
   app: string,
   env: NodeJS.ProcessEnv,
   defaultFile: string,
   ours: ReadonlySet<string> = new Set(),
+  errorClass: ConfigErrorClass = ConfigError,
 ): OriginalSource {
   const explicit = env.CONFIG_FILE;
-  if (explicit === '') throw new ConfigError('CONFIG_FILE', 'must not be empty');
+  if (explicit === '') throw new errorClass('CONFIG_FILE', 'must not be empty');
   const file = explicit ?? (existsSync(defaultFile) ? defaultFile : undefined);
   let base: Tree | undefined;
   if (file !== undefined) {
     let parsed: unknown;
     try {
       parsed = JSON.parse(readFileSync(file, 'utf8'));
-    } catch (error) {
-      throw new ConfigError('CONFIG_FILE', `cannot be read as JSON (${file}): ${(error as Error).message}`);
+    } catch (cause) {
+      throw new errorClass('CONFIG_FILE', `cannot be read as JSON (${file}): ${(cause as Error).message}`);
     }
-    if (!isTree(parsed)) throw new ConfigError('CONFIG_FILE', `must hold a JSON object (${file})`);
+    if (!isTree(parsed)) throw new errorClass('CONFIG_FILE', `must hold a JSON object (${file})`);
     base = parsed;
   }
   const overrides = rcEnvOverrides(app, env, ours);

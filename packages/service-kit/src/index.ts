@@ -1,0 +1,14 @@
+export { ConfigError, type ConfigErrorClass } from './config-error.js';
+export { defineEnvConfig, type EnvConfig, type EnvSchema, type Setting, type SettingType } from './env-config.js';
+export {
+  asText,
+  deepMerge,
+  keyName,
+  leaves,
+  type OriginalSource,
+  pathKey,
+  rcEnvOverrides,
+  readOriginalSource,
+  type Tree,
+  valueAt,
+} from './rc-source.js';
