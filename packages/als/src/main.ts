@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
-import Fastify, { type FastifyInstance, LogController } from 'fastify';
+import { createLogger } from '@mojafast/service-kit';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import { Registry } from 'prom-client';
 import type { Config } from './config/config.js';
 import type { DiscoveryPorts } from './discovery/types.js';
@@ -154,12 +155,12 @@ export async function startAls(config: Config): Promise<RunningAls> {
     );
   };
 
-  // Logs go to stderr: stdout carries only the one "ready" line tools wait for.
-  const logger = { level: config.logLevel, stream: process.stderr };
+  // Logs go to stderr (the kit's logger): stdout carries only the one "ready" line tools wait for.
+  const loggerInstance: FastifyBaseLogger = createLogger({ level: config.logLevel });
   // No log line per request at any level (issue #3); failures are counted on /metrics instead.
   const quiet = () => new LogController({ disableRequestLogging: true });
   const app = Fastify({
-    logger,
+    loggerInstance,
     logController: quiet(),
     // Without request log lines a child logger per request is pure cost: requests share the root one.
     childLoggerFactory: (parent) => parent,
@@ -220,7 +221,7 @@ export async function startAls(config: Config): Promise<RunningAls> {
   registerObserveRoutes(app, registry, startedAt, health);
 
   const profiler = createCpuProfiler(config.profileDir);
-  const admin = Fastify({ logger, logController: quiet(), bodyLimit: config.bodyLimitBytes });
+  const admin = Fastify({ loggerInstance, logController: quiet(), bodyLimit: config.bodyLimitBytes });
   admin.removeAllContentTypeParsers();
   admin.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
   registerObserveRoutes(admin, registry, startedAt, health);

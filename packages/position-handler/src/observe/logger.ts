@@ -1,5 +1,8 @@
+import { createLogger as createKitLogger, type Logger as KitLogger } from '@mojafast/service-kit';
+
 export type LogLevel = 'error' | 'warn' | 'info' | 'debug';
 
+/** The handler's logging calls: message first, then fields (the kit's pino logger takes fields first). */
 export interface Logger {
   error(message: string, fields?: Record<string, unknown>): void;
   warn(message: string, fields?: Record<string, unknown>): void;
@@ -7,13 +10,17 @@ export interface Logger {
   debug(message: string, fields?: Record<string, unknown>): void;
 }
 
-const rank: Record<LogLevel, number> = { error: 0, warn: 1, info: 2, debug: 3 };
-
-/** One JSON line per entry on stderr; stdout stays free for tools that read it. */
-export function createLogger(level: LogLevel, write: (line: string) => void = (l) => process.stderr.write(l)): Logger {
-  const log = (at: LogLevel) => (message: string, fields?: Record<string, unknown>) => {
-    if (rank[at] > rank[level]) return;
-    write(`${JSON.stringify({ time: new Date().toISOString(), level: at, msg: message, ...fields })}\n`);
+/** The handler's calls on a pino logger. */
+export function handlerLogger(pino: KitLogger): Logger {
+  return {
+    error: (message, fields) => pino.error(fields ?? {}, message),
+    warn: (message, fields) => pino.warn(fields ?? {}, message),
+    info: (message, fields) => pino.info(fields ?? {}, message),
+    debug: (message, fields) => pino.debug(fields ?? {}, message),
   };
-  return { error: log('error'), warn: log('warn'), info: log('info'), debug: log('debug') };
+}
+
+/** One JSON line per entry on stderr (the kit's logger); `write` takes the lines instead (tests). */
+export function createLogger(level: LogLevel, write?: (line: string) => void): Logger {
+  return handlerLogger(createKitLogger({ level, ...(write ? { destination: { write } } : {}) }));
 }
