@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { createLogger } from '@mojafast/service-kit';
+import { type CpuProfiler, createCpuProfiler, createLogger } from '@mojafast/service-kit';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import { Registry } from 'prom-client';
 import type { Config } from './config/config.js';
@@ -14,7 +14,6 @@ import { maxPartyIdLength, registerFspiopRoutes } from './http/fspiop-routes.js'
 import { registerJwsValidation } from './http/jws-hook.js';
 import { registerObserveRoutes } from './http/observe-routes.js';
 import { createMetrics } from './observe/metrics.js';
-import { type CpuProfiler, createCpuProfiler } from './observe/profiler.js';
 import { setUpProxyAndJws } from './proxy-jws-setup.js';
 import { createCentralLedger } from './upstream/central-ledger.js';
 import { createHealthProbe } from './upstream/health-probe.js';
@@ -220,7 +219,7 @@ export async function startAls(config: Config): Promise<RunningAls> {
   });
   registerObserveRoutes(app, registry, startedAt, health);
 
-  const profiler = createCpuProfiler(config.profileDir);
+  const profiler = createCpuProfiler({ directory: config.profileDir, prefix: 'als' });
   const admin = Fastify({ loggerInstance, logController: quiet(), bodyLimit: config.bodyLimitBytes });
   admin.removeAllContentTypeParsers();
   admin.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));

@@ -1,3 +1,4 @@
+import { type CpuProfiler, createCpuProfiler } from '@mojafast/service-kit';
 import type { Knex } from 'knex';
 import { Registry } from 'prom-client';
 import { createKafkajsBus } from './bus/kafkajs-bus.js';
@@ -7,7 +8,6 @@ import type { BusOptions, PositionBus } from './bus/types.js';
 import type { PositionConfig } from './config/index.js';
 import { createLogger, type Logger } from './observe/logger.js';
 import { createMetrics } from './observe/metrics.js';
-import { CpuProfiler } from './observe/profiler.js';
 import { type ObserveServer, startObserveServer } from './observe/server.js';
 import { PositionRunner } from './runner/runner.js';
 import { knexFromConfig } from './store/db.js';
@@ -120,7 +120,7 @@ export async function startPositionService(
       followUpTopic: config.positionCommitTopic,
       bulkProcessingTopic: config.bulkProcessingTopic,
     });
-    const profiler = new CpuProfiler(config.profileDir);
+    const profiler = createCpuProfiler({ directory: config.profileDir, prefix: 'position' });
     const http = await startObserveServer(
       config.httpHost,
       config.httpPort,
@@ -150,7 +150,7 @@ export async function startPositionService(
       stop() {
         stopped ??= (async () => {
           await runner.stop();
-          await profiler.settle();
+          await profiler.stop();
           await http.close();
           await knex.destroy();
           logger.info('position handler stopped');

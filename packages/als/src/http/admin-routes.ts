@@ -1,6 +1,6 @@
+import type { CpuProfiler } from '@mojafast/service-kit';
 import type { FastifyInstance } from 'fastify';
 import type { OracleRecord } from '../discovery/oracles.js';
-import type { CpuProfiler } from '../observe/profiler.js';
 import type { OracleInput, OracleRegistry } from '../upstream/oracle-registry.js';
 
 export interface AdminRouteDeps {

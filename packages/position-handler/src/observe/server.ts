@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { CpuProfiler } from '@mojafast/service-kit';
 import type { Registry } from 'prom-client';
-import type { CpuProfiler } from './profiler.js';
 
 export interface Readiness {
   broker(): boolean;
