@@ -1,4 +1,4 @@
-import { type CpuProfiler, createCpuProfiler } from '@mojafast/service-kit';
+import { type CpuProfiler, createCpuProfiler, type ObserveServer, startObserveServer } from '@mojafast/service-kit';
 import type { Knex } from 'knex';
 import { Registry } from 'prom-client';
 import { createKafkajsBus } from './bus/kafkajs-bus.js';
@@ -8,7 +8,7 @@ import type { BusOptions, PositionBus } from './bus/types.js';
 import type { PositionConfig } from './config/index.js';
 import { createLogger, type Logger } from './observe/logger.js';
 import { createMetrics } from './observe/metrics.js';
-import { type ObserveServer, startObserveServer } from './observe/server.js';
+import { handlerServices } from './observe/server.js';
 import { PositionRunner } from './runner/runner.js';
 import { knexFromConfig } from './store/db.js';
 import { PositionStore } from './store/position-store.js';
@@ -121,17 +121,16 @@ export async function startPositionService(
       bulkProcessingTopic: config.bulkProcessingTopic,
     });
     const profiler = createCpuProfiler({ directory: config.profileDir, prefix: 'position' });
-    const http = await startObserveServer(
-      config.httpHost,
-      config.httpPort,
+    const http = await startObserveServer({
+      host: config.httpHost,
+      port: config.httpPort,
       registry,
-      {
+      services: handlerServices({
         broker: () => bus.isReady(),
         database: () => store.ping().then(() => true),
-      },
-      profiler,
-      config.profileSeconds,
-    );
+      }),
+      profile: { path: '/admin/profile', profiler, defaultSeconds: config.profileSeconds },
+    });
     started = { bus, http };
     await runner.start();
     logger.info('position handler started', {

@@ -1,6 +1,14 @@
 export { ConfigError, type ConfigErrorClass } from './config-error.js';
 export { defineEnvConfig, type EnvConfig, type EnvSchema, type Setting, type SettingType } from './env-config.js';
 export { createLogger, type Logger, type LoggerOptions, type LogLevel } from './logger.js';
+export {
+  type HealthReport,
+  healthReport,
+  type ObserveServer,
+  type ObserveServerOptions,
+  type ServiceHealth,
+  startObserveServer,
+} from './observe-server.js';
 export { type CpuProfiler, type CpuProfilerOptions, createCpuProfiler } from './profiler.js';
 export {
   asText,
