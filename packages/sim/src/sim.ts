@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { runService } from '@mojafast/service-kit';
 import { type FaultOptions, parseLatency } from './faults.js';
 import { startSimSet } from './set.js';
 
@@ -84,44 +85,43 @@ function faults(values: Record<string, unknown>, sim: string): FaultOptions | un
   return { latencyMs: latency === undefined ? undefined : parseLatency(latency), errorRate, resetRate };
 }
 
-async function main(): Promise<void> {
-  const { values } = parseArgs({ options, strict: true });
-  if (values.help) {
-    process.stdout.write(`${usage}\n`);
-    return;
-  }
-  const set = await startSimSet({
-    fsps: count(values, 'fsps', 10),
-    payers: count(values, 'payers', 0),
-    alsUrl: setting(values, 'als-url') ?? 'http://127.0.0.1:4002',
-    payerUrl: setting(values, 'payer-url'),
-    portBase: count(values, 'port-base', 0),
-    bind: { host: setting(values, 'host'), publicHost: setting(values, 'public-host') },
-    notFoundPrefix: setting(values, 'not-found-prefix'),
-    payeeErrorPrefix: setting(values, 'payee-error-prefix'),
-    dropRate: share(values, 'drop-rate'),
-    deadEndpointFsps: setting(values, 'dead-fsps')
-      ?.split(',')
-      .map((s) => s.trim())
-      .filter(Boolean),
-    participants: jsonFile(values, 'participants-file'),
-    parties: jsonFile(values, 'parties-file'),
-    adminFaults: faults(values, 'admin'),
-    oracleFaults: faults(values, 'oracle'),
-    payeeFaults: faults(values, 'payee'),
-    payerFaults: faults(values, 'payer'),
-  });
-  process.stdout.write(
-    `${JSON.stringify({ ready: true, admin: set.admin.url, oracle: set.oracle.url, payee: set.payee.url, payer: set.payerUrl })}\n`,
-  );
-  const stop = () => {
-    void set.close();
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
-}
-
-main().catch((error: unknown) => {
-  process.stderr.write(`sim: ${error instanceof Error ? error.message : String(error)}\n${usage}\n`);
-  process.exitCode = 1;
+runService({
+  async start() {
+    const { values } = parseArgs({ options, strict: true });
+    if (values.help) {
+      process.stdout.write(`${usage}\n`);
+      return undefined;
+    }
+    const set = await startSimSet({
+      fsps: count(values, 'fsps', 10),
+      payers: count(values, 'payers', 0),
+      alsUrl: setting(values, 'als-url') ?? 'http://127.0.0.1:4002',
+      payerUrl: setting(values, 'payer-url'),
+      portBase: count(values, 'port-base', 0),
+      bind: { host: setting(values, 'host'), publicHost: setting(values, 'public-host') },
+      notFoundPrefix: setting(values, 'not-found-prefix'),
+      payeeErrorPrefix: setting(values, 'payee-error-prefix'),
+      dropRate: share(values, 'drop-rate'),
+      deadEndpointFsps: setting(values, 'dead-fsps')
+        ?.split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+      participants: jsonFile(values, 'participants-file'),
+      parties: jsonFile(values, 'parties-file'),
+      adminFaults: faults(values, 'admin'),
+      oracleFaults: faults(values, 'oracle'),
+      payeeFaults: faults(values, 'payee'),
+      payerFaults: faults(values, 'payer'),
+    });
+    process.stdout.write(
+      `${JSON.stringify({ ready: true, admin: set.admin.url, oracle: set.oracle.url, payee: set.payee.url, payer: set.payerUrl })}\n`,
+    );
+    return set;
+  },
+  stop: (set) => set.close(),
+  // A bad flag is the usual cause: the message, then the usage.
+  startFailed(error) {
+    process.stderr.write(`sim: ${error instanceof Error ? error.message : String(error)}\n${usage}\n`);
+    return 1;
+  },
 });

@@ -1,0 +1,61 @@
+import { createLogger, type Logger } from './logger.js';
+
+export interface ServiceRun<S> {
+  /**
+   * Starts the service and resolves once it serves (its ready line written). `log` is the process's own
+   * logger for lines about its life (a start-up warning). Undefined: nothing to run (`--help`).
+   */
+  start(log: Logger): Promise<S | undefined>;
+  /** Drains and releases everything; the process then exits by itself. */
+  stop(service: S, signal: NodeJS.Signals): Promise<void>;
+  /** SIGUSR2: a CPU profile; answers its file, or undefined when none is taken (one already runs). */
+  profile?(service: S): Promise<string> | undefined;
+  /**
+   * A start that failed: say why in the service's own words and answer the exit code; undefined for the
+   * default, a `start failed` line and exit 1.
+   */
+  startFailed?(error: unknown): number | undefined;
+}
+
+/**
+ * The life of a service process, once for all of ours: start; on SIGINT or SIGTERM stop (drain, release),
+ * once; SIGUSR2 writes a CPU profile. No process.exit anywhere: the process ends when nothing is left
+ * open, so clinic and the inspector finish writing (reference/profiling.md).
+ *
+ * Exit codes: 0 after a clean stop; 1 when the start or the stop failed; what `startFailed` answers (2 for
+ * an operator's mistake, a bad flag or setting). The lines go to stderr as JSON at info whatever the
+ * service's log level: a start, stop or profile is rare and always worth its line.
+ */
+export function runService<S>(run: ServiceRun<S>, log: Logger = createLogger({ level: 'info' })): void {
+  const failed = (error: unknown) => {
+    const code = run.startFailed?.(error);
+    if (code === undefined) log.error({ error: String(error) }, 'start failed');
+    process.exitCode = code ?? 1;
+  };
+  run.start(log).then((service) => {
+    if (service === undefined) return;
+    // Listeners stay installed after the first signal: a second SIGINT (a terminal sends it to the whole
+    // process group, a cluster primary relays it too) must not kill a draining process.
+    let stopping = false;
+    const stop = (signal: NodeJS.Signals) => {
+      if (stopping) return;
+      stopping = true;
+      log.info({ signal }, 'stopping');
+      run.stop(service, signal).catch((error: unknown) => {
+        log.error({ error: error instanceof Error ? error.stack : String(error) }, 'stop failed');
+        process.exitCode = 1;
+      });
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+    const profile = run.profile;
+    if (profile) {
+      process.on('SIGUSR2', () => {
+        profile(service)?.then(
+          (file) => log.info({ file }, 'cpu profile written'),
+          (error: unknown) => log.error({ error: String(error) }, 'cpu profile failed'),
+        );
+      });
+    }
+  }, failed);
+}
