@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { parseEnv } from 'node:util';
 
 /**
  * Where the local Kafka broker, MySQL server and Redis listen. The defaults are infra/services.env, the file
@@ -18,16 +19,17 @@ export interface InfraSettings {
 
 const servicesEnvFile = new URL('../../../infra/services.env', import.meta.url);
 
+/**
+ * infra/services.env as KEY=VALUE pairs, read by Node's own .env parser (util.parseEnv). That parser passes
+ * over a line it cannot read; a typo there must stop the run instead, so such a line is named.
+ */
 export function parseEnvFile(text: string): Record<string, string> {
-  const values: Record<string, string> = {};
-  for (const line of text.split('\n')) {
-    const trimmed = line.trim();
-    if (trimmed === '' || trimmed.startsWith('#')) continue;
-    const eq = trimmed.indexOf('=');
-    if (eq <= 0) throw new Error(`infra/services.env: line "${trimmed}" is not KEY=VALUE`);
-    values[trimmed.slice(0, eq)] = trimmed.slice(eq + 1);
-  }
-  return values;
+  const unreadable = text
+    .split('\n')
+    .map((line) => line.trim())
+    .find((line) => line !== '' && !line.startsWith('#') && !/^(export\s+)?[\w.-]+\s*=/.test(line));
+  if (unreadable !== undefined) throw new Error(`infra/services.env: line "${unreadable}" is not KEY=VALUE`);
+  return parseEnv(text) as Record<string, string>;
 }
 
 function port(values: Record<string, string | undefined>, key: string): number {
