@@ -1,7 +1,8 @@
 import { type Config, ConfigError, parseHostPorts } from './config/config.js';
 import { answerExpiredLookup } from './discovery/inter-scheme.js';
-import type { DiscoveryPorts, HeaderMap, OutboundRequest, ProxyPorts } from './discovery/types.js';
+import type { DiscoveryPorts, OutboundRequest, ProxyPorts } from './discovery/types.js';
 import type { TimeoutHandler } from './handlers/timeout.js';
+import type { IncomingJwsCheck } from './http/jws-hook.js';
 import type { CentralLedger } from './upstream/central-ledger.js';
 import type { RedisProxyCache } from './upstream/proxy-cache-redis.js';
 
@@ -25,12 +26,7 @@ export interface ProxyJws {
    * not GET, only /parties and /participants, PUT /parties only with JWS_VALIDATE_PUT_PARTIES), and the
    * check itself, which throws the validator's message.
    */
-  readonly jws:
-    | {
-        readonly applies: (method: string, path: string) => boolean;
-        readonly validate: (headers: HeaderMap, body: unknown) => Promise<void>;
-      }
-    | undefined;
+  readonly jws: IncomingJwsCheck | undefined;
   /** Starts the timeout handler (ALS_PROXY_CACHE=on and ALS_TIMEOUT_HANDLER=on) once the ports exist. */
   startTimeoutHandler(ports: DiscoveryPorts, onError: (error: unknown) => void): TimeoutHandler | undefined;
   close(): Promise<void>;

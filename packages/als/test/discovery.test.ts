@@ -3,7 +3,6 @@ import { fillTemplate, partyPath } from '../src/discovery/endpoints.js';
 import { endToEndStart, forwardHeaders, hubHeaders } from '../src/discovery/headers.js';
 import { chooseOracle, type OracleRecord } from '../src/discovery/oracles.js';
 import { selectParties } from '../src/discovery/parties.js';
-import { AlsError } from '../src/fspiop/errors.js';
 import { createCache } from '../src/upstream/cache.js';
 
 const oracle = (id: number, extra: Partial<OracleRecord> = {}): OracleRecord => ({
@@ -46,17 +45,16 @@ describe('discovery, plain values', () => {
   });
 
   it('names the failure when no oracle or no default one exists (3003, 2001)', () => {
-    expect(() => chooseOracle([oracle(1, { isActive: false })], 'MSISDN', undefined)).toThrow(AlsError);
-    try {
-      chooseOracle([oracle(1), oracle(2)], 'MSISDN', undefined);
-    } catch (error) {
-      expect((error as AlsError).information().errorCode).toBe('2001');
-    }
-    try {
-      chooseOracle([], 'EMAIL', undefined);
-    } catch (error) {
-      expect((error as AlsError).information().errorCode).toBe('3003');
-    }
+    // Bad input: the type's only row is inactive; two rows and none is the default; no row at all.
+    expect(() => chooseOracle([oracle(1, { isActive: false })], 'MSISDN', undefined)).toThrow(
+      expect.objectContaining({ errorName: 'NO_ORACLE', message: expect.stringMatching(/^3003 /) }),
+    );
+    expect(() => chooseOracle([oracle(1), oracle(2)], 'MSISDN', undefined)).toThrow(
+      expect.objectContaining({ errorName: 'NO_DEFAULT_ORACLE', message: expect.stringMatching(/^2001 /) }),
+    );
+    expect(() => chooseOracle([], 'EMAIL', undefined)).toThrow(
+      expect.objectContaining({ errorName: 'NO_ORACLE', message: expect.stringMatching(/^3003 /) }),
+    );
   });
 
   it('fills endpoint templates with percent-encoded values', () => {

@@ -1,5 +1,5 @@
 import { type CpuProfiler, createCpuProfiler, type ObserveServer, startObserveServer } from '@mojafast/service-kit';
-import type { Knex } from 'knex';
+import type { Pool } from 'mysql2';
 import { Registry } from 'prom-client';
 import { createKafkajsBus } from './bus/kafkajs-bus.js';
 import { createPlatformaticBus } from './bus/platformatic-bus.js';
@@ -10,7 +10,7 @@ import { createLogger, type Logger } from './observe/logger.js';
 import { createMetrics } from './observe/metrics.js';
 import { handlerServices } from './observe/server.js';
 import { PositionRunner } from './runner/runner.js';
-import { knexFromConfig } from './store/db.js';
+import { endStorePool, storePoolFromConfig } from './store/db.js';
 import { PositionStore } from './store/position-store.js';
 import { missingTables } from './store/schema-check.js';
 
@@ -65,14 +65,14 @@ export function createBus(client: PositionConfig['kafkaClient'], options: BusOpt
 }
 
 /** A database that is down at start-up is waited for (with back-off), not a reason for a crash loop. */
-async function openWithRetry(knex: Knex, config: PositionConfig, logger: Logger): Promise<PositionStore> {
+async function openWithRetry(pool: Pool, config: PositionConfig, logger: Logger): Promise<PositionStore> {
   let delay = config.retryInitialMs;
   let reported = '';
   for (;;) {
     try {
       // An unmigrated database is waited for too (migrations may be running), named once with the command.
-      const missing = await missingTables(knex);
-      if (missing.length === 0) return await PositionStore.open(knex, config.referenceTtlMs);
+      const missing = await missingTables(pool);
+      if (missing.length === 0) return await PositionStore.open(pool, config.referenceTtlMs);
       const line = `database ${config.dbName} is not migrated (missing ${missing.join(', ')}): run central-ledger's migrations (\`npm run migrate\` in central-ledger), or \`node dist/provision-cli.js --migrate <ledger.json>\` for a test ledger; waiting for it`;
       if (line !== reported) logger.error(line);
       reported = line;
@@ -92,12 +92,12 @@ export async function startPositionService(
   const logger = overrides.logger ?? createLogger(config.logLevel);
   const registry = overrides.registry ?? new Registry();
   const metrics = createMetrics(registry);
-  const knex = knexFromConfig(config);
+  const pool = storePoolFromConfig(config);
   // A failed start releases what it opened (pool, HTTP server, Kafka clients), so the process exits
   // non-zero and the orchestrator restarts it, instead of idling with /health at 503 (issue #7 review).
   let started: { http?: ObserveServer; bus?: PositionBus } = {};
   try {
-    const opened = await openWithRetry(knex, config, logger);
+    const opened = await openWithRetry(pool, config, logger);
     const store = overrides.decorateStore ? overrides.decorateStore(opened) : opened;
     if (!overrides.bus) {
       const topics = [
@@ -151,7 +151,7 @@ export async function startPositionService(
           await runner.stop();
           await profiler.stop();
           await http.close();
-          await knex.destroy();
+          await endStorePool(pool);
           logger.info('position handler stopped');
         })();
         return stopped;
@@ -160,7 +160,7 @@ export async function startPositionService(
   } catch (error) {
     await started.bus?.stop().catch(() => {});
     await started.http?.close().catch(() => {});
-    await knex.destroy().catch(() => {});
+    await endStorePool(pool).catch(() => {});
     throw error;
   }
 }

@@ -9,17 +9,20 @@ import {
 } from '@mojafast/testkit';
 import type { Consumer, Producer } from 'kafkajs';
 import type { Knex } from 'knex';
+import type { Pool } from 'mysql2';
 import { chunkBySize } from '../src/bus/chunk.js';
 import { loadConfig, type PositionConfig } from '../src/config/index.js';
 import { formatAmount, parseAmount } from '../src/ledger/amount.js';
 import { createLogger } from '../src/observe/logger.js';
-import { createKnex } from '../src/store/db.js';
+import { createKnex, createStorePool, endStorePool } from '../src/store/db.js';
 import { migrateLatest } from '../src/store/migrations.js';
 import { type LedgerSpec, type ProvisionedLedger, provisionLedger } from '../src/store/provision.js';
 
 export interface TestLedger {
   readonly db: TestDatabase;
   readonly knex: Knex;
+  /** The store's pool on the same database, as main makes it (connections opened on first use). */
+  readonly storePool: Pool;
   readonly ledger: ProvisionedLedger;
   drop(): Promise<void>;
 }
@@ -29,11 +32,14 @@ export async function createTestLedger(prefix: string, spec: LedgerSpec, migrate
   const knex = createKnex(db.connection);
   await migrate(knex);
   const ledger = await provisionLedger(knex, spec);
+  const storePool = createStorePool(db.connection);
   return {
     db,
     knex,
+    storePool,
     ledger,
     async drop() {
+      await endStorePool(storePool);
       await knex.destroy();
       await db.drop();
     },

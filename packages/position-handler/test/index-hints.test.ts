@@ -34,7 +34,7 @@ describe('index hints of the batch reads', () => {
     const transferId = '00000000-0000-4000-8000-000000000001';
     const transfer = { transferId, payer: 'payerfsp', payee: 'payeefsp', currency: 'USD', amount: '12' };
     await insertTransfers(ledger.knex, [{ ...transfer, state: 'RECEIVED_PREPARE' }], accounts);
-    const store = await PositionStore.open(ledger.knex);
+    const store = await PositionStore.open(ledger.storePool);
 
     const prepared = await applyBatch(store, [
       { seq: 0, action: 'prepare', transferId, accountId: String(payer), amount: 120_000n },
@@ -67,7 +67,7 @@ describe('state change ids on a server that may interleave them (innodb_autoinc_
       accounts,
     );
     // consecutiveIds = false: the path for servers where a multi-row INSERT's ids need not be consecutive.
-    const store = new PositionStore(ledger.knex, false);
+    const store = new PositionStore(ledger.storePool, false);
     const result = await applyBatch(
       store,
       transfers.map((t, i) => ({

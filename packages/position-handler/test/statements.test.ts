@@ -83,26 +83,22 @@ async function mixedBatch(n: number): Promise<LedgerCommand[]> {
 }
 
 it('a mixed plain + FX batch is one transaction of 8 statements at 5 and at 500 messages (2 more when the reference data is read)', async () => {
-  const store = await PositionStore.open(ledger.knex);
+  const store = await PositionStore.open(ledger.storePool);
   const counts: number[] = [];
-  const client = ledger.knex.client as { acquireConnection: () => Promise<unknown> };
-  const acquire = client.acquireConnection.bind(client);
   let statements = 0;
   const counted = new WeakSet<object>();
-  client.acquireConnection = async () => {
-    // The pool knows its connections by identity: wrap the method in place, once per connection.
-    const connection = (await acquire()) as { query: (sql: unknown, ...rest: unknown[]) => unknown };
-    if (!counted.has(connection)) {
-      counted.add(connection);
-      const query = connection.query.bind(connection);
-      connection.query = (sql: unknown, ...rest: unknown[]) => {
-        // The store sends its statements as text, several joined in one COM_QUERY; knex sends objects.
-        statements += typeof sql === 'string' ? sql.split(';\n').length : 1;
-        return query(sql, ...rest);
-      };
-    }
-    return connection;
+  // mysql2's pool announces each connection it hands out ('acquire'): wrap its query once per connection.
+  const count = (connection: { query: (sql: unknown, ...rest: unknown[]) => unknown }) => {
+    if (counted.has(connection)) return;
+    counted.add(connection);
+    const query = connection.query.bind(connection);
+    connection.query = (sql: unknown, ...rest: unknown[]) => {
+      // The store sends its statements as text, several joined in one COM_QUERY.
+      statements += typeof sql === 'string' ? sql.split(';\n').length : 1;
+      return query(sql, ...rest);
+    };
   };
+  ledger.storePool.on('acquire', count);
   try {
     for (const n of [1, 100]) {
       const commands = await mixedBatch(n);
@@ -112,7 +108,7 @@ it('a mixed plain + FX batch is one transaction of 8 statements at 5 and at 500 
       counts.push(statements);
     }
   } finally {
-    client.acquireConnection = acquire;
+    ledger.storePool.off('acquire', count);
   }
   // START, the locking read, INSERT transferStateChange, SET (its first id), INSERT fxTransferStateChange, INSERT
   // participantPositionChange, UPDATE participantPosition, COMMIT; + the accounts and settlement models (reference

@@ -1,4 +1,4 @@
-import type { ErrorInformation } from '@mojafast/fspiop';
+import type { BatchParty, BatchResultEntry } from '../fspiop/bodies.js';
 import { AlsError } from '../fspiop/errors.js';
 import { partyIdProblem } from '../fspiop/party-id.js';
 import type { FspiopVersion } from '../fspiop/versions.js';
@@ -176,14 +176,6 @@ async function ownerOf(
   return entries[0]?.fspId;
 }
 
-export interface BatchParty {
-  readonly partyIdType: string;
-  readonly partyIdentifier: string;
-  readonly partySubIdOrType?: string;
-  readonly fspId?: string;
-  readonly currency?: string;
-}
-
 export interface BatchRequest {
   readonly requestId: string;
   readonly partyList: readonly BatchParty[];
@@ -191,11 +183,6 @@ export interface BatchRequest {
   readonly source: string;
   readonly version: FspiopVersion;
   readonly headers: HeaderMap;
-}
-
-export interface BatchResultEntry {
-  readonly partyId: BatchParty;
-  readonly errorInformation?: ErrorInformation;
 }
 
 /** What a batch flow needs beyond the common ports: the compiled serialisers of its two bodies. */

@@ -1,4 +1,5 @@
 import type { ErrorInformation } from '@mojafast/fspiop';
+import type { ParticipantPartyList } from '../fspiop/bodies.js';
 import type { FspiopVersion } from '../fspiop/versions.js';
 import type { ProxyCache } from './proxy-cache.js';
 
@@ -17,17 +18,6 @@ export interface PartyEntry {
   readonly fspId: string;
   readonly currency?: string;
   readonly partySubIdOrType?: string;
-}
-
-/** The body of PUT /participants/{Type}/{ID} the original sends after a POST or PUT. */
-export interface ParticipantPartyList {
-  readonly partyList: readonly {
-    readonly partyIdType: string;
-    readonly partyIdentifier: string;
-    readonly fspId: string;
-    readonly partySubIdOrType?: string;
-  }[];
-  readonly currency?: string;
 }
 
 export interface PartyRef {

@@ -1,7 +1,6 @@
 import type { ErrorInformation } from '@mojafast/fspiop';
 import fastJson, { type ObjectSchema } from 'fast-json-stringify';
-import type { BatchParty, BatchResultEntry } from '../discovery/participants.js';
-import type { ParticipantPartyList } from '../discovery/types.js';
+import type { BatchParty, BatchResultEntry, ParticipantPartyList } from './bodies.js';
 
 const errorInformation: ObjectSchema = {
   type: 'object',

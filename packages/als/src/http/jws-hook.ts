@@ -1,6 +1,15 @@
 import type { FastifyInstance } from 'fastify';
+import type { HeaderMap } from '../discovery/types.js';
 import { AlsError } from '../fspiop/errors.js';
-import type { ProxyJws } from '../proxy-jws-setup.js';
+
+/**
+ * What the hook needs of the JWS validation proxy-jws-setup.ts builds (its ProxyJws['jws']): declared here, so
+ * http/ does not import the wiring that sits above it.
+ */
+export interface IncomingJwsCheck {
+  readonly applies: (method: string, path: string) => boolean;
+  readonly validate: (headers: HeaderMap, body: unknown) => Promise<void>;
+}
 
 /**
  * JWS validation of incoming requests (ALS_JWS_VALIDATE=on), as the original's onPostAuth extension
@@ -8,7 +17,7 @@ import type { ProxyJws } from '../proxy-jws-setup.js';
  * with the validator's message, before any work. Registered only when on: with it off no hook runs.
  * A body that is not JSON is left to the route, which answers it 3101.
  */
-export function registerJwsValidation(app: FastifyInstance, jws: NonNullable<ProxyJws['jws']>): void {
+export function registerJwsValidation(app: FastifyInstance, jws: IncomingJwsCheck): void {
   // A callback hook, not an async one: the requests it does not apply to (every GET) pass without a promise.
   app.addHook('preHandler', (request, _reply, done) => {
     const query = request.url.indexOf('?');

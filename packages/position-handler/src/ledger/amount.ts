@@ -1,6 +1,10 @@
 /**
- * Amounts as BigInt counts of 1/10,000: central-ledger stores positions and amounts as DECIMAL(18,4),
- * so every value the handler reads or writes is an integer number of ten-thousandths and sums are exact.
+ * Amounts as BigInt counts of 1/10,000: central-ledger stores positions, limits and transfer amounts as
+ * DECIMAL(18,4) (its migrations *-decimal184.js), so every such value the handler reads or writes is an integer
+ * number of ten-thousandths and sums are exact. One column is coarser: participantPositionChange.change is
+ * DECIMAL(18,2) in the central-ledger we migrate (19.5.5, 310404_participantPositionChange-change.js; from 19.10
+ * 310405/310406 leave it DECIMAL(18,4)), so the change written there is rounded by the database to hundredths,
+ * as the original's is; the position's value beside it keeps four places.
  * Binary floating point (the original's MLNumber.toNumber() comparisons) is never used.
  */
 export type Amount = bigint;

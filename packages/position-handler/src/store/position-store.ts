@@ -1,4 +1,4 @@
-import type { Knex } from 'knex';
+import type { Pool, PoolConnection } from 'mysql2';
 import type { AccountRecord, PositionRecord, SettlementModelRecord } from '../ledger/accounts.js';
 import { type Amount, formatAmount, parseAmount } from '../ledger/amount.js';
 import type {
@@ -12,10 +12,8 @@ import type { BatchTransaction, LockedFacts, LockReads } from '../runner/unit-of
 import { LedgerEntryType, ParticipantLimitType, TransferParticipantRoleType } from './enums.js';
 import { type AccountRow, ReferenceData, type SettlementModelRow } from './reference-data.js';
 
-/** A pooled mysql2 connection (knex's pool hands these out). */
-interface Connection {
-  query(sql: string, values: unknown[], callback: (error: Error | null, result: unknown) => void): void;
-}
+/** A connection of the store's mysql2 pool (store/db.ts createStorePool). */
+type Connection = PoolConnection;
 
 /** A statement and its values, `?` placeholders escaped by mysql2 (sqlstring rules). */
 interface Sql {
@@ -23,13 +21,20 @@ interface Sql {
   readonly values: unknown[];
 }
 
-function query(connection: Connection, statement: Sql): Promise<unknown> {
+/** One COM_QUERY on a connection, or on any connection of the pool; answers mysql2's result (rows, or one per statement). */
+function query(connection: Connection | Pool, statement: Sql): Promise<unknown> {
   return new Promise((resolve, reject) =>
     connection.query(statement.sql, statement.values, (error, result) => (error ? reject(error) : resolve(result))),
   );
 }
 
-/** Several statements in one COM_QUERY (the connection allows multiple statements; see createKnex). */
+function acquire(pool: Pool): Promise<Connection> {
+  return new Promise((resolve, reject) =>
+    pool.getConnection((error, connection) => (error ? reject(error) : resolve(connection))),
+  );
+}
+
+/** Several statements in one COM_QUERY (the connection allows multiple statements; see createStorePool). */
 function joined(...statements: Sql[]): Sql {
   return { sql: statements.map((s) => s.sql).join(';\n'), values: statements.flatMap((s) => s.values) };
 }
@@ -41,11 +46,6 @@ function placeholders(rows: number, columns: number): string {
 
 function list(length: number): string {
   return new Array(length).fill('?').join(',');
-}
-
-function rowsOf<T>(result: unknown): T[] {
-  // mysql2 through knex.raw answers [rows, fields].
-  return (result as [T[], unknown])[0];
 }
 
 const START = { sql: 'START TRANSACTION', values: [] } satisfies Sql;
@@ -66,13 +66,14 @@ const ROLLBACK = { sql: 'ROLLBACK', values: [] } satisfies Sql;
  * statements) only when its copy has expired.
  *
  * Round trips, not statements, are what a batch waits for; fewer also means fewer socket writes, each of which
- * hands the CPU to the database on a machine the two share. Connections run READ COMMITTED (createKnex): the
+ * hands the CPU to the database on a machine the two share. Connections run READ COMMITTED (createStorePool): the
  * history read must see what any other process committed before we got the position locks, or a message
- * applied by the previous owner of a partition would look new after a rebalance.
+ * applied by the previous owner of a partition would look new after a rebalance. The store runs on its own mysql2
+ * pool (createStorePool), which it does not own: whoever made the pool ends it.
  */
 export class PositionStore {
   constructor(
-    private readonly knex: Knex,
+    private readonly pool: Pool,
     /** true when multi-row INSERT ids are consecutive (innodb_autoinc_lock_mode < 2, increment 1). */
     private readonly consecutiveIds: boolean,
     /** Index hints for the batch reads; empty where the index is missing (a schema migrated differently). */
@@ -81,24 +82,28 @@ export class PositionStore {
   ) {}
 
   /** `referenceTtlMs`: how long accounts, limits and settlement models are reused (ReferenceData). */
-  static async open(knex: Knex, referenceTtlMs = 0): Promise<PositionStore> {
-    const rows = rowsOf<{ mode: number | string; increment: number | string }>(
-      await knex.raw('SELECT @@innodb_autoinc_lock_mode AS mode, @@auto_increment_increment AS increment'),
+  static async open(pool: Pool, referenceTtlMs = 0): Promise<PositionStore> {
+    const rows = rowsOfQuery<{ mode: number | string; increment: number | string }>(
+      await query(pool, {
+        sql: 'SELECT @@innodb_autoinc_lock_mode AS mode, @@auto_increment_increment AS increment',
+        values: [],
+      }),
     );
     const row = rows[0];
     // central-ledger's index names (knex .index('transferId') and its getTransferInfoToChangePosition). A hint
     // naming a missing index fails every statement (errno 1176), so it is used only when the index exists.
     const indexes = new Set(
-      rowsOf<{ name: string }>(
-        await knex.raw(
-          `SELECT DISTINCT CONCAT(TABLE_NAME, '.', INDEX_NAME) AS name FROM information_schema.STATISTICS
+      rowsOfQuery<{ name: string }>(
+        await query(pool, {
+          sql: `SELECT DISTINCT CONCAT(TABLE_NAME, '.', INDEX_NAME) AS name FROM information_schema.STATISTICS
             WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME IN ('transferStateChange', 'transferParticipant')`,
-        ),
+          values: [],
+        }),
       ).map((r) => r.name),
     );
     const hint = (table: string, index: string) => (indexes.has(`${table}.${index}`) ? `FORCE INDEX (${index})` : '');
     return new PositionStore(
-      knex,
+      pool,
       Number(row?.mode) < 2 && Number(row?.increment) === 1,
       {
         history: hint('transferStateChange', 'transferstatechange_transferid_index'),
@@ -109,7 +114,7 @@ export class PositionStore {
   }
 
   async ping(): Promise<void> {
-    await this.knex.raw('SELECT 1');
+    await query(this.pool, { sql: 'SELECT 1', values: [] });
   }
 
   /**
@@ -117,7 +122,8 @@ export class PositionStore {
    * writes through the BatchTransaction (see runner/unit-of-work.ts); whatever ran is rolled back if it throws.
    */
   async transaction<T>(work: (tx: BatchTransaction) => Promise<T>): Promise<T> {
-    const connection = (await this.knex.client.acquireConnection()) as Connection;
+    const connection = await acquire(this.pool);
+    let reusable = true;
     try {
       return await work({
         referenceData: (accountIds, withModels) => this.referenceData(connection, accountIds, withModels),
@@ -125,12 +131,16 @@ export class PositionStore {
         write: (plan) => this.write(connection, plan),
       });
     } catch (error) {
-      // Whatever ran of the transaction is undone; a connection that cannot even roll back is dropped by the
-      // pool's validation (mysql2 marks it fatal) instead of being handed out again.
-      await query(connection, ROLLBACK).catch(() => {});
+      // Whatever ran of the transaction is undone; a connection that cannot even roll back is closed instead of
+      // being handed out again with a transaction open.
+      reusable = await query(connection, ROLLBACK).then(
+        () => true,
+        () => false,
+      );
       throw error;
     } finally {
-      await this.knex.client.releaseConnection(connection);
+      if (reusable) connection.release();
+      else connection.destroy();
     }
   }
 
