@@ -42,6 +42,9 @@ interface PartyParams {
 }
 
 /** The background work of an accepted request (wrapped: an async handler would otherwise await it). */
+/** A flow whose failures are all answered inside it (an error callback the route cannot see). */
+const never = () => false;
+
 interface Accepted {
   readonly done: Promise<void>;
   /** GET /parties: the payee's callback that ends the lookup, unless the ALS answered with an error callback. */
@@ -187,9 +190,10 @@ export function registerFspiopRoutes(app: FastifyInstance, deps: FspiopRouteDeps
     deferred: AlsError | undefined,
     target: { resource: Resource; party: PartyRef; facts: IngressFacts; request: FastifyRequest },
     work: () => Promise<void>,
+    outcome?: { errorCallback: boolean },
   ): Accepted => {
     metrics.observeStage('validation', started);
-    metrics.ingress(route, status);
+    metrics.ingress(route, status, target.party.subId !== undefined);
     reply.code(status).send();
     const running = deferred
       ? sendErrorCallback(
@@ -204,6 +208,7 @@ export function registerFspiopRoutes(app: FastifyInstance, deps: FspiopRouteDeps
           deferred,
         )
       : work();
+    metrics.domain(route, running, () => deferred !== undefined || outcome?.errorCallback === true);
     track(running);
     return { done: running };
   };
@@ -237,6 +242,7 @@ export function registerFspiopRoutes(app: FastifyInstance, deps: FspiopRouteDeps
           version: facts.version,
           headers: request.headers,
         }),
+      outcome,
     );
     return { ...accepted, callback: { key: callbackKey(party.type, party.id, party.subId, facts.source), outcome } };
   };
@@ -257,21 +263,21 @@ export function registerFspiopRoutes(app: FastifyInstance, deps: FspiopRouteDeps
         callbackKey(request.params.type, request.params.id, request.params.subId, facts.destination),
       );
     metrics.observeStage('validation', started);
-    metrics.ingress(route, 200);
+    metrics.ingress(route, 200, request.params.subId !== undefined);
     reply.code(200).send();
-    track(
-      forwardCallback(ports, {
-        resource,
-        party: partyOf(request.params),
-        isError,
-        source: facts.source,
-        destination: facts.destination,
-        version: facts.version,
-        headers: request.headers,
-        body: request.body as Buffer,
-        proxy: ports.proxy && proxyHeaderOf(request.headers),
-      }),
-    );
+    const running = forwardCallback(ports, {
+      resource,
+      party: partyOf(request.params),
+      isError,
+      source: facts.source,
+      destination: facts.destination,
+      version: facts.version,
+      headers: request.headers,
+      body: request.body as Buffer,
+      proxy: ports.proxy && proxyHeaderOf(request.headers),
+    });
+    metrics.domain(route, running, never);
+    track(running);
   };
 
   /**
@@ -351,6 +357,7 @@ export function registerFspiopRoutes(app: FastifyInstance, deps: FspiopRouteDeps
       },
       batchTypes(facts.bodyVersion),
     );
+    metrics.domain('participants_batch', running, never);
     track(running);
     return { done: running };
   };
