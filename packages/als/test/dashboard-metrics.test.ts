@@ -16,12 +16,15 @@ const fixture = JSON.parse(readFileSync(new URL('./fixtures/dashboard-metrics.js
   notCovered: Entry[];
 };
 
-/** name → the label sets of its samples on a Prometheus text page. */
+/**
+ * name → the label sets of its samples on a Prometheus text page. A histogram's `_count` sample counts
+ * only once something was observed (a series bound in advance renders 0 before that).
+ */
 function samples(text: string): Map<string, string[]> {
   const found = new Map<string, string[]>();
   for (const line of text.split('\n')) {
-    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})? /.exec(line);
-    if (!match?.[1]) continue;
+    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})? (\S+)$/.exec(line);
+    if (!match?.[1] || (match[1].endsWith('_count') && !(Number(match[3]) > 0))) continue;
     const list = found.get(match[1]) ?? [];
     list.push(match[2] ?? '');
     found.set(match[1], list);
@@ -132,5 +135,20 @@ describe('dashboard metrics on /metrics', () => {
     );
     expect(text).toMatch(/^moja_als_ing_getPartiesByTypeIDAndSubID_count\{[^}]*\} [1-9]/m);
     expect(text).toMatch(/^als_requests_total\{route="parties_get",status="202"\} [1-9]/m);
+  });
+
+  it('records a lookup that ends in the ALS error callback as success="false" (the original domain timer)', async () => {
+    // Bad input: a party the oracle does not know (the simulator's 404 prefix); the ALS answers 3204.
+    const traceId = newTraceId();
+    const res = await call(`${stack.als.url}/parties/MSISDN/40400091`, 'GET', lookupHeaders(traceId));
+    expect(res.status).toBe(202);
+    const callback = await stack.sims.payer?.waitForCallback(traceId, 5_000);
+    expect(callback?.kind).toBe('error');
+    await vi.waitFor(async () => {
+      const text = await (await fetch(`${stack.als.adminUrl}/metrics`)).text();
+      expect(text).toMatch(
+        /^moja_als_getPartiesByTypeAndID_count\{success="false",serviceName="account-lookup-service"\} 1$/m,
+      );
+    });
   });
 });

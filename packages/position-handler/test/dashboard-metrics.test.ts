@@ -29,12 +29,15 @@ const fixture = JSON.parse(readFileSync(new URL('./fixtures/dashboard-metrics.js
   notCovered: Entry[];
 };
 
-/** name → the label sets of its samples on a Prometheus text page. */
+/**
+ * name → the label sets of its samples on a Prometheus text page. A histogram's `_count` sample counts
+ * only once something was observed (a series bound in advance renders 0 before that).
+ */
 function samples(text: string): Map<string, string[]> {
   const found = new Map<string, string[]>();
   for (const line of text.split('\n')) {
-    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})? /.exec(line);
-    if (!match?.[1]) continue;
+    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})? (\S+)$/.exec(line);
+    if (!match?.[1] || (match[1].endsWith('_count') && !(Number(match[3]) > 0))) continue;
     const list = found.get(match[1]) ?? [];
     list.push(match[2] ?? '');
     found.set(match[1], list);

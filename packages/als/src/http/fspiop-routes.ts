@@ -42,9 +42,6 @@ interface PartyParams {
 }
 
 /** The background work of an accepted request (wrapped: an async handler would otherwise await it). */
-/** A flow whose failures are all answered inside it (an error callback the route cannot see). */
-const never = () => false;
-
 interface Accepted {
   readonly done: Promise<void>;
   /** GET /parties: the payee's callback that ends the lookup, unless the ALS answered with an error callback. */
@@ -170,8 +167,9 @@ export function registerFspiopRoutes(app: FastifyInstance, deps: FspiopRouteDeps
     };
 
   /**
-   * The flows' ports for one lookup, noting whether it ended in the ALS's own error callback (then no
-   * payee callback will come to end its admission slot). Object.create: one small object, nothing copied.
+   * The flows' ports for one request, noting whether it ended in the ALS's own error callback (then no
+   * payee callback will come to end a lookup's admission slot, and the original's domain histogram records
+   * success false). Object.create: one small object, nothing copied.
    */
   const watchedPorts = (outcome: { errorCallback: boolean }): DiscoveryPorts => {
     const watched = Object.create(ports) as { -readonly [K in keyof DiscoveryPorts]: DiscoveryPorts[K] };
@@ -265,7 +263,10 @@ export function registerFspiopRoutes(app: FastifyInstance, deps: FspiopRouteDeps
     metrics.observeStage('validation', started);
     metrics.ingress(route, 200, request.params.subId !== undefined);
     reply.code(200).send();
-    const running = forwardCallback(ports, {
+    // The original's putParties domain timer ends with success false when the callback could not be
+    // forwarded (the error callback to its source): the watched ports note that.
+    const outcome = { errorCallback: false };
+    const running = forwardCallback(watchedPorts(outcome), {
       resource,
       party: partyOf(request.params),
       isError,
@@ -276,7 +277,7 @@ export function registerFspiopRoutes(app: FastifyInstance, deps: FspiopRouteDeps
       body: request.body as Buffer,
       proxy: ports.proxy && proxyHeaderOf(request.headers),
     });
-    metrics.domain(route, running, never);
+    metrics.domain(route, running, () => outcome.errorCallback);
     track(running);
   };
 
@@ -310,6 +311,7 @@ export function registerFspiopRoutes(app: FastifyInstance, deps: FspiopRouteDeps
         }
       }
       const party = partyOf(request.params);
+      const outcome = { errorCallback: false };
       return accept(
         reply,
         `participants_${method.toLowerCase()}`,
@@ -318,7 +320,7 @@ export function registerFspiopRoutes(app: FastifyInstance, deps: FspiopRouteDeps
         deferred,
         { resource: 'participants', party, facts, request },
         () =>
-          handleParticipant(ports, {
+          handleParticipant(watchedPorts(outcome), {
             method,
             party,
             currency,
@@ -329,6 +331,7 @@ export function registerFspiopRoutes(app: FastifyInstance, deps: FspiopRouteDeps
             ...(withBody ? { body: request.body as Buffer, fspId } : {}),
             ...(method === 'DELETE' ? { checkDeleteOwner: deps.checkDeleteOwner === true } : {}),
           }),
+        outcome,
       );
     };
 
@@ -344,8 +347,9 @@ export function registerFspiopRoutes(app: FastifyInstance, deps: FspiopRouteDeps
     metrics.observeStage('validation', started);
     metrics.ingress('participants_batch', 200);
     reply.code(200).send();
+    const outcome = { errorCallback: false };
     const running = handleBatch(
-      ports,
+      watchedPorts(outcome),
       { request: deps.serialisers.batchRequest, result: deps.serialisers.batchResult },
       {
         requestId: body.requestId,
@@ -357,7 +361,7 @@ export function registerFspiopRoutes(app: FastifyInstance, deps: FspiopRouteDeps
       },
       batchTypes(facts.bodyVersion),
     );
-    metrics.domain('participants_batch', running, never);
+    metrics.domain('participants_batch', running, () => outcome.errorCallback);
     track(running);
     return { done: running };
   };
