@@ -167,8 +167,9 @@ export function registerFspiopRoutes(app: FastifyInstance, deps: FspiopRouteDeps
     };
 
   /**
-   * The flows' ports for one lookup, noting whether it ended in the ALS's own error callback (then no
-   * payee callback will come to end its admission slot). Object.create: one small object, nothing copied.
+   * The flows' ports for one request, noting whether it ended in the ALS's own error callback (then no
+   * payee callback will come to end a lookup's admission slot, and the original's domain histogram records
+   * success false). Object.create: one small object, nothing copied.
    */
   const watchedPorts = (outcome: { errorCallback: boolean }): DiscoveryPorts => {
     const watched = Object.create(ports) as { -readonly [K in keyof DiscoveryPorts]: DiscoveryPorts[K] };
@@ -187,9 +188,10 @@ export function registerFspiopRoutes(app: FastifyInstance, deps: FspiopRouteDeps
     deferred: AlsError | undefined,
     target: { resource: Resource; party: PartyRef; facts: IngressFacts; request: FastifyRequest },
     work: () => Promise<void>,
+    outcome?: { errorCallback: boolean },
   ): Accepted => {
     metrics.observeStage('validation', started);
-    metrics.ingress(route, status);
+    metrics.ingress(route, status, target.party.subId !== undefined);
     reply.code(status).send();
     const running = deferred
       ? sendErrorCallback(
@@ -204,6 +206,7 @@ export function registerFspiopRoutes(app: FastifyInstance, deps: FspiopRouteDeps
           deferred,
         )
       : work();
+    metrics.domain(route, running, () => deferred !== undefined || outcome?.errorCallback === true);
     track(running);
     return { done: running };
   };
@@ -237,6 +240,7 @@ export function registerFspiopRoutes(app: FastifyInstance, deps: FspiopRouteDeps
           version: facts.version,
           headers: request.headers,
         }),
+      outcome,
     );
     return { ...accepted, callback: { key: callbackKey(party.type, party.id, party.subId, facts.source), outcome } };
   };
@@ -257,21 +261,24 @@ export function registerFspiopRoutes(app: FastifyInstance, deps: FspiopRouteDeps
         callbackKey(request.params.type, request.params.id, request.params.subId, facts.destination),
       );
     metrics.observeStage('validation', started);
-    metrics.ingress(route, 200);
+    metrics.ingress(route, 200, request.params.subId !== undefined);
     reply.code(200).send();
-    track(
-      forwardCallback(ports, {
-        resource,
-        party: partyOf(request.params),
-        isError,
-        source: facts.source,
-        destination: facts.destination,
-        version: facts.version,
-        headers: request.headers,
-        body: request.body as Buffer,
-        proxy: ports.proxy && proxyHeaderOf(request.headers),
-      }),
-    );
+    // The original's putParties domain timer ends with success false when the callback could not be
+    // forwarded (the error callback to its source): the watched ports note that.
+    const outcome = { errorCallback: false };
+    const running = forwardCallback(watchedPorts(outcome), {
+      resource,
+      party: partyOf(request.params),
+      isError,
+      source: facts.source,
+      destination: facts.destination,
+      version: facts.version,
+      headers: request.headers,
+      body: request.body as Buffer,
+      proxy: ports.proxy && proxyHeaderOf(request.headers),
+    });
+    metrics.domain(route, running, () => outcome.errorCallback);
+    track(running);
   };
 
   /**
@@ -304,6 +311,7 @@ export function registerFspiopRoutes(app: FastifyInstance, deps: FspiopRouteDeps
         }
       }
       const party = partyOf(request.params);
+      const outcome = { errorCallback: false };
       return accept(
         reply,
         `participants_${method.toLowerCase()}`,
@@ -312,7 +320,7 @@ export function registerFspiopRoutes(app: FastifyInstance, deps: FspiopRouteDeps
         deferred,
         { resource: 'participants', party, facts, request },
         () =>
-          handleParticipant(ports, {
+          handleParticipant(watchedPorts(outcome), {
             method,
             party,
             currency,
@@ -323,6 +331,7 @@ export function registerFspiopRoutes(app: FastifyInstance, deps: FspiopRouteDeps
             ...(withBody ? { body: request.body as Buffer, fspId } : {}),
             ...(method === 'DELETE' ? { checkDeleteOwner: deps.checkDeleteOwner === true } : {}),
           }),
+        outcome,
       );
     };
 
@@ -338,8 +347,9 @@ export function registerFspiopRoutes(app: FastifyInstance, deps: FspiopRouteDeps
     metrics.observeStage('validation', started);
     metrics.ingress('participants_batch', 200);
     reply.code(200).send();
+    const outcome = { errorCallback: false };
     const running = handleBatch(
-      ports,
+      watchedPorts(outcome),
       { request: deps.serialisers.batchRequest, result: deps.serialisers.batchResult },
       {
         requestId: body.requestId,
@@ -351,6 +361,7 @@ export function registerFspiopRoutes(app: FastifyInstance, deps: FspiopRouteDeps
       },
       batchTypes(facts.bodyVersion),
     );
+    metrics.domain('participants_batch', running, () => outcome.errorCallback);
     track(running);
     return { done: running };
   };

@@ -1,9 +1,22 @@
 import { performance } from 'node:perf_hooks';
 import { collectDefaultMetrics, Gauge, type Registry } from 'prom-client';
 import type { DiscoveryEvent, Stage } from '../discovery/types.js';
-import type { CacheResult } from '../upstream/cache.js';
-import type { UpstreamPoolStats } from '../upstream/http-client.js';
 import { FastCounter, FastHistogram, type HistogramChild } from './fast-metrics.js';
+import { createOriginalMetrics } from './original-metrics.js';
+
+/**
+ * What the upstream layer reports here. Declared in observe, not imported from upstream/: observe is below
+ * the layers that report into it; upstream's own types (CacheResult in cache.ts, UpstreamPoolStats in
+ * http-client.ts) are structurally the same and pass as they are.
+ */
+export type CacheOutcome = 'hit' | 'miss' | 'stale';
+export interface PoolStats {
+  readonly connected: number;
+  readonly free: number;
+  readonly pending: number;
+  readonly queued: number;
+  readonly running: number;
+}
 
 const stageBuckets = [0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const endToEndBuckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -11,14 +24,20 @@ const endToEndBuckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5
 export interface Metrics {
   observeStage(stage: Stage, startedAt: number): void;
   endToEnd(startedAtMs: number): void;
-  cache(cache: string, result: CacheResult): void;
+  cache(cache: string, result: CacheOutcome): void;
   event(event: DiscoveryEvent): void;
-  ingress(route: string, status: number): void;
+  /**
+   * A request answered (or refused with 503). Called right after observeStage('validation'): an accepted
+   * one also feeds the original's ingress histogram with that duration (`subId`: the path has {SubId}).
+   */
+  ingress(route: string, status: number, subId?: boolean): void;
+  /** One flow of `route` started now; the original's domain histogram is observed when `running` settles. */
+  domain(route: string, running: Promise<unknown>, failed: () => boolean): void;
   retry(): void;
   /** Reports the lookups in flight and their bound on every scrape (nothing on the hot path). */
   watchAdmission(read: () => { inFlight: number; limit: number }): void;
   /** Reports the upstream pools on every scrape (nothing on the hot path). */
-  watchUpstreamPools(read: () => Record<string, UpstreamPoolStats>): void;
+  watchUpstreamPools(read: () => Record<string, PoolStats>): void;
   /** Drops every metric from the registry (at shutdown). */
   stop(): void;
 }
@@ -42,6 +61,10 @@ export function createMetrics(registry: Registry): Metrics {
     forward: stage.child({ stage: 'forward' }),
     callback: stage.child({ stage: 'callback' }),
   };
+  const original = createOriginalMetrics(registry);
+  // The last validation duration, read by the ingress() call that follows it in the same synchronous
+  // step (fspiop-routes.ts): the original's ingress histogram reuses it instead of a second clock read.
+  let validationSeconds = 0;
   const e2e = new FastHistogram(
     'als_end_to_end_seconds',
     'from tx_end2end_start_ts in tracestate to the PUT callback reaching the ALS (Mojaloop issue #3431)',
@@ -100,7 +123,9 @@ export function createMetrics(registry: Registry): Metrics {
 
   return {
     observeStage(name, startedAt) {
-      stages[name].observe((performance.now() - startedAt) / 1000);
+      const seconds = (performance.now() - startedAt) / 1000;
+      if (name === 'validation') validationSeconds = seconds;
+      stages[name].observe(seconds);
     },
     endToEnd(startedAtMs) {
       const seconds = (Date.now() - startedAtMs) / 1000;
@@ -112,9 +137,11 @@ export function createMetrics(registry: Registry): Metrics {
     event(event) {
       eventChild(event, '').inc();
     },
-    ingress(route, status) {
+    ingress(route, status, subId = false) {
       requestChild(route, status).inc();
+      if (status < 300) original.ingress(route, subId, validationSeconds);
     },
+    domain: original.domain,
     retry() {
       retries.inc();
     },

@@ -1,4 +1,5 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, type Registry } from 'prom-client';
+import { createOriginalMetrics, ORIGINAL_SERVICE_NAME } from './metrics-original.js';
 
 export const STAGES = ['consume', 'lock', 'compute', 'write', 'produce', 'commit'] as const;
 export type Stage = (typeof STAGES)[number];
@@ -11,29 +12,52 @@ export interface PositionMetrics {
   readonly dbRetries: Counter<never>;
 }
 
-/** The handler's metrics on the registry it is given; process and event-loop metrics come with them. */
-export function createMetrics(registry: Registry): PositionMetrics {
+/**
+ * The handler's metrics on the registry it is given; process and event-loop metrics come with them. Beside
+ * them, the original's names the community dashboards query (metrics-original.ts), fed from the same
+ * observations: the runner reports once and both sets are recorded.
+ */
+export function createMetrics(registry: Registry, serviceName = ORIGINAL_SERVICE_NAME): PositionMetrics {
   collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 10 });
+  const original = createOriginalMetrics(registry, serviceName);
+  const messages = new Counter({
+    name: 'position_messages_total',
+    help: 'Position messages by action and result (applied, rejected, replayed, failed, skipped)',
+    labelNames: ['action', 'result'],
+    registers: [registry],
+  });
+  const batchSize = new Histogram({
+    name: 'position_batch_size',
+    help: 'Messages per DB transaction',
+    buckets: [1, 10, 50, 100, 250, 500, 1000, 2500, 5000],
+    registers: [registry],
+  });
+  const stageSeconds = new Histogram({
+    name: 'position_stage_seconds',
+    help: 'Time per batch in each stage: consume (decode), lock (reads and locks), compute, write, produce, commit',
+    labelNames: ['stage'],
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [registry],
+  });
+  const countMessage = messages.inc.bind(messages) as (labels: { action: string; result: string }) => void;
+  messages.inc = ((labels: { action: string; result: string }) => {
+    countMessage(labels);
+    original.message(labels.action, labels.result);
+  }) as typeof messages.inc;
+  const observeStage = stageSeconds.observe.bind(stageSeconds) as (labels: { stage: string }, seconds: number) => void;
+  stageSeconds.observe = ((labels: { stage: string }, seconds: number) => {
+    observeStage(labels, seconds);
+    original.stage(labels.stage, seconds);
+  }) as typeof stageSeconds.observe;
+  const observeSize = batchSize.observe.bind(batchSize) as (size: number) => void;
+  batchSize.observe = ((size: number) => {
+    observeSize(size);
+    original.transaction();
+  }) as typeof batchSize.observe;
   return {
-    messages: new Counter({
-      name: 'position_messages_total',
-      help: 'Position messages by action and result (applied, rejected, replayed, failed, skipped)',
-      labelNames: ['action', 'result'],
-      registers: [registry],
-    }),
-    batchSize: new Histogram({
-      name: 'position_batch_size',
-      help: 'Messages per DB transaction',
-      buckets: [1, 10, 50, 100, 250, 500, 1000, 2500, 5000],
-      registers: [registry],
-    }),
-    stageSeconds: new Histogram({
-      name: 'position_stage_seconds',
-      help: 'Time per batch in each stage: consume (decode), lock (reads and locks), compute, write, produce, commit',
-      labelNames: ['stage'],
-      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
-      registers: [registry],
-    }),
+    messages,
+    batchSize,
+    stageSeconds,
     lag: new Gauge({
       name: 'position_consumer_lag',
       help: 'Messages between the last one handled and the partition high watermark',

@@ -1,0 +1,116 @@
+import { collectDefaultMetrics, type Registry } from 'prom-client';
+import { FastHistogram, type HistogramChild } from './fast-metrics.js';
+
+/**
+ * The metric names the community dashboards query for the ALS (mojaloop/helm
+ * monitoring/dashboards/mojaloop/dashboard-account-lookup-service.json and dashboard-NodeJSApplication.json),
+ * as the original exports them: central-services-metrics histograms named `<prefix><id>` with the prefix of
+ * the original's config/default.json (INSTRUMENTATION.METRICS.config.prefix "moja_als_"), its default
+ * buckets, a `success` label, and its default label `serviceName` "account-lookup-service", which the
+ * dashboards filter on. Our own `als_*` metrics stay as they are beside these.
+ */
+export const ORIGINAL_PREFIX = 'moja_als_';
+export const ORIGINAL_SERVICE_NAME = 'account-lookup-service';
+
+/** central-services-metrics getHistogram's default buckets (seconds). */
+const ORIGINAL_BUCKETS = [0.01, 0.05, 0.1, 0.5, 1, 2, 5];
+
+/**
+ * Our route label → the original's ingress histogram ids (src/api/**: `ing_<operationId>`), for the path
+ * without and with {SubId}. The spellings are the original's (`postParticipantsbyTypeAndID`,
+ * `getParticipantsByTypeIdAndSubID`); the dashboards query them so.
+ */
+const INGRESS: Readonly<Record<string, readonly [string, string]>> = {
+  parties_get: ['getPartiesByTypeAndID', 'getPartiesByTypeIDAndSubID'],
+  parties_put: ['putPartiesByTypeAndID', 'putPartiesByTypeIDAndSubID'],
+  parties_put_error: ['putPartiesErrorByTypeAndID', 'putPartiesErrorByTypeIDAndSubID'],
+  participants_get: ['getParticipantsByTypeAndID', 'getParticipantsByTypeIdAndSubID'],
+  participants_post: ['postParticipantsbyTypeAndID', 'postParticipantsByTypeIDAndSubID'],
+  participants_put: ['putParticipantsByTypeAndID', 'putParticipantsByTypeIDAndSubID'],
+  participants_delete: ['deleteParticipantsByTypeAndID', 'deleteParticipantsByTypeIDAndSubID'],
+  participants_put_error: ['putParticipantsErrorByTypeAndID', 'putParticipantsErrorByTypeIDAndSubID'],
+  participants_batch: ['postParticipantsBatch', 'postParticipantsBatch'],
+};
+
+/**
+ * Our route label → the original's domain histogram (src/domain/parties/*.js, src/domain/participants/
+ * participants.js), one per flow whatever the path.
+ */
+const DOMAIN: Readonly<Record<string, string>> = {
+  parties_get: 'getPartiesByTypeAndID',
+  parties_put: 'putPartiesByTypeAndID',
+  parties_put_error: 'putPartiesErrorByTypeAndID',
+  participants_get: 'getParticipantsByTypeAndID',
+  participants_post: 'postParticipants',
+  participants_put: 'putParticipantsByTypeAndID',
+  participants_delete: 'deleteParticipants',
+  participants_put_error: 'putParticipantsErrorByTypeAndID',
+  participants_batch: 'postParticipantsBatch',
+};
+
+export interface OriginalMetrics {
+  /** The ingress histogram of an accepted request: `seconds` from the handler's start to the answer. */
+  ingress(route: string, subId: boolean, seconds: number): void;
+  /** The domain histogram of one flow, observed when `running` settles; `failed` is read then. */
+  domain(route: string, running: Promise<unknown>, failed: () => boolean): void;
+}
+
+interface Outcomes {
+  readonly ok: HistogramChild;
+  readonly failed: HistogramChild;
+}
+
+/**
+ * Registers the original's names on `registry`. Every child is bound here, once: a request costs one map
+ * read and one bucket search on a child, no label object and no second prom-client observe.
+ */
+export function createOriginalMetrics(registry: Registry): OriginalMetrics {
+  // The original's process metrics (collectDefaultMetrics with its prefix and default label); prom-client
+  // samples them on scrape, so nothing is added per request.
+  collectDefaultMetrics({
+    register: registry,
+    prefix: ORIGINAL_PREFIX,
+    labels: { serviceName: ORIGINAL_SERVICE_NAME },
+    eventLoopMonitoringPrecision: 10,
+  });
+  const histograms = new Map<string, FastHistogram>();
+  const histogram = (id: string) => {
+    let found = histograms.get(id);
+    if (!found) {
+      found = new FastHistogram(
+        `${ORIGINAL_PREFIX}${id}`,
+        `${id} (account-lookup-service's name)`,
+        ORIGINAL_BUCKETS,
+        registry,
+      );
+      histograms.set(id, found);
+    }
+    return found;
+  };
+  const outcomes = (id: string): Outcomes => ({
+    ok: histogram(id).child({ success: 'true', serviceName: ORIGINAL_SERVICE_NAME }),
+    failed: histogram(id).child({ success: 'false', serviceName: ORIGINAL_SERVICE_NAME }),
+  });
+  // The original ends an ingress timer only on the way to its 2xx answer, always with success true.
+  const ingress = new Map<string, readonly [HistogramChild, HistogramChild]>();
+  for (const [route, [plain, withSubId]] of Object.entries(INGRESS)) {
+    ingress.set(route, [outcomes(`ing_${plain}`).ok, outcomes(`ing_${withSubId}`).ok]);
+  }
+  const domain = new Map<string, Outcomes>();
+  for (const [route, id] of Object.entries(DOMAIN)) domain.set(route, outcomes(id));
+
+  return {
+    ingress(route, subId, seconds) {
+      ingress.get(route)?.[subId ? 1 : 0].observe(seconds);
+    },
+    domain(route, running, failed) {
+      const flow = domain.get(route);
+      if (!flow) return;
+      const started = performance.now();
+      running.then(
+        () => (failed() ? flow.failed : flow.ok).observe((performance.now() - started) / 1000),
+        () => flow.failed.observe((performance.now() - started) / 1000),
+      );
+    },
+  };
+}

@@ -1,0 +1,154 @@
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { call, callbackHeaders, lookupHeaders, newTraceId, type Stack, startStack } from './helpers.js';
+
+// The metric names the community dashboards query for the ALS (fixtures/dashboard-metrics.json, a fact
+// list taken from mojaloop/helm's dashboards), each expected on the real /metrics of a running ALS after
+// one request of every route, with the labels the queries select on.
+interface Entry {
+  readonly name: string;
+  readonly labels: readonly string[];
+  readonly dashboard: string;
+}
+const fixture = JSON.parse(readFileSync(new URL('./fixtures/dashboard-metrics.json', import.meta.url), 'utf8')) as {
+  covered: Entry[];
+  notCovered: Entry[];
+};
+
+/**
+ * name → the label sets of its samples on a Prometheus text page. A histogram's `_count` sample counts
+ * only once something was observed (a series bound in advance renders 0 before that).
+ */
+function samples(text: string): Map<string, string[]> {
+  const found = new Map<string, string[]>();
+  for (const line of text.split('\n')) {
+    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})? (\S+)$/.exec(line);
+    if (!match?.[1] || (match[1].endsWith('_count') && !(Number(match[3]) > 0))) continue;
+    const list = found.get(match[1]) ?? [];
+    list.push(match[2] ?? '');
+    found.set(match[1], list);
+  }
+  return found;
+}
+
+const missing = (text: string) => {
+  const page = samples(text);
+  return fixture.covered
+    .filter((entry) => !page.get(entry.name)?.some((labels) => entry.labels.every((l) => labels.includes(`${l}="`))))
+    .map((entry) => entry.name);
+};
+
+let stack: Stack;
+beforeAll(async () => {
+  stack = await startStack();
+});
+afterAll(async () => {
+  await stack?.close();
+});
+
+const participants = 'participants' as const;
+const json = (resource: 'parties' | 'participants') => ({
+  'content-type': `application/vnd.interoperability.${resource}+json;version=1.1`,
+});
+
+describe('dashboard metrics on /metrics', () => {
+  it('lists dashboard names only once and never one it also calls uncovered', () => {
+    const covered = new Set(fixture.covered.map((e) => `${e.name} ${e.dashboard}`));
+    expect(covered.size).toBe(fixture.covered.length);
+    const names = new Set(fixture.covered.map((e) => e.name));
+    for (const entry of fixture.notCovered) expect(names.has(entry.name)).toBe(false);
+  });
+
+  it('exports every name the dashboards query after one request of each route', async () => {
+    const base = stack.als.url;
+    const errorBody = '{"errorInformation":{"errorCode":"5100","errorDescription":"Payee rejected"}}';
+    const accepted: [string, 'GET' | 'PUT' | 'POST' | 'DELETE', Record<string, string>, string | undefined, number][] =
+      [];
+    for (const sub of ['', '/WALLET']) {
+      const id = sub ? '46730000092' : '46730000091';
+      accepted.push(
+        [`/parties/MSISDN/${id}${sub}`, 'GET', lookupHeaders(newTraceId()), undefined, 202],
+        [
+          `/parties/MSISDN/${id}${sub}`,
+          'PUT',
+          callbackHeaders(newTraceId()),
+          `{"party":{"partyIdInfo":{"partyIdType":"MSISDN","partyIdentifier":"${id}"}}}`,
+          200,
+        ],
+        [`/parties/MSISDN/${id}${sub}/error`, 'PUT', callbackHeaders(newTraceId()), errorBody, 200],
+        [`/participants/MSISDN/${id}${sub}`, 'GET', lookupHeaders(newTraceId(), {}, participants), undefined, 202],
+        [
+          `/participants/MSISDN/${id}${sub}`,
+          'POST',
+          { ...lookupHeaders(newTraceId(), {}, participants), ...json(participants) },
+          '{"fspId":"payerfsp"}',
+          202,
+        ],
+        [
+          `/participants/MSISDN/${id}${sub}`,
+          'PUT',
+          { ...callbackHeaders(newTraceId(), { 'fspiop-source': 'payerfsp' }, participants) },
+          '{"fspId":"payerfsp"}',
+          200,
+        ],
+        [`/participants/MSISDN/${id}${sub}`, 'DELETE', lookupHeaders(newTraceId(), {}, participants), undefined, 202],
+        [
+          `/participants/MSISDN/${id}${sub}/error`,
+          'PUT',
+          callbackHeaders(newTraceId(), {}, participants),
+          errorBody,
+          200,
+        ],
+      );
+    }
+    accepted.push([
+      '/participants',
+      'POST',
+      { ...lookupHeaders(newTraceId(), {}, participants), ...json(participants) },
+      JSON.stringify({
+        requestId: randomUUID(),
+        partyList: [{ partyIdType: 'MSISDN', partyIdentifier: '46730000093', fspId: 'payerfsp' }],
+        currency: 'USD',
+      }),
+      200,
+    ]);
+    for (const [path, method, headers, body, status] of accepted) {
+      if (method === 'PUT') delete headers.accept;
+      const res = await call(`${base}${path}`, method, headers, body);
+      expect({ path, method, status: res.status, body: res.body }).toMatchObject({ path, method, status });
+    }
+    // The domain histograms are observed when each flow ends (its callback sent), after the answer.
+    await vi.waitFor(
+      async () => {
+        const text = await (await fetch(`${stack.als.adminUrl}/metrics`)).text();
+        expect(missing(text)).toEqual([]);
+      },
+      { timeout: 10_000, interval: 100 },
+    );
+  });
+
+  it('gives the original ingress histograms success="true" and serviceName beside our own metrics', async () => {
+    const text = await (await fetch(`${stack.als.adminUrl}/metrics`)).text();
+    expect(text).toMatch(
+      /^moja_als_ing_getPartiesByTypeAndID_count\{success="true",serviceName="account-lookup-service"\} [1-9]/m,
+    );
+    expect(text).toMatch(/^moja_als_ing_getPartiesByTypeIDAndSubID_count\{[^}]*\} [1-9]/m);
+    expect(text).toMatch(/^als_requests_total\{route="parties_get",status="202"\} [1-9]/m);
+  });
+
+  it('records a lookup that ends in the ALS error callback as success="false" (the original domain timer)', async () => {
+    // Bad input: a party the oracle does not know (the simulator's 404 prefix); the ALS answers 3204.
+    const traceId = newTraceId();
+    const res = await call(`${stack.als.url}/parties/MSISDN/40400091`, 'GET', lookupHeaders(traceId));
+    expect(res.status).toBe(202);
+    const callback = await stack.sims.payer?.waitForCallback(traceId, 5_000);
+    expect(callback?.kind).toBe('error');
+    await vi.waitFor(async () => {
+      const text = await (await fetch(`${stack.als.adminUrl}/metrics`)).text();
+      expect(text).toMatch(
+        /^moja_als_getPartiesByTypeAndID_count\{success="false",serviceName="account-lookup-service"\} 1$/m,
+      );
+    });
+  });
+});

@@ -1,0 +1,156 @@
+import { collectDefaultMetrics, type Metric, type Registry } from 'prom-client';
+
+/**
+ * The metric names the community dashboards query for central-ledger's position handler (mojaloop/helm
+ * monitoring/dashboards/mojaloop/dashboard-central-services.json, dashboard-central-services-characterization.json,
+ * dashboard-NodeJSApplication.json), as the original's batch handler exports them
+ * (src/handlers/positions/handlerBatch.js, through central-services-metrics): histograms with the prefix of
+ * its config/default.json (INSTRUMENTATION.METRICS.config.prefix "moja_cl_"), central-services-metrics'
+ * default buckets, and its default label `serviceName` ("central-service"; the dashboards match
+ * `central-handler-position|central-service`). Our own `position_*` metrics stay as they are beside these.
+ */
+export const ORIGINAL_PREFIX = 'moja_cl_';
+export const ORIGINAL_SERVICE_NAME = 'central-service';
+
+/** central-services-metrics getHistogram's default buckets (seconds). */
+const ORIGINAL_BUCKETS = [0.01, 0.05, 0.1, 0.5, 1, 2, 5];
+
+interface Series {
+  readonly labels: Record<string, string>;
+  readonly counts: Float64Array;
+  sum: number;
+  count: number;
+}
+
+/**
+ * A histogram that takes `count` observations of one value at once: the handler records the original's
+ * per-message histogram once per chunk and outcome, not once per message through prom-client's label
+ * validation and hashing. Rendered in prom-client's format on scrape.
+ */
+class ChunkHistogram {
+  private readonly series = new Map<string, Series>();
+
+  constructor(
+    readonly name: string,
+    private readonly help: string,
+    registry: Registry,
+  ) {
+    registry.registerMetric(this as unknown as Metric);
+  }
+
+  child(labels: Record<string, string>): (seconds: number, count: number) => void {
+    const key = JSON.stringify(labels);
+    let found = this.series.get(key);
+    if (!found) {
+      found = { labels, counts: new Float64Array(ORIGINAL_BUCKETS.length), sum: 0, count: 0 };
+      this.series.set(key, found);
+    }
+    const series = found;
+    return (seconds, count) => {
+      if (!Number.isFinite(seconds) || count <= 0) return;
+      series.sum += seconds * count;
+      series.count += count;
+      const bucket = ORIGINAL_BUCKETS.findIndex((le) => seconds <= le);
+      if (bucket >= 0) series.counts[bucket] = (series.counts[bucket] as number) + count;
+    };
+  }
+
+  async get() {
+    const values: { labels: Record<string, string | number>; value: number; metricName: string }[] = [];
+    for (const { labels, counts, sum, count } of this.series.values()) {
+      if (count === 0) continue;
+      let cumulative = 0;
+      ORIGINAL_BUCKETS.forEach((le, i) => {
+        cumulative += counts[i] as number;
+        values.push({ labels: { ...labels, le }, value: cumulative, metricName: `${this.name}_bucket` });
+      });
+      values.push({ labels: { ...labels, le: '+Inf' }, value: count, metricName: `${this.name}_bucket` });
+      values.push({ labels, value: sum, metricName: `${this.name}_sum` });
+      values.push({ labels, value: count, metricName: `${this.name}_count` });
+    }
+    return { name: this.name, help: this.help, type: 'histogram', values, aggregator: 'sum' };
+  }
+}
+
+/** Our message results → the original's `success` label (binItem.result in src/domain/position/*.js). */
+const SUCCESS: Readonly<Record<string, string | undefined>> = {
+  applied: 'true',
+  replayed: 'true',
+  rejected: 'false',
+  failed: 'false',
+  // A message the handler could not read: the original's item keeps result {} and is observed with its
+  // action only.
+  skipped: undefined,
+};
+
+export interface OriginalMetrics {
+  /** One message's result, counted until the next stage() call observes it. */
+  message(action: string, result: string): void;
+  /** A stage observation of the runner (see metrics.ts): closes the chunk's tally and its transaction. */
+  stage(stage: string, seconds: number): void;
+  /** A chunk's DB transaction committed (after its lock, compute and write stage observations). */
+  transaction(): void;
+}
+
+/**
+ * The runner reports through metrics.ts in a fixed order per chunk, each group within one synchronous step:
+ * decode (malformed messages counted, then the `consume` stage); the transaction (`lock`, `compute`,
+ * `write`, then the batch size); the notifications (each message's result, then the `compute` stage). So
+ * the results tallied since the last stage observation belong to the chunk that stage closes, and the
+ * transaction time is the sum of the three stages just before the batch size.
+ */
+export function createOriginalMetrics(registry: Registry, serviceName = ORIGINAL_SERVICE_NAME): OriginalMetrics {
+  collectDefaultMetrics({
+    register: registry,
+    prefix: ORIGINAL_PREFIX,
+    labels: { serviceName },
+    eventLoopMonitoringPrecision: 10,
+  });
+  // handlerBatch.js: one observation per consumed batch (one DB transaction), success false when it failed.
+  const batch = new ChunkHistogram(
+    `${ORIGINAL_PREFIX}transfer_position_batch`,
+    'Consume a batch of prepare transfer messages from the kafka topic and process them (central-ledger name)',
+    registry,
+  ).child({ success: 'true', serviceName });
+  // handlerBatch.js: one observation per message, from the batch's start to its end, by success and action.
+  const perMessage = new ChunkHistogram(
+    `${ORIGINAL_PREFIX}transfer_position`,
+    'Process a prepare transfer message (central-ledger name)',
+    registry,
+  );
+  const children = new Map<string, (seconds: number, count: number) => void>();
+  const childOf = (action: string, result: string) => {
+    const key = `${action}\u0000${result}`;
+    let found = children.get(key);
+    if (!found) {
+      const success = SUCCESS[result];
+      found = perMessage.child(success === undefined ? { action, serviceName } : { success, action, serviceName });
+      children.set(key, found);
+    }
+    return found;
+  };
+  const tally = new Map<(seconds: number, count: number) => void, number>();
+  let transactionSeconds = 0;
+  let lastTransactionSeconds = 0;
+
+  return {
+    message(action, result) {
+      const child = childOf(action, result);
+      tally.set(child, (tally.get(child) ?? 0) + 1);
+    },
+    stage(stage, seconds) {
+      if (stage === 'lock' || stage === 'write') transactionSeconds += seconds;
+      else if (stage === 'compute' && tally.size === 0) transactionSeconds += seconds;
+      if (tally.size === 0) return;
+      // Decode failures never reached a transaction; the others took the chunk's transaction and this step.
+      const elapsed = stage === 'consume' ? seconds : lastTransactionSeconds + seconds;
+      for (const [observe, count] of tally) observe(elapsed, count);
+      tally.clear();
+    },
+    transaction() {
+      lastTransactionSeconds = transactionSeconds;
+      transactionSeconds = 0;
+      batch(lastTransactionSeconds, 1);
+    },
+  };
+}

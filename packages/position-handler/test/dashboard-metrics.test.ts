@@ -1,0 +1,126 @@
+import { readFileSync } from 'node:fs';
+import type { TestTopic } from '@mojafast/testkit';
+import type { Producer } from 'kafkajs';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { startPositionService } from '../src/main.js';
+import { generatePositionMessages, generateTransfers } from '../src/messages/generate.js';
+import { insertTransfers } from '../src/store/provision.js';
+import {
+  createTestLedger,
+  newTopics,
+  openProducer,
+  produce,
+  quietLogger,
+  type TestLedger,
+  TopicReader,
+  testConfig,
+} from './helpers.js';
+
+// The metric names the community dashboards query for central-ledger's position handler
+// (fixtures/dashboard-metrics.json, a fact list taken from mojaloop/helm's dashboards), each expected on the
+// real /metrics of a running handler after it applied and refused prepares from the real broker.
+interface Entry {
+  readonly name: string;
+  readonly labels: readonly string[];
+  readonly dashboard: string;
+}
+const fixture = JSON.parse(readFileSync(new URL('./fixtures/dashboard-metrics.json', import.meta.url), 'utf8')) as {
+  covered: Entry[];
+  notCovered: Entry[];
+};
+
+/**
+ * name → the label sets of its samples on a Prometheus text page. A histogram's `_count` sample counts
+ * only once something was observed (a series bound in advance renders 0 before that).
+ */
+function samples(text: string): Map<string, string[]> {
+  const found = new Map<string, string[]>();
+  for (const line of text.split('\n')) {
+    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})? (\S+)$/.exec(line);
+    if (!match?.[1] || (match[1].endsWith('_count') && !(Number(match[3]) > 0))) continue;
+    const list = found.get(match[1]) ?? [];
+    list.push(match[2] ?? '');
+    found.set(match[1], list);
+  }
+  return found;
+}
+
+describe('dashboard metrics on /metrics', () => {
+  let ledger: TestLedger;
+  let input: TestTopic;
+  let output: TestTopic;
+  let producer: Producer;
+  let reader: TopicReader;
+
+  beforeAll(async () => {
+    ledger = await createTestLedger('position_dashboard', {
+      currencies: ['USD'],
+      dfsps: [
+        { name: 'dashpayer', netDebitCap: '1000', liquidity: '1000' },
+        { name: 'dashpayee', netDebitCap: '1000', liquidity: '1000' },
+      ],
+    });
+    [input, output] = await newTopics('position_dashboard');
+    producer = await openProducer();
+    reader = await TopicReader.open(output);
+  });
+
+  afterAll(async () => {
+    await reader?.close();
+    await producer?.disconnect();
+    await input?.drop();
+    await output?.drop();
+    await ledger?.drop();
+  });
+
+  it('lists dashboard names only once and never one it also calls uncovered', () => {
+    const covered = new Set(fixture.covered.map((e) => `${e.name} ${e.dashboard}`));
+    expect(covered.size).toBe(fixture.covered.length);
+    const names = new Set(fixture.covered.map((e) => e.name));
+    for (const entry of fixture.notCovered) expect(names.has(entry.name)).toBe(false);
+  });
+
+  it('exports every name the dashboards query, and counts each prepare once by action and success', async () => {
+    // Five prepares within the payer's net debit cap (applied) and one over it (bad input: refused, 4001).
+    const transfers = generateTransfers({ transfers: 6, dfsps: ['dashpayer', 'dashpayee'], currencies: ['USD'] }).map(
+      (t, i) => ({ ...t, payer: 'dashpayer', payee: 'dashpayee', amount: i < 5 ? '10' : '5000' }),
+    );
+    await insertTransfers(
+      ledger.knex,
+      transfers.map((t) => ({ ...t, state: 'RECEIVED_PREPARE' as const })),
+      ledger.ledger.accounts,
+    );
+    const payer = ledger.ledger.accounts.get('dashpayer:USD')?.position ?? -1;
+    await produce(
+      producer,
+      input.name,
+      generatePositionMessages({ transfers, action: 'prepare', accountOf: () => payer }),
+    );
+    const service = await startPositionService(testConfig(ledger.db, input, output), { logger: quietLogger });
+    try {
+      await reader.waitFor(6);
+      const url = `http://127.0.0.1:${service.http.address.port}/metrics`;
+      const page = async () => (await fetch(url)).text();
+      await vi.waitFor(async () => {
+        const found = samples(await page());
+        const missing = fixture.covered
+          .filter((e) => !found.get(e.name)?.some((labels) => e.labels.every((l) => labels.includes(`${l}="`))))
+          .map((e) => e.name);
+        expect(missing).toEqual([]);
+      });
+      const text = await page();
+      expect(text).toMatch(
+        /^moja_cl_transfer_position_count\{success="true",action="prepare",serviceName="central-service"\} 5$/m,
+      );
+      expect(text).toMatch(
+        /^moja_cl_transfer_position_count\{success="false",action="prepare",serviceName="central-service"\} 1$/m,
+      );
+      expect(text).toMatch(
+        /^moja_cl_transfer_position_batch_count\{success="true",serviceName="central-service"\} [1-9]/m,
+      );
+      expect(text).toMatch(/^position_messages_total\{action="prepare",result="applied"\} 5$/m);
+    } finally {
+      await service.stop();
+    }
+  });
+});
