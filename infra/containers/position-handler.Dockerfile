@@ -21,8 +21,9 @@ RUN --mount=type=cache,id=pnpm-store,target=/root/.local/share/pnpm/store \
 # The package and the workspace packages it depends on, each with its own build script, in dependency
 # order (independent of tsconfig project references).
 RUN pnpm --filter "@mojafast/position-handler..." run build
-# --legacy: the workspace links its packages instead of injecting them (pnpm 10 deploys injected ones only);
-# workspace dependencies are copied with their built dist/.
+# --legacy: the workspace links its packages instead of injecting them (pnpm 10 deploys injected ones only).
+# --prod: no devDependencies. Each package, this one and the workspace packages it depends on, is copied as
+# its package.json "files" field packs it: dist/ without source maps or declarations, never src/ or test/.
 RUN pnpm --filter @mojafast/position-handler deploy --legacy --prod /out
 
 FROM ${NODE_IMAGE}
@@ -33,8 +34,8 @@ ENV NODE_ENV=production \
     POSITION_HTTP_PORT=3001
 WORKDIR /app
 # Code stays owned by root and read-only to the service user; on-demand CPU profiles go to a writable dir.
-# The whole deployed package: dist/, production node_modules and data files beside them (the ALS reads
-# config/oracles.json relative to dist/). A "files" field in the package.json slims it.
+# The application layer is the deploy output alone: package.json, dist/ and the production node_modules.
+# Measure it without Docker: node packages/deploy-check/dist/image-size-cli.js (packages/deploy-check/README.md).
 COPY --from=build /out ./
 RUN mkdir /profiles && chown node:node /profiles
 ENV POSITION_PROFILE_DIR=/profiles

@@ -21,8 +21,9 @@ RUN --mount=type=cache,id=pnpm-store,target=/root/.local/share/pnpm/store \
 # The package and the workspace packages it depends on, each with its own build script, in dependency
 # order (independent of tsconfig project references).
 RUN pnpm --filter "@mojafast/sim..." run build
-# --legacy: the workspace links its packages instead of injecting them (pnpm 10 deploys injected ones only);
-# workspace dependencies are copied with their built dist/.
+# --legacy: the workspace links its packages instead of injecting them (pnpm 10 deploys injected ones only).
+# --prod: no devDependencies. Each package, this one and the workspace packages it depends on, is copied as
+# its package.json "files" field packs it: dist/ without source maps or declarations, never src/ or test/.
 RUN pnpm --filter @mojafast/sim deploy --legacy --prod /out
 
 FROM ${NODE_IMAGE}
@@ -31,8 +32,8 @@ FROM ${NODE_IMAGE}
 ENV NODE_ENV=production \
     SIM_PORT_BASE=3001
 WORKDIR /app
-# The whole deployed package: dist/, production node_modules and data files beside them (the ALS reads
-# config/oracles.json relative to dist/). A "files" field in the package.json slims it.
+# The application layer is the deploy output alone: package.json, dist/ and the production node_modules.
+# Measure it without Docker: node packages/deploy-check/dist/image-size-cli.js (packages/deploy-check/README.md).
 COPY --from=build /out ./
 USER node
 EXPOSE 3001 3002 3003 3004

@@ -1,5 +1,15 @@
 export { type ConfigSchema, schemaFromModule, schemaFromUsage } from './config-schema.js';
 export { envOf, execForm, type Instruction, parseDockerfile, splitStages } from './dockerfile.js';
+export {
+  buildLayer,
+  type LayerRecipe,
+  type LayerSize,
+  layerRecipe,
+  measureLayer,
+  ownFiles,
+  ownPackageDirs,
+  readPackage,
+} from './image-layer.js';
 export * from './infra.js';
 export { type RunningService, startService } from './process.js';
 export { exportedSampleNames, metricNamesIn } from './promql.js';

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -11,6 +11,7 @@ import {
   type K8sObject,
   k8sEnv,
   k8sObject,
+  layerRecipe,
   listener,
   loadCompose,
   loadDashboards,
@@ -20,6 +21,7 @@ import {
   parseDockerfile,
   podSpecOf,
   portOf,
+  readPackage,
   readYaml,
   type ServiceSpec,
   services,
@@ -87,6 +89,39 @@ describe.each(services)('$id', (spec: ServiceSpec) => {
     expect(existsSync(join(root, spec.packageDir, spec.entry.replace(/^dist/, 'src').replace(/\.js$/, '.ts')))).toBe(
       true,
     );
+  });
+
+  it('its image holds the production deploy alone, each package of it packed by a files field that leaves src/ and test/ out', () => {
+    // The bad Dockerfile this refuses: a final stage that COPYs the build context or packages/ (src/, test/),
+    // or a deploy without --prod (devDependencies such as @mojaloop/api-snippets in the image).
+    const recipe = layerRecipe(readFileSync(join(repoRoot, spec.dockerfile), 'utf8'));
+    expect(recipe.deploy).toMatch(new RegExp(`--filter ${spec.packageName} deploy .*--prod\\b`));
+    expect(recipe.build).toContainEqual(`pnpm --filter "${spec.packageName}..." run build`);
+    expect(recipe.dest).toBe('./');
+
+    // The package and every workspace package it needs at run time, through their dependencies.
+    const byName = new Map(
+      readdirSync(join(root, 'packages')).map((dir) => {
+        const path = join(root, 'packages', dir);
+        return [readPackage(path).name, path] as const;
+      }),
+    );
+    const shipped = new Set<string>([spec.packageName]);
+    for (const name of shipped) {
+      const dependencies = readPackage(byName.get(name) ?? '').dependencies ?? {};
+      for (const [dependency, range] of Object.entries(dependencies)) {
+        if (range.startsWith('workspace:')) shipped.add(dependency);
+      }
+    }
+    for (const name of shipped) {
+      const { files } = readPackage(byName.get(name) ?? '');
+      expect(files ?? [], `${name} needs a "files" field with dist`).toContain('dist');
+      const included = (files ?? []).filter((f) => !f.startsWith('!'));
+      expect(
+        included.filter((f) => /^(\.\/)?(src|test)(\/|$)/.test(f)),
+        name,
+      ).toEqual([]);
+    }
   });
 
   it('compose: published ports, bind address, health check port and Prometheus target match its listeners', async () => {

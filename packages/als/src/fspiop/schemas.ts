@@ -1,13 +1,13 @@
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
-import { parse as parseYaml } from 'yaml';
 import { AlsError } from './errors.js';
+import generated from './fspiop-schemas.generated.json' with { type: 'json' };
 import type { FspiopVersion } from './versions.js';
 
-/** The request bodies the ALS accepts, by their schema names in the FSPIOP API definitions. */
+/**
+ * The request bodies the ALS accepts, by their schema names in the FSPIOP API definitions; the same list as
+ * scripts/fspiop-schemas.ts extracts (test/fspiop-schemas.test.ts checks they agree).
+ */
 export const bodySchemaNames = [
   'PartiesTypeIDPutResponse',
   'ErrorInformationObject',
@@ -27,36 +27,37 @@ export interface FspiopSchemas {
   readonly currencies: ReadonlySet<string>;
 }
 
-function snippetsDir(): string {
-  const require = createRequire(import.meta.url);
-  return dirname(require.resolve('@mojaloop/api-snippets/package.json'));
+/**
+ * The schema documents, in the shapes api-snippets gives them: v1.1's OpenAPI components (schemas
+ * referenced in place by `#/components/...`), v2.0's self-contained JSON schemas by name.
+ */
+export interface FspiopSchemaSource {
+  readonly 'v1.1': { readonly components: { readonly schemas: Record<string, { enum?: string[] }> } };
+  readonly '2.0': Record<string, { enum?: string[] } | undefined>;
 }
 
 /**
- * Compiles the FSPIOP body schemas once, at start-up, from @mojaloop/api-snippets: v2.0 from its
- * generated JSON schemas, v1.1 from the OpenAPI document (components/schemas referenced in place), so no
- * schema is copied by hand (issue #3).
+ * The schemas this package ships: extracted at build time from @mojaloop/api-snippets by
+ * scripts/fspiop-schemas.ts (the named bodies, the components they reference, the enums below), so the
+ * runtime needs no api-snippets and no schema is copied by hand (issues #3, #16).
  */
-export function loadFspiopSchemas(): FspiopSchemas {
-  const dir = snippetsDir();
+export const shippedSchemas: FspiopSchemaSource = generated as FspiopSchemaSource;
+
+/** Compiles the FSPIOP body schemas once, at start-up. */
+export function loadFspiopSchemas(source: FspiopSchemaSource = shippedSchemas): FspiopSchemas {
   // OpenAPI 3.0 keywords ajv does not know (example, externalDocs) are annotations: strict off.
   const ajv = new Ajv({ strict: false, allErrors: false, validateFormats: true });
   addFormats.default(ajv);
 
-  const v11 = parseYaml(readFileSync(join(dir, 'docs/fspiop-rest-v1.1-openapi3-snippets.yaml'), 'utf8')) as {
-    components: { schemas: Record<string, { enum?: string[] }> };
-  };
+  const v11 = source['v1.1'];
   ajv.addSchema({ components: v11.components }, 'fspiop-v1.1');
-  const v20 = JSON.parse(readFileSync(join(dir, 'lib/fspiop/v2_0/json-schemas.json'), 'utf8')) as Record<
-    string,
-    { enum?: string[] }
-  >;
+  const v20 = source['2.0'];
 
   const validators = new Map<string, ValidateFunction>();
   for (const name of bodySchemaNames) {
     validators.set(`1.1:${name}`, ajv.compile({ $ref: `fspiop-v1.1#/components/schemas/${name}` }));
     const schema = v20[name];
-    if (!schema) throw new Error(`@mojaloop/api-snippets v2.0 has no schema ${name}`);
+    if (!schema) throw new Error(`FSPIOP v2.0 schemas have no ${name}`);
     validators.set(`2.0:${name}`, ajv.compile(schema));
   }
   const partyIdTypes = {
@@ -65,7 +66,7 @@ export function loadFspiopSchemas(): FspiopSchemas {
   };
 
   const currencies = new Set(v11.components.schemas.Currency?.enum ?? []);
-  if (currencies.size === 0) throw new Error('@mojaloop/api-snippets v1.1 has no Currency enum');
+  if (currencies.size === 0) throw new Error('FSPIOP v1.1 schemas have no Currency enum');
 
   return {
     partyIdTypes,

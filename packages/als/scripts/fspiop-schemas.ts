@@ -1,0 +1,158 @@
+// Extracts the FSPIOP schemas the ALS validates with from @mojaloop/api-snippets into
+// src/fspiop/fspiop-schemas.generated.json, so the service ships a few kB of schemas instead of the 57 MB
+// package (issue #16 item 4). The file is committed; `pnpm --filter @mojafast/als run schemas` rewrites it
+// (after an api-snippets upgrade or a new body schema), and test/fspiop-schemas.test.ts fails while it
+// differs from what this script would write.
+//
+//   node packages/als/scripts/fspiop-schemas.ts           rewrite the file
+//   node packages/als/scripts/fspiop-schemas.ts --check   exit 1 if the file is stale
+//
+// Node runs this file as it is (type stripping): it imports no local module and uses erasable syntax only.
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { isDeepStrictEqual } from 'node:util';
+import { parse as parseYaml } from 'yaml';
+
+/** The request bodies the ALS validates; the same list as bodySchemaNames in src/fspiop/schemas.ts. */
+export const bodySchemaNames: readonly string[] = [
+  'PartiesTypeIDPutResponse',
+  'ErrorInformationObject',
+  'ParticipantsTypeIDSubIDPostRequest',
+  'ParticipantsTypeIDPutResponse',
+  'ParticipantsPostRequest',
+];
+
+/** Enums the ALS reads besides the bodies: the path's {Type} (both versions) and `?currency=` (v1.1). */
+const v11Enums = ['PartyIdType', 'Currency'];
+const v20Enums = ['PartyIdType'];
+
+const packageDir = fileURLToPath(new URL('..', import.meta.url));
+export const generatedFile = join(packageDir, 'src/fspiop/fspiop-schemas.generated.json');
+
+function snippetsDir(): string {
+  const require = createRequire(join(packageDir, 'package.json'));
+  return dirname(require.resolve('@mojaloop/api-snippets/package.json'));
+}
+
+type Schema = { enum?: string[] };
+type Components = Record<string, Record<string, Schema>>;
+
+/** The api-snippets documents the schemas come from. */
+export interface Snippets {
+  /** `@mojaloop/api-snippets@<version>` */
+  readonly source: string;
+  /** v1.1's OpenAPI document's components (schemas reference each other by `#/components/...`). */
+  readonly v11Components: Components & { schemas: Record<string, Schema> };
+  /** v2.0's generated JSON schemas by name. */
+  readonly v20Schemas: Record<string, Schema>;
+}
+
+/** The file's content: where it comes from, the bodies it serves, the schemas in api-snippets' shapes. */
+export interface ExtractedSchemas {
+  readonly source: string;
+  readonly bodySchemas: string[];
+  readonly 'v1.1': { readonly components: Components };
+  readonly '2.0': Record<string, Schema>;
+}
+
+/** The api-snippets documents the schemas come from: v1.1's OpenAPI yaml, v2.0's generated JSON schemas. */
+export function readSnippets(dir = snippetsDir()): Snippets {
+  const { version } = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version: string };
+  const v11 = parseYaml(readFileSync(join(dir, 'docs/fspiop-rest-v1.1-openapi3-snippets.yaml'), 'utf8')) as {
+    components: Snippets['v11Components'];
+  };
+  const v20 = JSON.parse(readFileSync(join(dir, 'lib/fspiop/v2_0/json-schemas.json'), 'utf8')) as Record<
+    string,
+    Schema
+  >;
+  return { source: `@mojaloop/api-snippets@${version}`, v11Components: v11.components, v20Schemas: v20 };
+}
+
+/** Every `$ref` string under a value. */
+function refsIn(value: unknown, out: string[] = []): string[] {
+  if (Array.isArray(value)) for (const item of value) refsIn(item, out);
+  else if (value && typeof value === 'object') {
+    for (const [key, child] of Object.entries(value)) {
+      if (key === '$ref' && typeof child === 'string') out.push(child);
+      else refsIn(child, out);
+    }
+  }
+  return out;
+}
+
+const unescapePointer = (segment: string): string => segment.replaceAll('~1', '/').replaceAll('~0', '~');
+
+/**
+ * The named v1.1 component schemas and every component they reference, transitively, in the document's
+ * own shape ({ schemas: { … } }), so a `#/components/…` reference resolves exactly as in the full document.
+ */
+function v11Closure(components: Components, names: readonly string[]): Components {
+  const picked: Components = {};
+  const pending: [string, string][] = names.map((name) => ['schemas', name]);
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [section, name] = next;
+    if (picked[section]?.[name] !== undefined) continue;
+    const schema = components[section]?.[name];
+    if (schema === undefined) throw new Error(`api-snippets v1.1 has no components/${section}/${name}`);
+    picked[section] = { ...picked[section], [name]: schema };
+    for (const ref of refsIn(schema)) {
+      const match = /^#\/components\/([^/]+)\/([^/]+)/.exec(ref);
+      if (!match) throw new Error(`api-snippets v1.1 ${section}/${name}: unexpected $ref ${ref}`);
+      pending.push([unescapePointer(match[1] ?? ''), unescapePointer(match[2] ?? '')]);
+    }
+  }
+  // Sorted, so the file does not change with the walk order.
+  const sorted = <T>(record: Record<string, T>): Record<string, T> =>
+    Object.fromEntries(Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  return Object.fromEntries(Object.entries(sorted(picked)).map(([section, schemas]) => [section, sorted(schemas)]));
+}
+
+/** v2.0's schemas are self-contained (no $ref); the named ones are copied as they are. */
+function v20Pick(schemas: Record<string, Schema>, names: readonly string[]): Record<string, Schema> {
+  const picked: Record<string, Schema> = {};
+  for (const name of [...names].sort()) {
+    const schema = schemas[name];
+    if (schema === undefined) throw new Error(`api-snippets v2.0 has no schema ${name}`);
+    if (refsIn(schema).length > 0) throw new Error(`api-snippets v2.0 ${name} has a $ref; extract its target too`);
+    picked[name] = schema;
+  }
+  return picked;
+}
+
+/** The content of the generated file for these documents and body schema names. */
+export function extractFspiopSchemas(snippets: Snippets, names: readonly string[] = bodySchemaNames): ExtractedSchemas {
+  return {
+    source: snippets.source,
+    bodySchemas: [...names],
+    'v1.1': { components: v11Closure(snippets.v11Components, [...names, ...v11Enums]) },
+    '2.0': v20Pick(snippets.v20Schemas, [...names, ...v20Enums]),
+  };
+}
+
+/** The file as Biome formats it, so `pnpm run lint` accepts what this script writes. */
+function formatted(content: ExtractedSchemas): string {
+  const biome = join(packageDir, '../../node_modules/.bin/biome');
+  const result = spawnSync(biome, ['format', `--stdin-file-path=${generatedFile}`], {
+    input: `${JSON.stringify(content, null, 2)}\n`,
+    encoding: 'utf8',
+  });
+  if (result.status !== 0) throw new Error(`biome format failed: ${result.stderr}`);
+  return result.stdout;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const content = extractFspiopSchemas(readSnippets());
+  if (process.argv.includes('--check')) {
+    const current = JSON.parse(readFileSync(generatedFile, 'utf8'));
+    if (!isDeepStrictEqual(current, content)) {
+      process.stderr.write(`${generatedFile} is stale; run: pnpm --filter @mojafast/als run schemas\n`);
+      process.exit(1);
+    }
+  } else {
+    writeFileSync(generatedFile, formatted(content));
+    process.stdout.write(`wrote ${generatedFile} from ${content.source}\n`);
+  }
+}
