@@ -2,18 +2,20 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { isAbsolute, join, resolve } from 'node:path';
 import { parseEnvFile } from '@mojafast/testkit';
-import type { Compose, ComposeService } from './infra.js';
-import { dockerfileEnv } from './infra.js';
+import { type Compose, dockerfileEnv, type K8sObject, k8sEnv, loadCompose, loadK8s, podSpecOf } from './infra.js';
 import type { ServiceSpec } from './services.js';
 
 /**
- * How the compose file's services become local processes (issue 16 item 6): each of ours gets the env its
- * container gets (image ENV < env_file < environment), its mounted config files at their place in this
- * checkout, and only these rewrites, because a host has one loopback where compose has one per container:
- * - host names (compose service names, and every container's own 127.0.0.1/0.0.0.0) → 127.0.0.1;
- * - ports that our services listen on → free ports, and every URL or host:port that reached them → the new one;
- * - the compose file's Kafka and MySQL services → the local ones (infra/svc, `InfraSettings`);
- * - the image's `/profiles` volume → a directory of the run.
+ * How the services of the compose file (or the Deployments of the Kubernetes manifests) become local
+ * processes (issue 16 item 6): each of ours gets the env its container gets (compose: image ENV < env_file <
+ * environment; Kubernetes: image ENV < envFrom ConfigMaps/Secrets < env), its mounted config files at their
+ * place in this checkout, and only these rewrites, because a host has one loopback where the deployment has
+ * one per container (compose) or pod (Kubernetes):
+ * - host names (service names, every container's own 127.0.0.1/0.0.0.0) → 127.0.0.1;
+ * - ports that our services listen on → free ports, and every URL or host:port that reached them (through a
+ *   Kubernetes Service's port → targetPort too) → the new one;
+ * - the cluster's Kafka and MySQL → the local ones of `infra/svc start` (`LocalInfra`);
+ * - the images' `/profiles` directory → a directory of the run.
  */
 export interface ClusterProcess {
   readonly spec: ServiceSpec;
@@ -59,59 +61,130 @@ function isFree(port: number): Promise<boolean> {
   });
 }
 
-/** The network namespace a compose service's loopback belongs to (`network_mode: service:X` shares X's). */
-function namespaceOf(compose: Compose, name: string): string {
-  const mode = compose.services[name]?.network_mode;
-  return mode?.startsWith('service:') ? mode.slice('service:'.length) : name;
+/** Where a host:port seen from inside a container leads: a loopback of ours, or the cluster's Kafka or MySQL. */
+type Destination = { readonly ns: string; readonly port: number } | 'kafka' | 'mysql' | undefined;
+
+/** What a deployment file says about the containers: their env, mounts, loopbacks and names. */
+interface Topology {
+  /** The env the container sees before any rewrite. */
+  envOf(spec: ServiceSpec): Record<string, string>;
+  /** Host files mounted into the container: [path here, path in the container]. */
+  mountsOf(spec: ServiceSpec): [string, string][];
+  /** The loopback (network namespace) the container has; compose's `network_mode: service:X` shares X's. */
+  namespaceOf(spec: ServiceSpec): string;
+  /** Where `host:port`, as the container of `from` sees it, leads. */
+  resolve(from: ServiceSpec, host: string, port: number): Destination;
+  /** Whether a bare host name names one of the deployment's services. */
+  isServiceName(host: string): boolean;
 }
 
-/** The compose service a host name names (service or container name), if any. */
-function serviceNamed(compose: Compose, host: string): string | undefined {
-  for (const [name, service] of Object.entries(compose.services)) {
-    if (name === host || (service as { container_name?: string }).container_name === host) return name;
-  }
-  return undefined;
+function composeTopology(repoRoot: string, compose: Compose): Topology {
+  const composeDir = join(repoRoot, 'infra/compose');
+  const serviceOf = (spec: ServiceSpec) => {
+    const service = compose.services[spec.composeService];
+    if (!service) throw new Error(`compose has no service ${spec.composeService}`);
+    return service;
+  };
+  const nsOfName = (name: string) => {
+    const mode = compose.services[name]?.network_mode;
+    return mode?.startsWith('service:') ? mode.slice('service:'.length) : name;
+  };
+  // A service or container name.
+  const named = (host: string) =>
+    Object.entries(compose.services).find(
+      ([name, service]) => name === host || (service as { container_name?: string }).container_name === host,
+    )?.[0];
+  return {
+    envOf(spec) {
+      // image ENV < env_file < environment, as compose builds a container's env.
+      const service = serviceOf(spec);
+      const env = dockerfileEnv(repoRoot, spec);
+      const envFiles = (service as { env_file?: string | string[] }).env_file;
+      for (const file of typeof envFiles === 'string' ? [envFiles] : (envFiles ?? []))
+        Object.assign(env, parseEnvFile(readFileSync(resolve(composeDir, file), 'utf8')));
+      for (const [key, value] of Object.entries(service.environment ?? {})) env[key] = String(value ?? '');
+      return env;
+    },
+    mountsOf(spec) {
+      return (serviceOf(spec).volumes ?? []).flatMap((volume): [string, string][] => {
+        const [source, target] = volume.split(':');
+        if (!source || !target || !(source.startsWith('.') || isAbsolute(source))) return [];
+        return [[resolve(composeDir, source), target]];
+      });
+    },
+    namespaceOf: (spec) => nsOfName(spec.composeService),
+    resolve(from, host, port) {
+      const target = loopbackHosts.has(host) ? nsOfName(from.composeService) : named(host);
+      if (target === undefined) return undefined;
+      const image = compose.services[target]?.image ?? '';
+      if (/kafka/.test(image)) return 'kafka';
+      if (/mysql|mariadb/.test(image)) return 'mysql';
+      return { ns: nsOfName(target), port };
+    },
+    isServiceName: (host) => named(host) !== undefined,
+  };
 }
 
-function imageIs(service: ComposeService | undefined, pattern: RegExp): boolean {
-  return pattern.test(service?.image ?? '');
+function k8sTopology(repoRoot: string, objects: readonly K8sObject[]): Topology {
+  const deployments = objects.filter((o) => o.kind === 'Deployment');
+  const labelsOf = (deployment: K8sObject) =>
+    ((deployment.spec as { template?: { metadata?: { labels?: Record<string, string> } } }).template?.metadata
+      ?.labels ?? {}) as Record<string, string>;
+  const portsOf = (deployment: K8sObject) => podSpecOf(deployment).containers.flatMap((c) => c.ports ?? []);
+  return {
+    envOf: (spec) => k8sEnv(repoRoot, objects, spec).env,
+    // The manifests mount only emptyDirs (/profiles); a ConfigMap file mount would be listed here.
+    mountsOf: () => [],
+    namespaceOf: (spec) => spec.k8sDeployment,
+    resolve(from, host, port) {
+      if (loopbackHosts.has(host)) return { ns: from.k8sDeployment, port };
+      // A Service: its port's targetPort on the pods its selector picks.
+      const service = objects.find((o) => o.kind === 'Service' && o.metadata.name === host);
+      if (!service) return undefined;
+      const spec = service.spec as {
+        selector?: Record<string, string>;
+        ports?: { port: number; targetPort?: number | string }[];
+      };
+      const deployment = deployments.find((d) =>
+        Object.entries(spec.selector ?? {}).every(([k, v]) => labelsOf(d)[k] === v),
+      );
+      const servicePort = spec.ports?.find((p) => p.port === port);
+      if (!deployment || !servicePort) return undefined;
+      const target = servicePort.targetPort ?? servicePort.port;
+      const containerPort =
+        typeof target === 'number' ? target : portsOf(deployment).find((p) => p.name === target)?.containerPort;
+      return containerPort === undefined ? undefined : { ns: deployment.metadata.name, port: containerPort };
+    },
+    isServiceName: (host) => objects.some((o) => o.kind === 'Service' && o.metadata.name === host),
+  };
 }
 
 /**
- * Plans the local processes for `specs` (ours, in the compose file's profile `mojafast`): env, mounts and
- * ports, with the rewrites above. `overrides` are laid over each service's env last (the test's fresh
+ * Plans the local processes for `specs` from the compose file or the Kubernetes manifests: env, mounts and
+ * ports, with the rewrites above. `overrides` are laid over each service's env last (the run's fresh
  * database and topics).
  */
 export async function planCluster(options: {
   repoRoot: string;
-  compose: Compose;
+  from: 'compose' | 'k8s';
   specs: readonly ServiceSpec[];
   infra: LocalInfra;
   runDir: string;
   overrides?: Partial<Record<ServiceSpec['id'], Record<string, string>>>;
 }): Promise<ClusterProcess[]> {
-  const { compose, specs, infra } = options;
-  const composeDir = join(options.repoRoot, 'infra/compose');
+  const { specs, infra } = options;
+  const topology =
+    options.from === 'compose'
+      ? composeTopology(options.repoRoot, loadCompose(options.repoRoot))
+      : k8sTopology(options.repoRoot, loadK8s(options.repoRoot));
+  const raw = new Map(specs.map((spec) => [spec.id, topology.envOf(spec)]));
 
-  // 1. The env each container sees: image ENV < env_file < environment.
-  const raw = new Map<ServiceSpec['id'], Record<string, string>>();
-  for (const spec of specs) {
-    const service = compose.services[spec.composeService];
-    if (!service) throw new Error(`compose has no service ${spec.composeService}`);
-    const env = dockerfileEnv(options.repoRoot, spec);
-    const envFiles = (service as { env_file?: string | string[] }).env_file;
-    for (const file of typeof envFiles === 'string' ? [envFiles] : (envFiles ?? []))
-      Object.assign(env, parseEnvFile(readFileSync(resolve(composeDir, file), 'utf8')));
-    for (const [key, value] of Object.entries(service.environment ?? {})) env[key] = String(value ?? '');
-    raw.set(spec.id, env);
-  }
-
-  // 2. New ports for every listener: (namespace, port in the container) → port on this host.
+  // New ports for every listener: (namespace, port in the container) → port on this host.
   const moved = new Map<string, number>();
   const ports = new Map<ServiceSpec['id'], Record<string, number>>();
   for (const spec of specs) {
     const env = raw.get(spec.id) as Record<string, string>;
-    const ns = namespaceOf(compose, spec.composeService);
+    const ns = topology.namespaceOf(spec);
     const byEnv = new Map<string, number>();
     const mine: Record<string, number> = {};
     for (const listener of spec.listeners) {
@@ -128,34 +201,37 @@ export async function planCluster(options: {
     ports.set(spec.id, mine);
   }
 
-  /** host:port as seen from `from`'s container → host:port on this machine. */
-  const rewrite = (from: string, host: string, port: number): string | undefined => {
-    const target = loopbackHosts.has(host) ? namespaceOf(compose, from) : serviceNamed(compose, host);
-    if (target === undefined) return undefined;
-    const ns = namespaceOf(compose, target);
-    const local = moved.get(`${ns}|${port}`);
-    if (local !== undefined) return `127.0.0.1:${local}`;
-    const service = compose.services[target];
-    if (imageIs(service, /kafka/)) return infra.kafkaBrokers.join(',');
-    if (imageIs(service, /mysql|mariadb/)) return `${infra.mysql.host}:${infra.mysql.port}`;
-    return undefined;
+  /**
+   * host:port as the container of `from` sees it → host:port here. The cluster's Kafka and MySQL are not in
+   * the manifests (Mojaloop's backend chart runs them): a broker list or a DB host that leads nowhere else is
+   * taken as them.
+   */
+  const rewrite = (from: ServiceSpec, key: string, host: string, port: number): string | undefined => {
+    let destination = topology.resolve(from, host, port);
+    if (destination === undefined && !loopbackHosts.has(host)) {
+      if (key === 'KAFKA_BROKERS') destination = 'kafka';
+      else if (/DB_HOST$/.test(key)) destination = 'mysql';
+    }
+    if (destination === 'kafka') return infra.kafkaBrokers.join(',');
+    if (destination === 'mysql') return `${infra.mysql.host}:${infra.mysql.port}`;
+    if (destination === undefined) return undefined;
+    const local = moved.get(`${destination.ns}|${destination.port}`);
+    return local === undefined ? undefined : `127.0.0.1:${local}`;
   };
 
-  // 3. Rewrite addresses, bind hosts, mounts.
   return specs.map((spec) => {
-    const service = compose.services[spec.composeService] as ComposeService;
     const env = raw.get(spec.id) as Record<string, string>;
     const listenerEnvs = new Set(spec.listeners.map((l) => l.env));
     for (const [key, value] of Object.entries(env)) {
       if (listenerEnvs.has(key)) continue;
-      if (key === spec.bindHostEnv || (loopbackHosts.has(value) && /HOST$/.test(key))) {
+      // A listen address or an advertised host name (SIM_PUBLIC_HOST=sim): this host's loopback.
+      if (/HOST$/.test(key) && !/DB_HOST$/.test(key) && (loopbackHosts.has(value) || topology.isServiceName(value))) {
         env[key] = '127.0.0.1';
         continue;
       }
-      // URLs: http://host:port[/path]
       const url = /^(https?:\/\/)([^/:]+):(\d+)(.*)$/.exec(value);
       if (url) {
-        const local = rewrite(spec.composeService, url[2] as string, Number(url[3]));
+        const local = rewrite(spec, key, url[2] as string, Number(url[3]));
         if (local) env[key] = `${url[1]}${local}${url[4]}`;
         continue;
       }
@@ -163,39 +239,31 @@ export async function planCluster(options: {
       if (/^[\w.-]+:\d+(,[\w.-]+:\d+)*$/.test(value)) {
         const parts = value.split(',').map((part) => {
           const [host, port] = part.split(':');
-          return rewrite(spec.composeService, host as string, Number(port)) ?? part;
+          return rewrite(spec, key, host as string, Number(port)) ?? part;
         });
         env[key] = [...new Set(parts)].join(',');
         continue;
       }
       // A bare host name with its port beside it (DB_HOST + DB_PORT).
       const portKey = key.replace(/HOST$/, 'PORT');
-      if (portKey !== key && serviceNamed(compose, value) !== undefined) {
-        const local = rewrite(spec.composeService, value, Number(env[portKey] ?? 0));
+      if (portKey !== key && env[portKey] !== undefined) {
+        const local = rewrite(spec, key, value, Number(env[portKey]));
         if (local) {
           const at = local.lastIndexOf(':');
           env[key] = local.slice(0, at);
           env[portKey] = local.slice(at + 1);
-        } else env[key] = '127.0.0.1';
+        }
       }
     }
-    // Volumes: a mounted config file is read from this checkout; /profiles (the image's writable dir) → runDir.
-    for (const volume of service.volumes ?? []) {
-      const [source, target] = volume.split(':');
-      if (!source || !target || !(source.startsWith('.') || isAbsolute(source))) continue;
-      const local = resolve(composeDir, source);
-      if (!existsSync(local)) throw new Error(`${spec.composeService}: mounted ${source} does not exist (${local})`);
+    // A mounted config file is read from this checkout; /profiles (the images' writable dir) → runDir.
+    for (const [local, target] of topology.mountsOf(spec)) {
+      if (!existsSync(local)) throw new Error(`${spec.id}: mounted ${local} does not exist`);
       for (const [key, value] of Object.entries(env)) if (value === target) env[key] = local;
       if (target === configFileInContainer) env.CONFIG_FILE = local;
     }
     for (const [key, value] of Object.entries(env)) if (value === '/profiles') env[key] = options.runDir;
     Object.assign(env, options.overrides?.[spec.id] ?? {});
-    return {
-      spec,
-      composeService: spec.composeService,
-      env,
-      ports: ports.get(spec.id) as Record<string, number>,
-    };
+    return { spec, composeService: spec.composeService, env, ports: ports.get(spec.id) as Record<string, number> };
   });
 }
 

@@ -8,10 +8,12 @@ import { servicesRoot } from './services.js';
 import { runSmoke } from './smoke.js';
 
 /**
- * `infra/smoke`: the whole-cluster smoke run without Docker (src/smoke.ts). Needs `infra/svc start` (Kafka,
+ * `infra/smoke [--k8s]`: the whole-cluster smoke run without Docker (src/smoke.ts), wired as the compose file
+ * says, or with --k8s as the Kubernetes manifests say. Needs `infra/svc start` (Kafka,
  * MySQL) and `pnpm run build`. Prints what it does, then the report as JSON; exit code 0 when the lookup got
  * its callback and the prepare and commit their notifications and position changes, else 1.
  */
+const from = process.argv.slice(2).includes('--k8s') ? 'k8s' : 'compose';
 const repoRoot = resolve(fileURLToPath(new URL('../../../', import.meta.url)));
 const runDir = mkdtempSync(join(tmpdir(), 'mojafast-smoke-'));
 try {
@@ -20,6 +22,7 @@ try {
     servicesRoot: servicesRoot(repoRoot),
     settings: loadInfraSettings(),
     runDir,
+    from,
     log: (line) => process.stderr.write(`smoke: ${line}\n`),
   });
   process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);

@@ -23,7 +23,8 @@ import { type ServiceSpec, services } from './services.js';
 
 /**
  * The whole-cluster smoke run without Docker (issue 16 item 6): our ALS, position handler and simulators
- * started from dist/ as infra/compose/compose.yaml wires them (cluster-plan.ts says what is rewritten), then
+ * started from dist/ as infra/compose/compose.yaml (or infra/k8s/*.yaml) wires them (cluster-plan.ts says
+ * what is rewritten), then
  * one lookup (GET /parties from the payer FSP → the payer simulator receives the PUT callback) and one
  * prepare → commit on the position topics (→ the two notifications, the payer's and then the payee's
  * position moved).
@@ -43,11 +44,14 @@ export interface SmokeOptions {
   /** A directory of this run (the images' /profiles). */
   readonly runDir: string;
   readonly log?: (line: string) => void;
+  /** Whose wiring: the compose file's (default) or the Kubernetes manifests'. */
+  readonly from?: 'compose' | 'k8s';
   /** Upper bound of each wait (a start, a callback, a notification). */
   readonly waitMs?: number;
 }
 
 export interface SmokeReport {
+  readonly from: 'compose' | 'k8s';
   readonly processes: { id: string; composeService: string; ports: Record<string, number> }[];
   readonly lookup: { status: number; callback: string; path: string };
   readonly prepare: { notification: string; payerPosition: [string, string] };
@@ -139,7 +143,7 @@ export async function runSmoke(options: SmokeOptions): Promise<SmokeReport> {
     const { connection } = database;
     const plan: ClusterProcess[] = await planCluster({
       repoRoot: options.repoRoot,
-      compose,
+      from: options.from ?? 'compose',
       specs: services,
       infra: { kafkaBrokers: options.settings.kafka.brokers, mysql: options.settings.mysql },
       runDir: options.runDir,
@@ -237,6 +241,7 @@ export async function runSmoke(options: SmokeOptions): Promise<SmokeReport> {
     log(`commit: notification ${committed}, ${PAYEE} position ${payeeBefore} -> ${payeeAfter}`);
 
     return {
+      from: options.from ?? 'compose',
       processes: plan.map((p) => ({ id: p.spec.id, composeService: p.composeService, ports: p.ports })),
       lookup: { status: lookup.status, callback: callback.kind ?? 'none', path: callback.path ?? '' },
       prepare: { notification: prepared, payerPosition: [payerBefore, payerAfter] },

@@ -7,7 +7,7 @@ import { createKnex } from '@mojafast/position-handler';
 import { loadInfraSettings, testKafka } from '@mojafast/testkit';
 import { afterAll, describe, expect, it } from 'vitest';
 import { planCluster } from '../src/cluster-plan.js';
-import { composeEnv, loadCompose, services, servicesRoot } from '../src/index.js';
+import { composeEnv, k8sEnv, loadCompose, loadK8s, services, servicesRoot } from '../src/index.js';
 import { runSmoke, type SmokeReport } from '../src/smoke.js';
 
 // Issue 16 item 6: the whole cluster of the compose file, without Docker. The plan test checks that the env
@@ -15,15 +15,16 @@ import { runSmoke, type SmokeReport } from '../src/smoke.js';
 // services and passes one lookup and one prepare -> commit through them (src/smoke.ts), as infra/smoke does.
 const repoRoot = resolve(fileURLToPath(new URL('../../../', import.meta.url)));
 const compose = loadCompose(repoRoot);
+const k8s = loadK8s(repoRoot);
 const settings = loadInfraSettings();
 const runDir = mkdtempSync(join(tmpdir(), 'smoke-test-'));
 
 afterAll(() => rmSync(runDir, { recursive: true, force: true }));
 
-describe('infra/smoke: the compose cluster as local processes', () => {
+describe('infra/smoke: the compose or Kubernetes cluster as local processes', () => {
   it('gives each process its compose env with only host names, ports and the infra addresses rewritten', async () => {
     const infra = { kafkaBrokers: ['127.0.0.1:9092'], mysql: { host: '127.0.0.1', port: 3306 } };
-    const plan = await planCluster({ repoRoot, compose, specs: services, infra, runDir });
+    const plan = await planCluster({ repoRoot, from: 'compose', specs: services, infra, runDir });
     const env = Object.fromEntries(plan.map((p) => [p.spec.id, p.env]));
     const ports = Object.fromEntries(plan.map((p) => [p.spec.id, p.ports]));
     const als = env.als as Record<string, string>;
@@ -73,38 +74,96 @@ describe('infra/smoke: the compose cluster as local processes', () => {
     }
   });
 
-  let report: SmokeReport | undefined;
-  let databaseName = '';
-  let topicNames: string[] = [];
-  it('passes one lookup and one prepare -> commit through the ALS, the simulators and the position handler', async () => {
-    const lines: string[] = [];
-    report = await runSmoke({
-      repoRoot,
-      servicesRoot: servicesRoot(repoRoot),
-      settings,
-      runDir,
-      waitMs: 30_000,
-      log: (line) => lines.push(line),
+  it('gives each process its Kubernetes env (image, ConfigMap, Secret, env) with only addresses rewritten', async () => {
+    const infra = { kafkaBrokers: ['127.0.0.1:9092'], mysql: { host: '127.0.0.1', port: 3306 } };
+    const plan = await planCluster({ repoRoot, from: 'k8s', specs: services, infra, runDir });
+    const env = Object.fromEntries(plan.map((p) => [p.spec.id, p.env]));
+    const ports = Object.fromEntries(plan.map((p) => [p.spec.id, p.ports]));
+    // http://sim:3001 is Service sim's port 3001 → targetPort admin → the sim pod's admin listener.
+    expect(env.als?.ALS_SWITCH_ENDPOINT).toBe(`http://127.0.0.1:${ports.sim?.admin}`);
+    expect(env.als?.ALS_ORACLE_URL).toBe(`http://127.0.0.1:${ports.sim?.oracle}`);
+    expect(env.sim).toMatchObject({
+      SIM_ALS_URL: `http://127.0.0.1:${ports.als?.api}`,
+      SIM_HOST: '127.0.0.1',
+      SIM_PUBLIC_HOST: '127.0.0.1',
     });
-    databaseName = /database (\S+),/.exec(lines.join('\n'))?.[1] ?? '';
-    topicNames = [...(/topics (\S+), (\S+)/.exec(lines.join('\n'))?.slice(1) ?? [])];
-    expect(report.processes.map((p) => p.composeService).sort()).toEqual([
-      'account-lookup-service',
-      'central-handler-position-batch',
-      'sim',
+    // kafka:9092 and mysqldb (Mojaloop's backend chart, not in our manifests) are the local services; the
+    // password is the Secret's.
+    expect(env['position-handler']).toMatchObject({
+      KAFKA_BROKERS: '127.0.0.1:9092',
+      DB_HOST: '127.0.0.1',
+      DB_PORT: '3306',
+      DB_USER: 'central_ledger',
+      DB_PASSWORD: 'password',
+    });
+    const addressKeys = new Set([
+      'ALS_HOST',
+      'ALS_PORT',
+      'ALS_ADMIN_PORT',
+      'ALS_SWITCH_ENDPOINT',
+      'ALS_ORACLE_URL',
+      'ALS_PROFILE_DIR',
+      'SIM_PORT_BASE',
+      'SIM_ALS_URL',
+      'SIM_HOST',
+      'SIM_PUBLIC_HOST',
+      'KAFKA_BROKERS',
+      'DB_HOST',
+      'POSITION_HTTP_HOST',
+      'POSITION_HTTP_PORT',
+      'POSITION_PROFILE_DIR',
     ]);
-    expect(report.lookup).toEqual({ status: 202, callback: 'success', path: '/parties/MSISDN/46750000001' });
-    // The payer's position grows by the amount on prepare; the payee's falls by it on commit.
-    expect(report.prepare).toEqual({ notification: 'prepare/success', payerPosition: ['0.0000', '10.0000'] });
-    expect(report.commit).toEqual({ notification: 'commit/success', payeePosition: ['0.0000', '-10.0000'] });
-  }, 120_000);
+    for (const p of plan) {
+      const pod = k8sEnv(repoRoot, k8s, p.spec).env;
+      expect(Object.keys(p.env).sort()).toEqual(Object.keys(pod).sort());
+      const changed = Object.keys(pod).filter((key) => pod[key] !== p.env[key]);
+      expect(changed.filter((key) => !addressKeys.has(key))).toEqual([]);
+    }
+  });
 
-  it('leaves no process, database or topic of its run behind', async () => {
-    expect(databaseName).not.toBe('');
-    expect(topicNames).toHaveLength(2);
+  const runs: { report: SmokeReport; database: string; topics: string[] }[] = [];
+  it.each(['compose', 'k8s'] as const)(
+    'wired as %s says: passes one lookup and one prepare -> commit through the ALS, the simulators and the position handler',
+    async (from) => {
+      const lines: string[] = [];
+      const report = await runSmoke({
+        repoRoot,
+        servicesRoot: servicesRoot(repoRoot),
+        settings,
+        runDir,
+        from,
+        waitMs: 30_000,
+        log: (line) => lines.push(line),
+      });
+      const log = lines.join('\n');
+      runs.push({
+        report,
+        database: /database (\S+),/.exec(log)?.[1] ?? '',
+        topics: [...(/topics (\S+), (\S+)/.exec(log)?.slice(1) ?? [])],
+      });
+      expect(report.from).toBe(from);
+      expect(report.processes.map((p) => p.composeService).sort()).toEqual([
+        'account-lookup-service',
+        'central-handler-position-batch',
+        'sim',
+      ]);
+      expect(report.lookup).toEqual({ status: 202, callback: 'success', path: '/parties/MSISDN/46750000001' });
+      // The payer's position grows by the amount on prepare; the payee's falls by it on commit.
+      expect(report.prepare).toEqual({ notification: 'prepare/success', payerPosition: ['0.0000', '10.0000'] });
+      expect(report.commit).toEqual({ notification: 'commit/success', payeePosition: ['0.0000', '-10.0000'] });
+    },
+    120_000,
+  );
+
+  it('leaves no process, database or topic of its runs behind', async () => {
+    expect(runs).toHaveLength(2);
+    const databases = runs.map((r) => r.database);
+    const topicNames = runs.flatMap((r) => r.topics);
+    expect(databases.filter((d) => d !== '')).toHaveLength(2);
+    expect(topicNames).toHaveLength(4);
     const knex = createKnex({ ...settings.mysql, database: 'information_schema' });
     try {
-      const rows = await knex('SCHEMATA').select('SCHEMA_NAME').where({ SCHEMA_NAME: databaseName });
+      const rows = await knex('SCHEMATA').select('SCHEMA_NAME').whereIn('SCHEMA_NAME', databases);
       expect(rows).toEqual([]);
     } finally {
       await knex.destroy();
@@ -118,8 +177,8 @@ describe('infra/smoke: the compose cluster as local processes', () => {
       await admin.disconnect();
     }
     // Every port a service listened on is closed again (each was stopped with SIGTERM and exited).
-    const ports = (report?.processes ?? []).flatMap((p) => Object.values(p.ports));
-    expect(ports.length).toBe(7);
+    const ports = runs.flatMap((r) => r.report.processes.flatMap((p) => Object.values(p.ports)));
+    expect(ports.length).toBe(14);
     const open = await Promise.all(
       ports.map(
         (port) =>
