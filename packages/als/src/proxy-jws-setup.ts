@@ -72,8 +72,10 @@ export async function setUpProxyAndJws(config: Config, centralLedger: CentralLed
       await proxyCache.connect();
     } catch (error) {
       proxyCache.client.disconnect();
+      // The original stops here too: src/server.js awaits the proxy cache's connect() before it listens.
+      // The keys are named both ways, as the setting may come from the original's file.
       throw new Error(
-        `ALS_PROXY_CACHE=on but Redis at ${config.proxyCacheNodes} cannot be reached (${(error as Error).message}); start it (infra/svc start redis) or set ALS_PROXY_CACHE_NODES`,
+        `ALS_PROXY_CACHE=on (PROXY_CACHE.enabled) but the ${config.proxyCacheType} at ${config.proxyCacheNodes} (ALS_PROXY_CACHE_NODES, PROXY_CACHE.proxyConfig) cannot be reached (${(error as Error).message}); start it (infra/svc start redis), point the key at it, or set ALS_PROXY_CACHE=off (ALS_PROXY_CACHE__enabled=false)`,
       );
     }
     proxy = {

@@ -1,5 +1,5 @@
 import { asText, keyName, leaves, readOriginalSource, valueAt } from '@mojafast/service-kit';
-import { type Config, ConfigError, type ConfigValues, loadConfig, settings } from './config.js';
+import { type Config, ConfigError, type ConfigValues, loadConfig, parseHostPorts, settings } from './config.js';
 
 /** Where account-lookup-service's image has its config file (its Dockerfile: WORKDIR /opt/app, COPY config). */
 export const ALS_CONFIG_FILE = '/opt/app/config/default.json';
@@ -25,6 +25,32 @@ const bool = (value: unknown, key: string): 'on' | 'off' => {
   if (text === 'false') return 'off';
   throw new ConfigError(key, `must be true or false, got "${text}"`);
 };
+
+/**
+ * PROXY_CACHE.proxyConfig.cluster, `[{ host, port }, ...]` (ioredis Cluster's start-up nodes), as
+ * ALS_PROXY_CACHE_NODES's `host:port,...`. From an rc variable it is a string: JSON, or already host:port.
+ */
+function clusterNodes(value: unknown, key: string): string {
+  let nodes = value;
+  if (typeof value === 'string') {
+    if (parseHostPorts(value)) return value;
+    try {
+      nodes = JSON.parse(value);
+    } catch {
+      throw new ConfigError(key, `must be a list of { host, port }, got "${value}"`);
+    }
+  }
+  const list = Array.isArray(nodes) ? nodes : [];
+  const text = list
+    .map((node: unknown) => {
+      const { host, port } = (typeof node === 'object' && node !== null ? node : {}) as Record<string, unknown>;
+      return `${asText(host)}:${asText(port)}`;
+    })
+    .join(',');
+  if (list.length === 0 || parseHostPorts(text) === undefined)
+    throw new ConfigError(key, `must be a list of { host, port }, got ${JSON.stringify(value)}`);
+  return text;
+}
 
 /**
  * The settings, in this order: our defaults < account-lookup-service's config file (CONFIG_FILE, else the
@@ -102,6 +128,64 @@ export function readConfig(
     }
     take('extendedPartyIdTypes', ['FEATURE_ENABLE_EXTENDED_PARTY_ID_TYPE'], bool);
     take('deleteParticipantValidation', ['DELETE_PARTICIPANT_VALIDATION_ENABLED'], bool);
+    take('proxyCacheExpiresInSec', ['PROXY_CACHE_EXPIRES_IN_SEC']);
+
+    // PROXY_CACHE: the original reads the rest of the group only when `enabled` is truthy (src/lib/config.js
+    // checks `type` then; src/server.js connects the cache then), so a disabled group is neither checked
+    // nor reported.
+    const proxyCache = ['PROXY_CACHE'];
+    const enabledPath = [...proxyCache, 'enabled'];
+    if (valueAt(tree, enabledPath) !== undefined) {
+      take('proxyCache', enabledPath, bool);
+      if (fromFile.ALS_PROXY_CACHE === 'on') {
+        const typePath = [...proxyCache, 'type'];
+        // Any other type (or none) is the original's `TypeError: Incorrect proxyCache type`: it stops too.
+        const type = asText(valueAt(tree, typePath));
+        seen(typePath);
+        if (type !== 'redis' && type !== 'redis-cluster')
+          throw new ConfigError(keyName(source, typePath), `must be redis or redis-cluster, got "${type}"`);
+        const proxyConfig = [...proxyCache, 'proxyConfig'];
+        const clusterPath = [...proxyConfig, 'cluster'];
+        // rc's "null" is null in the original (parse-strings-in-object): how a deployment unsets the file's list.
+        const rawCluster = valueAt(tree, clusterPath);
+        const cluster = rawCluster === 'null' || rawCluster === '' ? null : rawCluster;
+        seen(clusterPath);
+        // @mojaloop/inter-scheme-proxy-cache-lib's RedisProxyCache makes an ioredis Cluster whenever
+        // proxyConfig has `cluster` (its isClusterConfig), whatever `type` says; `type: redis-cluster`
+        // without it has host/port as its one start-up node here.
+        fromFile.ALS_PROXY_CACHE_TYPE = cluster !== undefined && cluster !== null ? 'redis-cluster' : type;
+        if (cluster !== undefined && cluster !== null) {
+          fromFile.ALS_PROXY_CACHE_NODES = clusterNodes(cluster, keyName(source, clusterPath));
+        } else {
+          const hostPath = [...proxyConfig, 'host'];
+          const portPath = [...proxyConfig, 'port'];
+          const host = valueAt(tree, hostPath);
+          const port = valueAt(tree, portPath);
+          if (host !== undefined || port !== undefined) {
+            seen(hostPath);
+            seen(portPath);
+            const node = `${asText(host ?? 'localhost')}:${asText(port ?? 6379)}`;
+            if (parseHostPorts(node) === undefined)
+              throw new ConfigError(keyName(source, portPath), `must be a host and a TCP port, got "${node}"`);
+            fromFile.ALS_PROXY_CACHE_NODES = node;
+          }
+        }
+        take('proxyCacheUsername', [...proxyConfig, 'username']);
+        take('proxyCachePassword', [...proxyConfig, 'password']);
+        take('proxyCacheDb', [...proxyConfig, 'db']);
+      } else {
+        for (const [path] of leaves(tree)) if (path[0] === 'PROXY_CACHE') seen(path);
+      }
+    }
+
+    // ENDPOINT_SECURITY.JWS: read at start by the original's src/lib/config.js (JWS_SIGN reads the key file
+    // there and stops the start when it is missing; ours loads it before anything connects, same outcome).
+    const jws = ['ENDPOINT_SECURITY', 'JWS'];
+    take('jwsSign', [...jws, 'JWS_SIGN'], bool);
+    take('jwsSigningKeyPath', [...jws, 'JWS_SIGNING_KEY_PATH']);
+    take('jwsValidate', [...jws, 'JWS_VALIDATE'], bool);
+    take('jwsVerificationKeysDirectory', [...jws, 'JWS_VERIFICATION_KEYS_DIRECTORY']);
+    take('jwsValidatePutParties', [...jws, 'JWS_VALIDATE_PUT_PARTIES'], bool);
 
     for (const [path] of leaves(tree)) {
       if (used.has(path.join('\u0000'))) continue;

@@ -1,0 +1,258 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import {
+  createKnex,
+  generatePositionMessages,
+  type KeyedMessage,
+  migrateLatest,
+  provisionLedger,
+} from '@mojafast/position-handler';
+import {
+  createDatabase,
+  createTopic,
+  type InfraSettings,
+  type TestDatabase,
+  type TestTopic,
+  testKafka,
+  uniqueName,
+} from '@mojafast/testkit';
+import { type ClusterProcess, planCluster, startOrder } from './cluster-plan.js';
+import { loadCompose } from './infra.js';
+import { type RunningService, startService } from './process.js';
+import { type ServiceSpec, services } from './services.js';
+
+/**
+ * The whole-cluster smoke run without Docker (issue 16 item 6): our ALS, position handler and simulators
+ * started from dist/ as infra/compose/compose.yaml (or infra/k8s/*.yaml) wires them (cluster-plan.ts says
+ * what is rewritten), then
+ * one lookup (GET /parties from the payer FSP → the payer simulator receives the PUT callback) and one
+ * prepare → commit on the position topics (→ the two notifications, the payer's and then the payee's
+ * position moved).
+ *
+ * What compose's one-shot services do is done here against the local Kafka and MySQL of `infra/svc start`:
+ * kafka-provisioning's topics and central-ledger-migrator's schema become a fresh set of topics and a fresh
+ * database for this run, migrated with the handler's own schema (its provision code), with two DFSPs and
+ * the transfer the prepare and fulfil handlers would have recorded. They are the only env values besides
+ * addresses that differ from the compose file (DB_*, the topic names, the consumer group), so a run never
+ * touches the shared topics or central_ledger; all of them are deleted at the end.
+ */
+export interface SmokeOptions {
+  readonly repoRoot: string;
+  /** Where the services' dist/ are (MOJAFAST_SERVICES_ROOT or the repository). */
+  readonly servicesRoot: string;
+  readonly settings: InfraSettings;
+  /** A directory of this run (the images' /profiles). */
+  readonly runDir: string;
+  readonly log?: (line: string) => void;
+  /** Whose wiring: the compose file's (default) or the Kubernetes manifests'. */
+  readonly from?: 'compose' | 'k8s';
+  /** Upper bound of each wait (a start, a callback, a notification). */
+  readonly waitMs?: number;
+}
+
+export interface SmokeReport {
+  readonly from: 'compose' | 'k8s';
+  readonly processes: { id: string; composeService: string; ports: Record<string, number> }[];
+  readonly lookup: { status: number; callback: string; path: string };
+  readonly prepare: { notification: string; payerPosition: [string, string] };
+  readonly commit: { notification: string; payeePosition: [string, string] };
+}
+
+interface Notification {
+  id?: string;
+  action?: string;
+  status?: string;
+}
+
+const AMOUNT = '10';
+const CURRENCY = 'USD';
+const PAYER = 'smokepayer';
+const PAYEE = 'smokepayee';
+
+function readyJson(line: string): Record<string, unknown> | undefined {
+  if (!line.startsWith('{')) return undefined;
+  try {
+    return JSON.parse(line) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The line each service prints once it serves. */
+const readyWhen: Record<ServiceSpec['id'], (line: string) => true | undefined> = {
+  als: (line) => (readyJson(line)?.ready === true ? true : undefined),
+  sim: (line) => (readyJson(line)?.ready === true ? true : undefined),
+  'position-handler': (line) => (readyJson(line)?.msg === 'position handler started' ? true : undefined),
+};
+
+async function until<T>(what: string, withinMs: number, probe: () => T | undefined | Promise<T | undefined>) {
+  const deadline = Date.now() + withinMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`smoke: ${what} not within ${withinMs} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+export async function runSmoke(options: SmokeOptions): Promise<SmokeReport> {
+  const log = options.log ?? (() => {});
+  const waitMs = options.waitMs ?? 30_000;
+  const compose = loadCompose(options.repoRoot);
+  const cleanups: (() => Promise<unknown>)[] = [];
+  const running = new Map<ServiceSpec['id'], RunningService<true>>();
+  try {
+    // What kafka-provisioning and central-ledger-migrator do in compose, for this run only.
+    const topicOf = async (prefix: string, partitions = 1) => {
+      const topic: TestTopic = await createTopic({ prefix, partitions, settings: options.settings });
+      cleanups.push(() => topic.drop());
+      return topic.name;
+    };
+    const positionTopic = await topicOf('smoke-transfer-position-batch', 4);
+    const notificationTopic = await topicOf('smoke-notification-event');
+    const commitTopic = await topicOf('smoke-transfer-position');
+    const bulkTopic = await topicOf('smoke-bulk-processing');
+    const database: TestDatabase = await createDatabase({ prefix: 'smoke_central_ledger', settings: options.settings });
+    cleanups.push(() => database.drop());
+    const knex = createKnex(database.connection);
+    cleanups.push(() => knex.destroy());
+    await migrateLatest(knex);
+    const transferId = randomUUID();
+    const transfer = { transferId, payer: PAYER, payee: PAYEE, currency: CURRENCY, amount: AMOUNT };
+    const ledger = await provisionLedger(knex, {
+      currencies: [CURRENCY],
+      dfsps: [
+        { name: PAYER, netDebitCap: '10000', liquidity: '100000' },
+        { name: PAYEE, netDebitCap: '10000', liquidity: '100000' },
+      ],
+      transfers: [{ ...transfer, state: 'RECEIVED_PREPARE' }],
+    });
+    const accountOf = (dfsp: string) => {
+      const account = ledger.accounts.get(`${dfsp}:${CURRENCY}`);
+      if (!account) throw new Error(`smoke: no ${dfsp} account provisioned`);
+      return account.position;
+    };
+    const positionOf = async (dfsp: string): Promise<string> => {
+      const row = await knex('participantPosition')
+        .first('value')
+        .where({ participantCurrencyId: accountOf(dfsp) });
+      return String(row?.value);
+    };
+    log(`database ${database.name}, topics ${positionTopic}, ${notificationTopic}`);
+
+    const { connection } = database;
+    const plan: ClusterProcess[] = await planCluster({
+      repoRoot: options.repoRoot,
+      from: options.from ?? 'compose',
+      specs: services,
+      infra: { kafkaBrokers: options.settings.kafka.brokers, mysql: options.settings.mysql },
+      runDir: options.runDir,
+      overrides: {
+        'position-handler': {
+          DB_HOST: connection.host,
+          DB_PORT: String(connection.port),
+          DB_USER: connection.user,
+          DB_PASSWORD: connection.password,
+          DB_NAME: connection.database,
+          POSITION_TOPICS: positionTopic,
+          NOTIFICATION_TOPIC: notificationTopic,
+          POSITION_COMMIT_TOPIC: commitTopic,
+          BULK_PROCESSING_TOPIC: bulkTopic,
+          POSITION_CONSUMER_GROUP: uniqueName('smoke-position'),
+        },
+      },
+    });
+    const byId = new Map(plan.map((p) => [p.spec.id, p]));
+    for (const spec of startOrder(compose, services)) {
+      const process_ = byId.get(spec.id) as ClusterProcess;
+      log(`starting ${spec.composeService}: ${JSON.stringify(process_.ports)}`);
+      const service = await startService(join(options.servicesRoot, spec.packageDir, spec.entry), {
+        cwd: join(options.servicesRoot, spec.packageDir),
+        env: process_.env,
+        readyWhen: readyWhen[spec.id],
+        timeoutMs: waitMs,
+      });
+      running.set(spec.id, service);
+    }
+    const port = (id: ServiceSpec['id'], listener: string) => byId.get(id)?.ports[listener] as number;
+
+    // One lookup: the payer FSP asks the ALS, the payee simulator answers, the ALS calls the payer back.
+    const traceId = randomBytes(16).toString('hex');
+    const lookup = await fetch(`http://127.0.0.1:${port('als', 'api')}/parties/MSISDN/46750000001`, {
+      headers: {
+        accept: 'application/vnd.interoperability.parties+json;version=1.1',
+        'content-type': 'application/vnd.interoperability.parties+json;version=1.1',
+        date: new Date().toUTCString(),
+        'fspiop-source': 'payerfsp',
+        traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01`,
+      },
+      signal: AbortSignal.timeout(waitMs),
+    });
+    await lookup.arrayBuffer();
+    const polled = await fetch(
+      `http://127.0.0.1:${port('sim', 'payer')}/callbacks/${traceId}?timeoutMs=${Math.min(waitMs, 120_000)}`,
+      { signal: AbortSignal.timeout(waitMs + 5_000) },
+    );
+    const callback = (polled.status === 200 ? await polled.json() : {}) as { kind?: string; path?: string };
+    log(`lookup: ${lookup.status}, callback ${callback.kind ?? `none (${polled.status})`} ${callback.path ?? ''}`);
+
+    // One prepare, then (after the fulfil handler's state) one commit, on the handler's position topic.
+    const kafka = testKafka(options.settings, 'mojafast-smoke');
+    const notifications: Notification[] = [];
+    const consumer = kafka.consumer({ groupId: uniqueName('smoke-notifications') });
+    cleanups.push(() => consumer.disconnect());
+    await consumer.connect();
+    await consumer.subscribe({ topic: notificationTopic, fromBeginning: true });
+    await consumer.run({
+      eachMessage: async ({ message }) => {
+        const value = JSON.parse(message.value?.toString() ?? '{}') as {
+          id?: string;
+          metadata?: { event?: { action?: string; state?: { status?: string } } };
+        };
+        notifications.push({
+          id: value.id,
+          action: value.metadata?.event?.action,
+          status: value.metadata?.event?.state?.status,
+        });
+      },
+    });
+    const producer = kafka.producer();
+    cleanups.push(() => producer.disconnect());
+    await producer.connect();
+    const send = (messages: KeyedMessage[]) => producer.send({ topic: positionTopic, messages: [...messages] });
+    const seen = (action: string) =>
+      until(`the ${action} notification`, waitMs, () => {
+        const found = notifications.find((n) => n.id === transferId && n.action === action);
+        return found ? `${found.action}/${found.status}` : undefined;
+      });
+
+    const payerBefore = await positionOf(PAYER);
+    await send(generatePositionMessages({ transfers: [transfer], action: 'prepare', accountOf }));
+    const prepared = await seen('prepare');
+    const payerAfter = await positionOf(PAYER);
+    log(`prepare: notification ${prepared}, ${PAYER} position ${payerBefore} -> ${payerAfter}`);
+
+    // What central-ledger's fulfil handler records before it routes the commit to the position topic.
+    await knex('transferStateChange').insert({ transferId, transferStateId: 'RECEIVED_FULFIL' });
+    const payeeBefore = await positionOf(PAYEE);
+    await send(generatePositionMessages({ transfers: [transfer], action: 'commit', accountOf }));
+    const committed = await seen('commit');
+    const payeeAfter = await positionOf(PAYEE);
+    log(`commit: notification ${committed}, ${PAYEE} position ${payeeBefore} -> ${payeeAfter}`);
+
+    return {
+      from: options.from ?? 'compose',
+      processes: plan.map((p) => ({ id: p.spec.id, composeService: p.composeService, ports: p.ports })),
+      lookup: { status: lookup.status, callback: callback.kind ?? 'none', path: callback.path ?? '' },
+      prepare: { notification: prepared, payerPosition: [payerBefore, payerAfter] },
+      commit: { notification: committed, payeePosition: [payeeBefore, payeeAfter] },
+    };
+  } catch (error) {
+    for (const [id, service] of running) log(`--- ${id} output ---\n${service.output()}`);
+    throw error;
+  } finally {
+    // SIGTERM, as compose stops a container; the reverse of the start order.
+    for (const service of [...running.values()].reverse()) await service.stop();
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
+  }
+}
