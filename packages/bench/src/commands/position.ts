@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { type ParseArgsOptionDescriptor, parseArgs } from 'node:util';
 import { configSchema, loadConfig } from '@mojafast/position-handler';
 import { type ActionMix, MIX_PHASES, type MixPhases } from '../position/action-mix.js';
+import { cpuMicrosPerMessage, phasesJson } from '../position/result-json.js';
 import { type PhaseResult, type PositionBenchResult, type PositionTarget, runPositionBench } from '../position/run.js';
 import type { Metric } from '../report/metrics.js';
 import { positiveInteger } from './http.js';
@@ -11,9 +12,9 @@ import { finish, progress } from './outcome.js';
 
 export const positionUsage = `mojafast-bench position [options]
   Replays position messages through our handler on the real broker and database and measures each
-  phase (prepares, then commits) from the first input to the last notification. Verifies the outcome:
+  phase of --actions (prepare, commit or mixed) from the first input to the last notification. Verifies the outcome:
   every transfer notified exactly once, final positions equal to the expected totals.
-  --transfers N        transfers to generate (default 100000): N prepares, then N commits
+  --transfers N        transfers to generate (default 100000), replayed as --actions says
   --dfsps P            DFSPs (default 8)          --currencies C   currencies (default 1)
   --partitions K       partitions of the position topic (default 4)
   --instances H        handler processes in one consumer group (default 1)
@@ -102,37 +103,6 @@ function actionMix(actions: string, aborts: string, breaches: string, fx = '0'):
     breaches: share('--breaches', breaches),
     ...(fxShare > 0 ? { fx: fxShare } : {}),
   };
-}
-
-function phaseJson(phase: PhaseResult | undefined) {
-  if (!phase) return null;
-  const l = phase.latency;
-  return {
-    messages: phase.messages,
-    msgs_per_s: Number(phase.msgsPerSecond.toFixed(1)),
-    latency_ms: { p50: l.med, p90: l.p90, p95: l.p95, p99: l.p99, max: l.max, avg: Number(l.avg.toFixed(3)) },
-    sql_per_msg: Number(phase.sqlPerMessage.toFixed(4)),
-    sql_statements: phase.sqlStatements,
-    db_commits_per_s: Number(phase.commitsPerSecond.toFixed(1)),
-    lost: phase.lost,
-    duplicated: phase.duplicated,
-    error_notifications: phase.errorNotifications,
-    error_notifications_expected: phase.expectedErrorNotifications,
-    duration_s: Number(phase.durationSeconds.toFixed(3)),
-    cpu_cores: Object.fromEntries(Object.entries(phase.cpu).map(([k, v]) => [k, Number(v.toFixed(3))])),
-    cpu_us_per_msg: cpuMicrosPerMessage(phase),
-    handler_stage_s: Object.fromEntries(Object.entries(phase.handlerStages).map(([k, v]) => [k, Number(v.toFixed(3))])),
-  };
-}
-
-/** CPU time of each measured process over the phase, per message: comparable across rates and durations. */
-function cpuMicrosPerMessage(phase: PhaseResult): Record<string, number> {
-  return Object.fromEntries(
-    Object.entries(phase.cpu).map(([k, cores]) => [
-      k,
-      Math.round((cores * phase.durationSeconds * 1e6) / phase.messages),
-    ]),
-  );
 }
 
 /** The CPU of all processes named `prefix` (`handler`, or `handler1`, `handler2`... with --instances). */
@@ -344,9 +314,7 @@ export async function positionCommand(argv: string[]): Promise<void> {
   const last = runs.at(-1) as (typeof runs)[number];
   const metrics = metricsOf(last.result);
   const json: Record<string, unknown> = {
-    prepare: phaseJson(last.result.phases.find((p) => p.action === 'prepare')),
-    commit: phaseJson(last.result.phases.find((p) => p.action === 'commit')),
-    mixed: phaseJson(last.result.phases.find((p) => p.action === 'mixed')),
+    ...phasesJson(last.result),
     actions: base.mix,
     target: last.target,
     batch_size: last.batchSize,
@@ -360,10 +328,7 @@ export async function positionCommand(argv: string[]): Promise<void> {
     const [first] = measured as [Variant];
     const floor = first.floor as PositionBenchResult;
     const handler = first.handler as PositionBenchResult;
-    json.floor = {
-      prepare: phaseJson(floor.phases.find((p) => p.action === 'prepare')),
-      commit: phaseJson(floor.phases.find((p) => p.action === 'commit')),
-    };
+    json.floor = phasesJson(floor);
     json.handler_to_floor = Object.fromEntries(
       handler.phases.map((p) => {
         const f = floor.phases.find((q) => q.action === p.action);
@@ -386,10 +351,7 @@ export async function positionCommand(argv: string[]): Promise<void> {
     }
   } else if (fxBaseline) {
     const [plain, fx] = runs as [(typeof runs)[0], (typeof runs)[0]];
-    json.plain_baseline = {
-      prepare: phaseJson(plain.result.phases.find((p) => p.action === 'prepare')),
-      commit: phaseJson(plain.result.phases.find((p) => p.action === 'commit')),
-    };
+    json.plain_baseline = phasesJson(plain.result);
     for (const p of fx.result.phases) {
       const b = plain.result.phases.find((q) => q.action === p.action);
       if (!b) continue;
@@ -404,7 +366,7 @@ export async function positionCommand(argv: string[]): Promise<void> {
       return { action: p.action, baseline: baseline?.msgsPerSecond ?? 0, chosen: p.msgsPerSecond };
     });
     json.compare = {
-      batch_size_1: { prepare: phaseJson(one.result.phases[0]), commit: phaseJson(one.result.phases[1]) },
+      batch_size_1: phasesJson(one.result),
       ratios,
     };
     for (const r of ratios) {
@@ -419,18 +381,8 @@ export async function positionCommand(argv: string[]): Promise<void> {
     json.variants = measured.map((v) => ({
       kafka_client: v.client,
       ...(v.knob ? { knob: v.knob } : {}),
-      prepare: phaseJson(v.handler?.phases.find((p) => p.action === 'prepare')),
-      commit: phaseJson(v.handler?.phases.find((p) => p.action === 'commit')),
-      mixed: phaseJson(v.handler?.phases.find((p) => p.action === 'mixed')),
-      ...(v.floor
-        ? {
-            floor: {
-              prepare: phaseJson(v.floor.phases.find((p) => p.action === 'prepare')),
-              commit: phaseJson(v.floor.phases.find((p) => p.action === 'commit')),
-              mixed: phaseJson(v.floor.phases.find((p) => p.action === 'mixed')),
-            },
-          }
-        : {}),
+      ...(v.handler ? phasesJson(v.handler) : { prepare: null, commit: null, mixed: null }),
+      ...(v.floor ? { floor: phasesJson(v.floor) } : {}),
     }));
     process.stdout.write(`${variantTable(measured)}\n`);
   }
