@@ -2,10 +2,6 @@ import { execFileSync } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
 import { relative } from 'node:path';
 
-/** When this process started and how loaded the machine was then: a run's figures depend on both. */
-const startedAt = new Date();
-const loadAtStart = loadavg();
-
 function git(args: readonly string[]): string | null {
   try {
     return execFileSync('git', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
@@ -13,6 +9,15 @@ function git(args: readonly string[]): string | null {
     return null;
   }
 }
+
+/**
+ * The code, the time and the machine's load when this process started (the work tree may move on while a long
+ * run goes): a run's figures depend on all three.
+ */
+const startedAt = new Date();
+const loadAtStart = loadavg();
+const commitAtStart = git(['rev-parse', 'HEAD']);
+const statusAtStart = git(['status', '--porcelain', '--untracked-files=no']);
 
 const twoDecimals = (values: readonly number[]) => values.map((v) => Number(v.toFixed(2)));
 
@@ -23,11 +28,10 @@ const twoDecimals = (values: readonly number[]) => values.map((v) => Number(v.to
  * command that produced it.
  */
 export function provenance(argv: readonly string[] = process.argv): Record<string, unknown> {
-  const status = git(['status', '--porcelain', '--untracked-files=no']);
   const script = argv[1] ? relative(process.cwd(), argv[1]) : '';
   return {
-    commit: git(['rev-parse', 'HEAD']),
-    dirty: status === null ? null : status !== '',
+    commit: commitAtStart,
+    dirty: statusAtStart === null ? null : statusAtStart !== '',
     date: startedAt.toISOString(),
     finished: new Date().toISOString(),
     load_avg_start: twoDecimals(loadAtStart),
