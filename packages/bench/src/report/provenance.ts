@@ -17,7 +17,16 @@ function git(args: readonly string[]): string | null {
 const startedAt = new Date();
 const loadAtStart = loadavg();
 const commitAtStart = git(['rev-parse', 'HEAD']);
-const statusAtStart = git(['status', '--porcelain', '--untracked-files=no']);
+/** Tracked files that differ from the commit, prose and result files aside (they change no figure). */
+const statusAtStart = git([
+  'status',
+  '--porcelain',
+  '--untracked-files=no',
+  '--',
+  ':(top)',
+  ':(top,exclude,glob)**/*.md',
+  ':(top,exclude,glob)**/measured/**',
+]);
 
 const twoDecimals = (values: readonly number[]) => values.map((v) => Number(v.toFixed(2)));
 
