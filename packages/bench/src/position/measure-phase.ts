@@ -5,8 +5,7 @@ import { StatementMeter } from '../system/mysql-status.js';
 import type { PositionTarget } from './fleet.js';
 import { readStageSeconds, stageDelta } from './handler-stages.js';
 import type { NotificationCollector } from './notifications.js';
-import type { RawProducer } from './raw-producer.js';
-import { prepareReplay, type ReplayMessage, replay } from './replay.js';
+import { prepareReplay, type ReplayMessage, type ReplayProducer, replay } from './replay.js';
 import { countDeliveries } from './verify.js';
 
 /** The phase's name: the actions it replays (`mixed`: prepares and fulfil outcomes interleaved). */
@@ -42,7 +41,7 @@ export interface PhaseInput {
 
 /** The running parts a phase is measured with. */
 export interface PhaseRig {
-  readonly producer: RawProducer;
+  readonly producer: ReplayProducer;
   readonly collector: NotificationCollector;
   /** A connection of its own for SHOW GLOBAL STATUS. */
   readonly statusConnection: Connection;
@@ -73,7 +72,7 @@ export async function measurePhase(rig: PhaseRig, input: PhaseInput): Promise<Ph
   const firstInput = Date.now();
   // Progress runs while the replay does (a paced replay of 100,000 messages takes its time): sent,
   // notified, the notification rate, and the lag between the two.
-  const replaying = replay(rig.producer, encoded, { rate: rig.rate, chunk: 1000, inFlight: 4 }, inputTimes);
+  const replaying = replay(encoded, { rate: rig.rate, chunk: 1000, inFlight: 4 }, inputTimes);
   let lastPrint = 0;
   const draining = rig.collector.waitFor(messages.length, rig.stallMs, (seen) => {
     if (Date.now() - lastPrint < 2000) return;

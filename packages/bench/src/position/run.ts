@@ -4,9 +4,11 @@ import mysql from 'mysql2/promise';
 import type { ActionMix } from './action-mix.js';
 import { type Fleet, type PositionTarget, startFleet } from './fleet.js';
 import { measurePhase, type PhaseResult } from './measure-phase.js';
-import { NotificationCollector } from './notifications.js';
+import { KafkajsNotificationSource, NotificationCollector } from './notifications.js';
+import { PlatformaticNotificationSource, PlatformaticReplayProducer } from './platformatic-replay.js';
 import { provisionWorkload, recordFulfilOutcomes } from './provision-workload.js';
 import { RawProducer } from './raw-producer.js';
+import type { ReplayProducer } from './replay.js';
 import { positionMismatches } from './verify.js';
 
 export type { PositionTarget } from './fleet.js';
@@ -16,6 +18,10 @@ export interface PositionBenchOptions {
   readonly target?: PositionTarget;
   /** KAFKA_CLIENT of the handler (and of the passthrough: the floor is measured on the same client). */
   readonly handlerClient?: 'kafkajs' | 'platformatic';
+  /** The bench's replay producer: its own Produce requests (raw-producer.ts, default) or @platformatic/kafka's. */
+  readonly benchProducer?: BenchProducer;
+  /** The bench's notification reader: kafkajs (default) or @platformatic/kafka. */
+  readonly benchReader?: BenchReader;
   readonly transfers: number;
   readonly dfsps: number;
   readonly currencies: number;
@@ -35,6 +41,9 @@ export interface PositionBenchOptions {
   /** Which actions a generated run replays; a dump is replayed as it is (prepares, then commits). */
   readonly mix?: ActionMix;
 }
+
+export type BenchProducer = 'raw' | 'platformatic';
+export type BenchReader = 'kafkajs' | 'platformatic';
 
 export interface PositionBenchResult {
   readonly phases: PhaseResult[];
@@ -58,8 +67,12 @@ export async function runPositionBench(options: PositionBenchOptions): Promise<P
   const inputTopic = await createTopic({ prefix: 'bench-position', partitions: options.partitions });
   const notificationTopic = await createTopic({ prefix: 'bench-notification', partitions: options.partitions });
   const kafka = testKafka(settings, 'mojafast-bench-position');
-  let producer: RawProducer | undefined;
-  const collector = new NotificationCollector(kafka, notificationTopic.name);
+  let producer: ReplayProducer | undefined;
+  const collector = new NotificationCollector(
+    options.benchReader === 'platformatic'
+      ? new PlatformaticNotificationSource(settings.kafka.brokers, notificationTopic.name)
+      : new KafkajsNotificationSource(kafka, notificationTopic.name),
+  );
   let fleet: Fleet | undefined;
   const statusConnection = await mysql.createConnection(db.connection);
   try {
@@ -69,8 +82,13 @@ export async function runPositionBench(options: PositionBenchOptions): Promise<P
     say(
       `${work.transfers} transfers, ${work.phases.map((p) => `${p.label} ${p.messages.length} messages`).join(', ')}, ${work.ledger.accounts.size} accounts`,
     );
-    const [raw] = await Promise.all([RawProducer.connect(kafka, inputTopic.name), collector.start()]);
-    producer = raw;
+    const [replayProducer] = await Promise.all([
+      options.benchProducer === 'platformatic'
+        ? PlatformaticReplayProducer.connect(settings.kafka.brokers, inputTopic.name)
+        : RawProducer.connect(kafka, inputTopic.name),
+      collector.start(),
+    ]);
+    producer = replayProducer;
     fleet = await startFleet({
       target,
       instances: options.instances,
@@ -94,7 +112,7 @@ export async function runPositionBench(options: PositionBenchOptions): Promise<P
       },
     });
     const rig = {
-      producer: raw,
+      producer: replayProducer,
       collector,
       statusConnection,
       pids: fleet.pids,
