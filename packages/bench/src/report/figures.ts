@@ -234,7 +234,7 @@ function renderPositionVariants(files: readonly LoadedResult[]): string {
       ]);
       const run = r.run;
       return [
-        `**${what}** (\`${basename(file.path)}\`: ${shapeOf(r)}${sameClient && knob ? `, ${variants[0]?.kafka_client}` : ''}; commit ${commitCell(run)}, ${dateCell(run)}, load ${loadCell(run)}; \`${commandOf(file)}\`):`,
+        `**${what}** (\`${basename(file.path)}\`: ${shapeOf(r)}${sameClient && knob ? `, ${variants[0]?.kafka_client}` : ''}; commit ${commitCell(run)}, date ${dateCell(run)}, load ${loadCell(run)}; \`${commandOf(file)}\`):`,
         '',
         table(header, rows),
       ].join('\n');
