@@ -47,7 +47,16 @@ describe('bench:report rendering', () => {
     await mkdir(join(root, 'measured'));
     await writeFile(
       join(root, 'measured', 'a.json'),
-      JSON.stringify({ run, rate: 0, transfers: 10, kafka_client: 'platformatic', commit: phase(1234.4), mixed: null }),
+      JSON.stringify({
+        run,
+        rate: 0,
+        transfers: 10,
+        kafka_client: 'platformatic',
+        bench_producer: 'raw',
+        bench_reader: 'platformatic',
+        commit: phase(1234.4),
+        mixed: null,
+      }),
     );
   });
   afterAll(() => rm(root, { recursive: true, force: true }));
@@ -59,7 +68,7 @@ describe('bench:report rendering', () => {
     expect(rendered.endsWith('<!-- /figures -->\nend\n')).toBe(true);
     // Only the phase the run had (commit), no prepare or mixed columns.
     expect(rendered).toContain(
-      '| `a.json` | burst, 10 transfers | platformatic | 1234 | 2 | 40 | 12 | 0 / 0 | 0123456 | 2026-11-23 13:00 UTC | 1.50 → 2.25 (2 cores) | `node packages/bench/dist/cli.js position --transfers 10` |',
+      '| `a.json` | burst, 10 transfers | platformatic | raw / platformatic | 1234 | 2 | 40 | 12 | 0 / 0 | 0123456 | 2026-11-23 13:00 UTC | 1.50 → 2.25 (2 cores) | `node packages/bench/dist/cli.js position --transfers 10` |',
     );
     expect(rendered).not.toContain('prepare msgs/s');
     // Rendering again changes nothing.

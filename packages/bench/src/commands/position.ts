@@ -55,7 +55,7 @@ export const positionUsage = `mojafast-bench position [options]
                        handler with the Kafka-only path on the same client)
   --bench-producer P   the bench's replay producer: raw (default; its own Produce requests) or platformatic
                        (@platformatic/kafka's Producer), or both (raw,platformatic): one workload each
-  --bench-reader R     the bench's notification reader: kafkajs (default) or platformatic, or both
+  --bench-reader R     the bench's notification reader: platformatic (default) or kafkajs, or both
   --knob NAME=V1,V2    one workload per value of a handler setting (its env variable, e.g.
                        KAFKA_FETCH_MAX_WAIT_MS=10,100,500), validated as the handler validates it; prints
                        msgs/s, p99 and handler CPU µs per message per value
@@ -83,7 +83,7 @@ const options = {
   'handler-client': { type: 'string', default: 'platformatic' },
   knob: { type: 'string' },
   'bench-producer': { type: 'string', default: 'raw' },
-  'bench-reader': { type: 'string', default: 'kafkajs' },
+  'bench-reader': { type: 'string', default: 'platformatic' },
   stall: { type: 'string', default: '30' },
   keep: { type: 'boolean', default: false },
   threshold: { type: 'string', multiple: true, default: [] },
@@ -202,7 +202,7 @@ function variantLabel(v: Variant): string {
   return [
     v.client,
     v.knob ? `${v.knob.name}=${v.knob.value}` : '',
-    v.benchProducer !== 'raw' || v.benchReader !== 'kafkajs' ? `bench ${v.benchProducer}/${v.benchReader}` : '',
+    v.benchProducer !== 'raw' || v.benchReader !== 'platformatic' ? `bench ${v.benchProducer}/${v.benchReader}` : '',
   ]
     .filter(Boolean)
     .join(' ');

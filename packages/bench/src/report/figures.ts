@@ -65,6 +65,8 @@ interface ResultFile extends Phases {
   readonly batch_size?: number;
   readonly partitions?: number;
   readonly kafka_client?: string;
+  readonly bench_producer?: string;
+  readonly bench_reader?: string;
   readonly variants?: readonly PositionVariant[];
   // bench:als
   readonly lookups_per_s?: number;
@@ -177,7 +179,15 @@ function shapeOf(result: ResultFile): string {
 /** bench:position runs, one row per result file: msgs/s, p99 and CPU per message of each phase it ran. */
 function renderPosition(files: readonly LoadedResult[]): string {
   const labels = phasesOf(files.map((f) => f.result));
-  const header = ['result file', 'run', 'client', ...labels.flatMap(phaseHeader), 'lost / dup', ...provenanceHeader];
+  const header = [
+    'result file',
+    'run',
+    'client',
+    'bench producer / reader',
+    ...labels.flatMap(phaseHeader),
+    'lost / dup',
+    ...provenanceHeader,
+  ];
   const rows = files.map((file) => {
     const r = file.result;
     const phases = labels.map((l) => r[l]).filter((p): p is PositionPhase => Boolean(p));
@@ -187,6 +197,7 @@ function renderPosition(files: readonly LoadedResult[]): string {
       `\`${basename(file.path)}\``,
       shapeOf(r),
       r.kafka_client ?? '-',
+      r.bench_producer ? `${r.bench_producer} / ${r.bench_reader}` : 'raw / kafkajs', // the only ones before --bench-producer and --bench-reader
       ...labels.flatMap((l) => phaseCells(r[l])),
       `${lost} / ${duplicated}`,
       ...provenanceCells(file),
