@@ -2,22 +2,27 @@
 import { alsCommand, alsUsage } from './commands/als.js';
 import { httpCommand, httpUsage } from './commands/http.js';
 import { positionCommand, positionUsage } from './commands/position.js';
+import { reportCommand, reportUsage } from './commands/report.js';
 
 const usage = `mojafast-bench <command> [options]
   als        ALS discovery end to end (GET /parties through the PUT callback)   (issue #4)
   position   position topic replay                                              (issue #6)
   http       plain HTTP load on any endpoint
+  report     README figure tables rendered from result files (--check: fail when they differ)
 
 ${alsUsage}
 
 ${positionUsage}
 
-${httpUsage}`;
+${httpUsage}
+
+${reportUsage}`;
 
 const commands: Record<string, (argv: string[]) => Promise<void>> = {
   http: httpCommand,
   als: alsCommand,
   position: positionCommand,
+  report: reportCommand,
 };
 
 const [name = '', ...rest] = process.argv.slice(2);

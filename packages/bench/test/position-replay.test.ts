@@ -108,6 +108,17 @@ describe('bench:position replay', () => {
     },
   );
 
+  // The other runs use the bench's defaults (raw producer, @platformatic/kafka reader); this one the other two.
+  it('the bench on its other clients (--bench-producer platformatic --bench-reader kafkajs) notifies once and leaves the expected positions', async () => {
+    const result = await runPositionBench({ ...small, benchProducer: 'platformatic', benchReader: 'kafkajs' });
+    expect(result.phases.map((p) => [p.action, p.messages, p.lost, p.duplicated, p.errorNotifications])).toEqual([
+      ['prepare', 200, 0, 0, 0],
+      ['commit', 200, 0, 0, 0],
+    ]);
+    expect(result.positionMismatches).toEqual([]);
+    expect(result.phases[0]?.latency.count).toBe(200);
+  });
+
   it('a mixed phase with aborts and limit breaches (--actions mixed --aborts 0.25 --breaches 0.1): each transfer answered once, the refusals and aborts as errors, positions as the mix makes them', async () => {
     const result = await runPositionBench({ ...small, mix: { phases: 'mixed', aborts: 0.25, breaches: 0.1 } });
     // 100 reserved transfers settle (25 aborts), 100 new ones prepare (10 over the cap).

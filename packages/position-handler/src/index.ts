@@ -10,14 +10,6 @@ export { planBatch } from './ledger/plan.js';
 export * from './ledger/types.js';
 export { busOptionsFromConfig, createBus, type PositionService, startPositionService } from './main.js';
 export { decodeMessage, MalformedMessageError, type PositionMessage } from './messages/decode.js';
-export {
-  type GeneratedFxTransfer,
-  type GeneratedTransfer,
-  generateFxPositionMessages,
-  generatePositionMessages,
-  generateTransfers,
-  type KeyedMessage,
-} from './messages/generate.js';
 export { notificationFor } from './messages/notify.js';
 export type { Logger } from './observe/logger.js';
 export { createMetrics } from './observe/metrics.js';
@@ -26,12 +18,4 @@ export { applyBatch, type BatchStore, type BatchTransaction, type LockedFacts } 
 export { createKnex, createStorePool, type DbSettings, endStorePool } from './store/db.js';
 export { migrateLatest, positionMigrationSource } from './store/migrations.js';
 export { PositionStore } from './store/position-store.js';
-export {
-  type FxTransferSpec,
-  insertFxTransfers,
-  insertTransfers,
-  type LedgerSpec,
-  type ProvisionedLedger,
-  provisionLedger,
-  type TransferSpec,
-} from './store/provision.js';
+export { type LedgerSpec, type ProvisionedLedger, provisionLedger } from './store/provision.js';

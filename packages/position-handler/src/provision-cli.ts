@@ -6,7 +6,7 @@ import { type LedgerSpec, provisionLedger } from './store/provision.js';
 
 /**
  * `node dist/provision-cli.js [--migrate] spec.json`: creates the settlement model, participants, accounts,
- * positions, limits (and transfers) of spec.json in the database of DB_* (the handler's env variables).
+ * positions and limits of spec.json in the database of DB_* (the handler's env variables).
  * --migrate first creates the handler's own schema; leave it out on a central-ledger database.
  */
 async function main(): Promise<void> {

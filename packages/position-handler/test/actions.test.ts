@@ -4,8 +4,8 @@ import type { Producer } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PositionService } from '../src/main.js';
 import { startPositionService } from '../src/main.js';
-import { type GeneratedTransfer, generatePositionMessages } from '../src/messages/generate.js';
-import { insertTransfers, type ProvisionedState } from '../src/store/provision.js';
+import { type GeneratedTransfer, generatePositionMessages } from '../src/testing/messages.js';
+import { insertTransfers, type ProvisionedState } from '../src/testing/transfers.js';
 import {
   createTestLedger,
   errorOf,

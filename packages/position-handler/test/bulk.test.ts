@@ -3,7 +3,7 @@ import { createTopic, type TestTopic } from '@mojafast/testkit';
 import type { Producer } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type PositionService, startPositionService } from '../src/main.js';
-import { insertTransfers, type ProvisionedState } from '../src/store/provision.js';
+import { insertTransfers, type ProvisionedState } from '../src/testing/transfers.js';
 import {
   type BulkParties,
   bulkAbortMessage,

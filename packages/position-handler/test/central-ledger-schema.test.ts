@@ -4,8 +4,8 @@ import type { Producer } from 'kafkajs';
 import type { Knex } from 'knex';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startPositionService } from '../src/main.js';
-import { generatePositionMessages, generateTransfers } from '../src/messages/generate.js';
-import { insertFxTransfers, insertTransfers, provisionLedger } from '../src/store/provision.js';
+import { insertFxTransfers, insertTransfers, provisionLedger } from '../src/testing/index.js';
+import { generatePositionMessages, generateTransfers } from '../src/testing/messages.js';
 import { migrateAndSeedCentralLedger } from './central-ledger.js';
 import { fxPrepareMessage, fxTimeoutMessage } from './fx-fixtures.js';
 import {

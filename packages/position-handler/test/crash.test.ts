@@ -6,8 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatAmount, parseAmount } from '../src/ledger/amount.js';
 import { planBatch } from '../src/ledger/plan.js';
 import type { AccountFacts, LedgerCommand, TransferFacts } from '../src/ledger/types.js';
-import { generatePositionMessages, generateTransfers } from '../src/messages/generate.js';
-import { insertFxTransfers, insertTransfers, provisionLedger, type TransferSpec } from '../src/store/provision.js';
+import { insertFxTransfers, insertTransfers, provisionLedger, type TransferSpec } from '../src/testing/index.js';
+import { generatePositionMessages, generateTransfers } from '../src/testing/messages.js';
 import { fxPrepareMessage } from './fx-fixtures.js';
 import {
   createTestLedger,

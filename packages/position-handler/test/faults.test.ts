@@ -3,8 +3,8 @@ import type { TestTopic } from '@mojafast/testkit';
 import type { Producer } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startPositionService } from '../src/main.js';
-import { generatePositionMessages, generateTransfers } from '../src/messages/generate.js';
-import { insertFxTransfers, insertTransfers, provisionLedger } from '../src/store/provision.js';
+import { insertFxTransfers, insertTransfers, provisionLedger } from '../src/testing/index.js';
+import { generatePositionMessages, generateTransfers } from '../src/testing/messages.js';
 import { fxPrepareMessage } from './fx-fixtures.js';
 import {
   committedOffset,

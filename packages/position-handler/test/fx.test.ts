@@ -4,8 +4,8 @@ import type { Producer } from 'kafkajs';
 import type { Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type PositionService, startPositionService } from '../src/main.js';
-import { generateFxPositionMessages, generatePositionMessages } from '../src/messages/generate.js';
-import { type FxTransferSpec, insertFxTransfers, insertTransfers } from '../src/store/provision.js';
+import { generateFxPositionMessages, generatePositionMessages } from '../src/testing/messages.js';
+import { type FxTransferSpec, insertFxTransfers, insertTransfers } from '../src/testing/transfers.js';
 import {
   FULFIL,
   FX_FULFIL,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyBatch } from '../src/runner/unit-of-work.js';
 import { PositionStore } from '../src/store/position-store.js';
-import { insertTransfers } from '../src/store/provision.js';
+import { insertTransfers } from '../src/testing/transfers.js';
 import { createTestLedger, positionOf, statesOf, type TestLedger } from './helpers.js';
 
 let ledger: TestLedger;

@@ -4,7 +4,7 @@ import { parseAmount } from '../src/ledger/amount.js';
 import type { LedgerCommand } from '../src/ledger/types.js';
 import { applyBatch } from '../src/runner/unit-of-work.js';
 import { PositionStore } from '../src/store/position-store.js';
-import { insertFxTransfers, insertTransfers } from '../src/store/provision.js';
+import { insertFxTransfers, insertTransfers } from '../src/testing/transfers.js';
 import { createTestLedger, type TestLedger } from './helpers.js';
 
 /**

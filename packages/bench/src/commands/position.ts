@@ -4,16 +4,24 @@ import { join } from 'node:path';
 import { type ParseArgsOptionDescriptor, parseArgs } from 'node:util';
 import { configSchema, loadConfig } from '@mojafast/position-handler';
 import { type ActionMix, MIX_PHASES, type MixPhases } from '../position/action-mix.js';
-import { type PhaseResult, type PositionBenchResult, type PositionTarget, runPositionBench } from '../position/run.js';
+import { cpuMicrosPerMessage, phasesJson } from '../position/result-json.js';
+import {
+  type BenchProducer,
+  type BenchReader,
+  type PhaseResult,
+  type PositionBenchResult,
+  type PositionTarget,
+  runPositionBench,
+} from '../position/run.js';
 import type { Metric } from '../report/metrics.js';
 import { positiveInteger } from './http.js';
 import { finish, progress } from './outcome.js';
 
 export const positionUsage = `mojafast-bench position [options]
   Replays position messages through our handler on the real broker and database and measures each
-  phase (prepares, then commits) from the first input to the last notification. Verifies the outcome:
+  phase of --actions (prepare, commit or mixed) from the first input to the last notification. Verifies the outcome:
   every transfer notified exactly once, final positions equal to the expected totals.
-  --transfers N        transfers to generate (default 100000): N prepares, then N commits
+  --transfers N        transfers to generate (default 100000), replayed as --actions says
   --dfsps P            DFSPs (default 8)          --currencies C   currencies (default 1)
   --partitions K       partitions of the position topic (default 4)
   --instances H        handler processes in one consumer group (default 1)
@@ -45,6 +53,9 @@ export const positionUsage = `mojafast-bench position [options]
                        (platformatic,kafkajs): one workload per client, side by side in one table
   --floor-client C     the passthrough's Kafka client (default: the handler's, so --floor compares the
                        handler with the Kafka-only path on the same client)
+  --bench-producer P   the bench's replay producer: raw (default; its own Produce requests) or platformatic
+                       (@platformatic/kafka's Producer), or both (raw,platformatic): one workload each
+  --bench-reader R     the bench's notification reader: platformatic (default) or kafkajs, or both
   --knob NAME=V1,V2    one workload per value of a handler setting (its env variable, e.g.
                        KAFKA_FETCH_MAX_WAIT_MS=10,100,500), validated as the handler validates it; prints
                        msgs/s, p99 and handler CPU µs per message per value
@@ -71,6 +82,8 @@ const options = {
   'floor-client': { type: 'string' },
   'handler-client': { type: 'string', default: 'platformatic' },
   knob: { type: 'string' },
+  'bench-producer': { type: 'string', default: 'raw' },
+  'bench-reader': { type: 'string', default: 'platformatic' },
   stall: { type: 'string', default: '30' },
   keep: { type: 'boolean', default: false },
   threshold: { type: 'string', multiple: true, default: [] },
@@ -102,37 +115,6 @@ function actionMix(actions: string, aborts: string, breaches: string, fx = '0'):
     breaches: share('--breaches', breaches),
     ...(fxShare > 0 ? { fx: fxShare } : {}),
   };
-}
-
-function phaseJson(phase: PhaseResult | undefined) {
-  if (!phase) return null;
-  const l = phase.latency;
-  return {
-    messages: phase.messages,
-    msgs_per_s: Number(phase.msgsPerSecond.toFixed(1)),
-    latency_ms: { p50: l.med, p90: l.p90, p95: l.p95, p99: l.p99, max: l.max, avg: Number(l.avg.toFixed(3)) },
-    sql_per_msg: Number(phase.sqlPerMessage.toFixed(4)),
-    sql_statements: phase.sqlStatements,
-    db_commits_per_s: Number(phase.commitsPerSecond.toFixed(1)),
-    lost: phase.lost,
-    duplicated: phase.duplicated,
-    error_notifications: phase.errorNotifications,
-    error_notifications_expected: phase.expectedErrorNotifications,
-    duration_s: Number(phase.durationSeconds.toFixed(3)),
-    cpu_cores: Object.fromEntries(Object.entries(phase.cpu).map(([k, v]) => [k, Number(v.toFixed(3))])),
-    cpu_us_per_msg: cpuMicrosPerMessage(phase),
-    handler_stage_s: Object.fromEntries(Object.entries(phase.handlerStages).map(([k, v]) => [k, Number(v.toFixed(3))])),
-  };
-}
-
-/** CPU time of each measured process over the phase, per message: comparable across rates and durations. */
-function cpuMicrosPerMessage(phase: PhaseResult): Record<string, number> {
-  return Object.fromEntries(
-    Object.entries(phase.cpu).map(([k, cores]) => [
-      k,
-      Math.round((cores * phase.durationSeconds * 1e6) / phase.messages),
-    ]),
-  );
 }
 
 /** The CPU of all processes named `prefix` (`handler`, or `handler1`, `handler2`... with --instances). */
@@ -196,22 +178,43 @@ function knobOf(text: string | undefined): { name: string; values: string[] } | 
   return { name, values };
 }
 
+/** One of a comma list of choices, each checked (`flag` names the bad one). */
+function choices<T extends string>(flag: string, text: string, allowed: readonly T[]): T[] {
+  const picked = [...new Set(text.split(',').map((c) => c.trim()))];
+  for (const c of picked) {
+    if (!(allowed as readonly string[]).includes(c))
+      throw new Error(`${flag} must be ${allowed.join(' or ')}, got "${c}"`);
+  }
+  return picked as T[];
+}
+
 /** One row of the side-by-side table: a client and knob value, its handler phases and its floor. */
 interface Variant {
   readonly client: KafkaClient;
+  readonly benchProducer: BenchProducer;
+  readonly benchReader: BenchReader;
   readonly knob?: { name: string; value: string };
   readonly handler?: PositionBenchResult;
   readonly floor?: PositionBenchResult;
 }
 
 function variantLabel(v: Variant): string {
-  return [v.client, v.knob ? `${v.knob.name}=${v.knob.value}` : ''].filter(Boolean).join(' ');
+  return [
+    v.client,
+    v.knob ? `${v.knob.name}=${v.knob.value}` : '',
+    v.benchProducer !== 'raw' || v.benchReader !== 'platformatic' ? `bench ${v.benchProducer}/${v.benchReader}` : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
 }
 
 /** The table --handler-client with two clients or --knob prints: msgs/s, p99 and handler CPU per message. */
 function variantTable(variants: readonly Variant[]): string {
   const actions = [...new Set(variants.flatMap((v) => (v.handler ?? v.floor)?.phases.map((p) => p.action) ?? []))];
-  const header = ['variant', ...actions.flatMap((a) => [`${a} msgs/s`, `${a} p99 ms`, `${a} handler µs/msg`])];
+  const header = [
+    'variant',
+    ...actions.flatMap((a) => [`${a} msgs/s`, `${a} p99 ms`, `${a} handler µs/msg`, `${a} bench µs/msg`]),
+  ];
   if (variants.some((v) => v.floor && v.handler)) header.push(...actions.map((a) => `${a} handler/floor`));
   const rows = variants.map((v) => {
     const result = v.handler ?? v.floor;
@@ -219,7 +222,7 @@ function variantTable(variants: readonly Variant[]): string {
     for (const action of actions) {
       const phase = result?.phases.find((p) => p.action === action);
       if (!phase) {
-        cells.push('-', '-', '-');
+        cells.push('-', '-', '-', '-');
         continue;
       }
       const cpu = cpuMicrosPerMessage(phase);
@@ -227,6 +230,7 @@ function variantTable(variants: readonly Variant[]): string {
         phase.msgsPerSecond.toFixed(0),
         String(phase.latency.p99),
         String(summed(cpu, v.handler ? 'handler' : 'passthrough')),
+        String(cpu.bench ?? '-'),
       );
     }
     if (v.floor && v.handler) {
@@ -273,18 +277,29 @@ export async function positionCommand(argv: string[]): Promise<void> {
   const floorClient =
     values['floor-client'] === undefined ? undefined : kafkaClient('--floor-client', values['floor-client']);
   const knob = knobOf(values.knob);
-  if (values.compare && (clients.length > 1 || knob)) {
-    throw new Error('--compare runs one client and no --knob');
+  const benchProducers = choices<BenchProducer>('--bench-producer', values['bench-producer'], ['raw', 'platformatic']);
+  const benchReaders = choices<BenchReader>('--bench-reader', values['bench-reader'], ['kafkajs', 'platformatic']);
+  const variants: Variant[] = clients.flatMap((client) =>
+    (knob?.values ?? [undefined]).flatMap((value) =>
+      benchProducers.flatMap((benchProducer) =>
+        benchReaders.map((benchReader) => ({
+          client,
+          benchProducer,
+          benchReader,
+          ...(value === undefined ? {} : { knob: { name: knob?.name as string, value } }),
+        })),
+      ),
+    ),
+  );
+  if (values.compare && variants.length > 1) {
+    throw new Error('--compare runs one client, one bench producer and reader, and no --knob');
   }
   const fxBaseline = values['fx-baseline'];
   if (fxBaseline && !base.mix.fx) throw new Error('--fx-baseline needs --fx');
-  if (fxBaseline && (values.compare || values.floor || values['floor-only'] || clients.length > 1 || knob))
-    throw new Error('--fx-baseline runs one client, no --knob, and excludes --compare and --floor');
-  const variants: Variant[] = clients.flatMap((client) =>
-    (knob?.values ?? [undefined]).map((value) =>
-      value === undefined ? { client } : { client, knob: { name: knob?.name as string, value } },
-    ),
-  );
+  if (fxBaseline && (values.compare || values.floor || values['floor-only'] || variants.length > 1))
+    throw new Error(
+      '--fx-baseline runs one client, one bench producer and reader, no --knob, and excludes --compare and --floor',
+    );
   const plan: { batchSize: number; target: PositionTarget; mix?: ActionMix }[] = fxBaseline
     ? [
         { batchSize: base.batchSize, target: 'handler', mix: { ...base.mix, fx: 0 } },
@@ -321,7 +336,7 @@ export async function positionCommand(argv: string[]): Promise<void> {
       for (const step of plan) {
         const client = step.target === 'passthrough' ? (floorClient ?? variant.client) : variant.client;
         progress(
-          `bench:position ${step.target} on ${client}${variant.knob ? `, ${variant.knob.name}=${variant.knob.value}` : ''}, batch size ${step.batchSize}, ${base.partitions} partitions, ${base.instances} process(es), ${base.rate === 0 ? 'burst' : `${base.rate}/s`}`,
+          `bench:position ${step.target} on ${client}${variant.knob ? `, ${variant.knob.name}=${variant.knob.value}` : ''}, bench producer ${variant.benchProducer}, reader ${variant.benchReader}, batch size ${step.batchSize}, ${base.partitions} partitions, ${base.instances} process(es), ${base.rate === 0 ? 'burst' : `${base.rate}/s`}`,
         );
         const dumpFiles = scratch
           ? runs.length === 0
@@ -329,7 +344,15 @@ export async function positionCommand(argv: string[]): Promise<void> {
             : { dump: join(scratch, 'dump.txt') }
           : {};
         const handlerEnv = variant.knob ? { [variant.knob.name]: variant.knob.value } : {};
-        const result = await runPositionBench({ ...base, ...dumpFiles, ...step, handlerClient: client, handlerEnv });
+        const result = await runPositionBench({
+          ...base,
+          ...dumpFiles,
+          ...step,
+          handlerClient: client,
+          handlerEnv,
+          benchProducer: variant.benchProducer,
+          benchReader: variant.benchReader,
+        });
         runs.push({ ...step, variant: v, result });
       }
     }
@@ -344,9 +367,7 @@ export async function positionCommand(argv: string[]): Promise<void> {
   const last = runs.at(-1) as (typeof runs)[number];
   const metrics = metricsOf(last.result);
   const json: Record<string, unknown> = {
-    prepare: phaseJson(last.result.phases.find((p) => p.action === 'prepare')),
-    commit: phaseJson(last.result.phases.find((p) => p.action === 'commit')),
-    mixed: phaseJson(last.result.phases.find((p) => p.action === 'mixed')),
+    ...phasesJson(last.result),
     actions: base.mix,
     target: last.target,
     batch_size: last.batchSize,
@@ -360,10 +381,7 @@ export async function positionCommand(argv: string[]): Promise<void> {
     const [first] = measured as [Variant];
     const floor = first.floor as PositionBenchResult;
     const handler = first.handler as PositionBenchResult;
-    json.floor = {
-      prepare: phaseJson(floor.phases.find((p) => p.action === 'prepare')),
-      commit: phaseJson(floor.phases.find((p) => p.action === 'commit')),
-    };
+    json.floor = phasesJson(floor);
     json.handler_to_floor = Object.fromEntries(
       handler.phases.map((p) => {
         const f = floor.phases.find((q) => q.action === p.action);
@@ -386,10 +404,7 @@ export async function positionCommand(argv: string[]): Promise<void> {
     }
   } else if (fxBaseline) {
     const [plain, fx] = runs as [(typeof runs)[0], (typeof runs)[0]];
-    json.plain_baseline = {
-      prepare: phaseJson(plain.result.phases.find((p) => p.action === 'prepare')),
-      commit: phaseJson(plain.result.phases.find((p) => p.action === 'commit')),
-    };
+    json.plain_baseline = phasesJson(plain.result);
     for (const p of fx.result.phases) {
       const b = plain.result.phases.find((q) => q.action === p.action);
       if (!b) continue;
@@ -404,7 +419,7 @@ export async function positionCommand(argv: string[]): Promise<void> {
       return { action: p.action, baseline: baseline?.msgsPerSecond ?? 0, chosen: p.msgsPerSecond };
     });
     json.compare = {
-      batch_size_1: { prepare: phaseJson(one.result.phases[0]), commit: phaseJson(one.result.phases[1]) },
+      batch_size_1: phasesJson(one.result),
       ratios,
     };
     for (const r of ratios) {
@@ -415,22 +430,16 @@ export async function positionCommand(argv: string[]): Promise<void> {
   }
   json.kafka_client = (measured.at(-1) as Variant).client;
   json.command = ['node packages/bench/dist/cli.js position', ...argv].join(' ');
+  json.bench_producer = (measured.at(-1) as Variant).benchProducer;
+  json.bench_reader = (measured.at(-1) as Variant).benchReader;
   if (measured.length > 1 || knob) {
     json.variants = measured.map((v) => ({
       kafka_client: v.client,
+      bench_producer: v.benchProducer,
+      bench_reader: v.benchReader,
       ...(v.knob ? { knob: v.knob } : {}),
-      prepare: phaseJson(v.handler?.phases.find((p) => p.action === 'prepare')),
-      commit: phaseJson(v.handler?.phases.find((p) => p.action === 'commit')),
-      mixed: phaseJson(v.handler?.phases.find((p) => p.action === 'mixed')),
-      ...(v.floor
-        ? {
-            floor: {
-              prepare: phaseJson(v.floor.phases.find((p) => p.action === 'prepare')),
-              commit: phaseJson(v.floor.phases.find((p) => p.action === 'commit')),
-              mixed: phaseJson(v.floor.phases.find((p) => p.action === 'mixed')),
-            },
-          }
-        : {}),
+      ...(v.handler ? phasesJson(v.handler) : { prepare: null, commit: null, mixed: null }),
+      ...(v.floor ? { floor: phasesJson(v.floor) } : {}),
     }));
     process.stdout.write(`${variantTable(measured)}\n`);
   }

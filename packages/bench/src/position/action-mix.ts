@@ -1,4 +1,5 @@
-import { type GeneratedFxTransfer, type GeneratedTransfer, parseAmount } from '@mojafast/position-handler';
+import { parseAmount } from '@mojafast/position-handler';
+import type { GeneratedFxTransfer, GeneratedTransfer } from '@mojafast/position-handler/testing';
 
 /**
  * Which actions a generated run replays (issue #6: prepare only, commit only for transfers already prepared,

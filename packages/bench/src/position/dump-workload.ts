@@ -1,4 +1,4 @@
-import type { GeneratedTransfer } from '@mojafast/position-handler';
+import type { GeneratedTransfer } from '@mojafast/position-handler/testing';
 import type { DumpedMessage } from './dump.js';
 
 interface Envelope {

@@ -51,16 +51,21 @@ export interface PhaseTally {
   lastAt: number;
 }
 
-/**
- * Reads the notification topic from its start and matches each notification to the input message of its
- * transfer: latency is the notification's Kafka timestamp (the handler's produce time) minus the input's
- * (ours), both CreateTime stamped on this machine's clock.
- */
-export class NotificationCollector {
+/** A notification as read: its CreateTime and bytes. */
+export interface ReadNotification {
+  readonly timestamp: number;
+  readonly value: Buffer | null;
+}
+
+/** A reader of the notification topic from its start (kafkajs here; @platformatic/kafka in platformatic-replay.ts). */
+export interface NotificationSource {
+  start(onMessages: (messages: readonly ReadNotification[]) => void): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** The notification reader on kafkajs. */
+export class KafkajsNotificationSource implements NotificationSource {
   readonly #consumer: Consumer;
-  #phase: PhaseTally | undefined;
-  #inputTimes = new Map<string, number>();
-  #waiters: (() => void)[] = [];
 
   constructor(
     kafka: Kafka,
@@ -77,15 +82,38 @@ export class NotificationCollector {
     });
   }
 
-  async start(): Promise<void> {
+  async start(onMessages: (messages: readonly ReadNotification[]) => void): Promise<void> {
     await this.#consumer.connect();
     await this.#consumer.subscribe({ topic: this.topic, fromBeginning: true });
     await this.#consumer.run({
       autoCommit: false,
       eachBatch: async ({ batch }) => {
-        for (const message of batch.messages) this.#take(Number(message.timestamp), message.value);
-        for (const wake of this.#waiters.splice(0)) wake();
+        onMessages(batch.messages.map((m) => ({ timestamp: Number(m.timestamp), value: m.value })));
       },
+    });
+  }
+
+  async stop(): Promise<void> {
+    await this.#consumer.disconnect();
+  }
+}
+
+/**
+ * Reads the notification topic from its start and matches each notification to the input message of its
+ * transfer: latency is the notification's Kafka timestamp (the handler's produce time) minus the input's
+ * (ours), both CreateTime stamped on this machine's clock.
+ */
+export class NotificationCollector {
+  #phase: PhaseTally | undefined;
+  #inputTimes = new Map<string, number>();
+  #waiters: (() => void)[] = [];
+
+  constructor(readonly source: NotificationSource) {}
+
+  async start(): Promise<void> {
+    await this.source.start((messages) => {
+      for (const message of messages) this.#take(message.timestamp, message.value);
+      for (const wake of this.#waiters.splice(0)) wake();
     });
   }
 
@@ -132,6 +160,6 @@ export class NotificationCollector {
   }
 
   async stop(): Promise<void> {
-    await this.#consumer.disconnect();
+    await this.source.stop();
   }
 }

@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import { connect, type Socket } from 'node:net';
 import { type Kafka, Partitioners } from 'kafkajs';
 import { crc32c } from './crc32c.js';
+import type { PreparedSends, ReplayMessage, ReplayProducer } from './replay.js';
 
 /**
  * The replay's producer: Produce requests (API key 0, version 3, the record batch format of KIP-98) written
@@ -72,7 +73,28 @@ export interface RawRecord {
   readonly tail: Buffer;
 }
 
-export class RawProducer {
+/** The partition of each key, as kafkajs' default (Java-compatible murmur2) partitioner picks it. */
+export function keyPartitions(
+  topic: string,
+  partitionIds: readonly number[],
+  keys: readonly (Buffer | null)[],
+): Int32Array {
+  const partitioner = Partitioners.DefaultPartitioner();
+  const partitionMetadata = partitionIds.map((partitionId) => ({
+    partitionId,
+    leader: 0,
+    partitionErrorCode: 0,
+    replicas: [],
+    isr: [],
+  }));
+  const out = new Int32Array(keys.length);
+  for (const [i, key] of keys.entries()) {
+    out[i] = partitioner({ topic, partitionMetadata, message: { key, value: null } });
+  }
+  return out;
+}
+
+export class RawProducer implements ReplayProducer {
   #correlationId = 0;
   readonly #clientId = Buffer.from('mojafast-bench-replay');
 
@@ -123,21 +145,18 @@ export class RawProducer {
     }
   }
 
-  /** The partition of each key, as kafkajs' default (Java-compatible murmur2) partitioner picks it. */
-  partitionsOf(keys: readonly (Buffer | null)[]): Int32Array {
-    const partitioner = Partitioners.DefaultPartitioner();
-    const partitionMetadata = this.partitions.map((partitionId) => ({
-      partitionId,
-      leader: 0,
-      partitionErrorCode: 0,
-      replicas: [],
-      isr: [],
+  /** Encodes and partitions the messages before the measured window (replay.ts). */
+  prepare(messages: readonly ReplayMessage[]): PreparedSends {
+    const keys = messages.map((m) => (m.key === null ? null : Buffer.from(m.key)));
+    const partitions = keyPartitions(this.topic, this.partitions, keys);
+    const records = messages.map((m, i) => ({
+      partition: partitions[i] as number,
+      tail: encodeRecordTail(keys[i] as Buffer | null, Buffer.from(m.value)),
     }));
-    const out = new Int32Array(keys.length);
-    for (const [i, key] of keys.entries()) {
-      out[i] = partitioner({ topic: this.topic, partitionMetadata, message: { key, value: null } });
-    }
-    return out;
+    return {
+      sizeOf: (i) => (records[i] as RawRecord).tail.length + 8,
+      send: (from, to, timestamp) => this.send(records, from, to, timestamp),
+    };
   }
 
   /**

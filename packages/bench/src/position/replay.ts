@@ -1,6 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DumpedMessage } from './dump.js';
-import { encodeRecordTail, type RawProducer, type RawRecord } from './raw-producer.js';
 
 /** A dumped message with its transfer id read once, before anything is timed. */
 export interface ReplayMessage extends DumpedMessage {
@@ -18,23 +17,32 @@ export interface ReplayOptions {
   readonly tickMs?: number;
 }
 
+/** Produces each send of a replay, from messages encoded before the measured window. */
+export interface PreparedSends {
+  /** Bytes message `i` takes in a request, for cutting the sends under SEND_BYTES. */
+  sizeOf(i: number): number;
+  /** Produces messages [from, to) with CreateTime `timestamp`; resolves when acknowledged (acks=all). */
+  send(from: number, to: number, timestamp: number): Promise<unknown>;
+}
+
 /**
- * The dump as records, encoded and partitioned before the measured window: the UTF-8 encoding of every
- * value and the record bytes are not paid for while the bench shares the cores with what it measures.
+ * The replay's producer (the raw one of raw-producer.ts, or @platformatic/kafka's in platformatic-replay.ts):
+ * it encodes and partitions (kafkajs' default murmur2, so every producer puts a key on the same partition)
+ * before the measured window, so the UTF-8 encoding of every value is not paid for while the bench shares the
+ * cores with what it measures.
  */
+export interface ReplayProducer {
+  prepare(messages: readonly ReplayMessage[]): PreparedSends;
+  disconnect(): Promise<void>;
+}
+
 export interface PreparedReplay {
-  readonly records: readonly RawRecord[];
+  readonly sends: PreparedSends;
   readonly transferIds: readonly string[];
 }
 
-export function prepareReplay(messages: readonly ReplayMessage[], producer: RawProducer): PreparedReplay {
-  const keys = messages.map((m) => (m.key === null ? null : Buffer.from(m.key)));
-  const partitions = producer.partitionsOf(keys);
-  const records = messages.map((m, i) => ({
-    partition: partitions[i] as number,
-    tail: encodeRecordTail(keys[i] as Buffer | null, Buffer.from(m.value)),
-  }));
-  return { records, transferIds: messages.map((m) => m.transferId) };
+export function prepareReplay(messages: readonly ReplayMessage[], producer: ReplayProducer): PreparedReplay {
+  return { sends: producer.prepare(messages), transferIds: messages.map((m) => m.transferId) };
 }
 
 /**
@@ -45,11 +53,11 @@ export function prepareReplay(messages: readonly ReplayMessage[], producer: RawP
 const SEND_BYTES = 800_000;
 
 /** Ends of the sends that cover [from, to): each under SEND_BYTES (a single larger message goes alone). */
-function sendEnds(records: readonly RawRecord[], from: number, to: number): number[] {
+function sendEnds(sends: PreparedSends, from: number, to: number): number[] {
   const ends: number[] = [];
   let bytes = 0;
   for (let i = from; i < to; i++) {
-    const size = (records[i] as RawRecord).tail.length + 8;
+    const size = sends.sizeOf(i);
     if (i > from && bytes + size > SEND_BYTES) {
       ends.push(i);
       bytes = 0;
@@ -68,19 +76,19 @@ function sendEnds(records: readonly RawRecord[], from: number, to: number): numb
  * per tick rather than one per message.
  */
 export async function replay(
-  producer: RawProducer,
   prepared: PreparedReplay,
   options: ReplayOptions,
   inputTimes: Map<string, number>,
 ): Promise<void> {
-  const { records, transferIds } = prepared;
+  const { sends: producer, transferIds } = prepared;
+  const count = transferIds.length;
   const send = (from: number, to: number): Promise<unknown>[] => {
     const now = Date.now();
     for (let i = from; i < to; i++) inputTimes.set(transferIds[i] as string, now);
     const sends: Promise<unknown>[] = [];
     let start = from;
-    for (const end of sendEnds(records, from, to)) {
-      sends.push(producer.send(records, start, end, now));
+    for (const end of sendEnds(producer, from, to)) {
+      sends.push(producer.send(start, end, now));
       start = end;
     }
     return sends;
@@ -88,9 +96,9 @@ export async function replay(
   if (options.rate === 0) {
     let next = 0;
     const lane = async () => {
-      while (next < records.length) {
+      while (next < count) {
         const start = next;
-        next = Math.min(records.length, next + options.chunk);
+        next = Math.min(count, next + options.chunk);
         await Promise.all(send(start, next));
       }
     };
@@ -102,8 +110,8 @@ export async function replay(
   let sent = 0;
   const pending: Promise<unknown>[] = [];
   let failure: unknown;
-  while (sent < records.length && failure === undefined) {
-    const due = Math.min(records.length, Math.floor(((performance.now() - begin) / 1000) * options.rate));
+  while (sent < count && failure === undefined) {
+    const due = Math.min(count, Math.floor(((performance.now() - begin) / 1000) * options.rate));
     if (due > sent) {
       for (const p of send(sent, due)) {
         // A failed send ends the replay at the next tick instead of crashing the process unobserved.

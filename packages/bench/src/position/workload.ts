@@ -3,7 +3,7 @@ import {
   generatePositionMessages,
   generateTransfers,
   type ProvisionedLedger,
-} from '@mojafast/position-handler';
+} from '@mojafast/position-handler/testing';
 import type { DumpedMessage } from './dump.js';
 
 export interface WorkloadSpec {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { PositionAction } from '../ledger/types.js';
 
-/** A transfer as the generators and the provisioning (store/provision.ts) both describe it. */
+/** A transfer as the generators and the transfer fixtures (testing/transfers.ts) both describe it. */
 export interface GeneratedTransfer {
   readonly transferId: string;
   readonly payer: string;

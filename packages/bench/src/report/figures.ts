@@ -1,0 +1,328 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { basename, join } from 'node:path';
+
+/**
+ * Tables of figures in READMEs, rendered from bench result files (`--out` JSON) kept in the repository, so a
+ * README shows only what a program computed from a run, each row beside the commit, date, machine load and
+ * command of that run. A README marks a region:
+ *
+ *     <!-- figures:KIND path/to/result.json path/to/folder -->
+ *     (rendered; never edited by hand)
+ *     <!-- /figures -->
+ *
+ * KIND is one of `renderers` below; paths are from the repository root, a folder standing for its *.json files
+ * in name order.
+ */
+
+/** `run` of a result file (report/provenance.ts); files measured before it existed carry what is known. */
+interface RunProvenance {
+  readonly commit?: string | null;
+  /** For a file whose commit was not recorded: the commit it was committed with (it was measured before). */
+  readonly measured_before?: string;
+  readonly dirty?: boolean | null;
+  readonly date?: string | null;
+  readonly load_avg_start?: readonly number[] | null;
+  readonly load_avg_end?: readonly number[] | null;
+  readonly cores?: number;
+  readonly command?: string;
+}
+
+interface Latency {
+  readonly p50?: number;
+  readonly p95?: number;
+  readonly p99?: number;
+}
+
+interface PositionPhase {
+  readonly messages: number;
+  readonly msgs_per_s: number;
+  readonly latency_ms: Latency;
+  readonly cpu_us_per_msg: Record<string, number>;
+  readonly sql_per_msg?: number;
+  readonly lost: number;
+  readonly duplicated: number;
+}
+
+type PhaseLabel = 'prepare' | 'commit' | 'mixed';
+const PHASES: readonly PhaseLabel[] = ['prepare', 'commit', 'mixed'];
+
+type Phases = Partial<Record<PhaseLabel, PositionPhase | null>>;
+
+interface PositionVariant extends Phases {
+  readonly kafka_client: string;
+  readonly knob?: { readonly name: string; readonly value: string };
+  readonly bench_producer?: string;
+  readonly bench_reader?: string;
+  readonly floor?: Phases;
+}
+
+interface ResultFile extends Phases {
+  readonly run?: RunProvenance;
+  /** bench:position's own record of its command (before `run` existed). */
+  readonly command?: string;
+  readonly rate?: number;
+  readonly transfers?: number;
+  readonly batch_size?: number;
+  readonly partitions?: number;
+  readonly kafka_client?: string;
+  readonly bench_producer?: string;
+  readonly bench_reader?: string;
+  readonly variants?: readonly PositionVariant[];
+  // bench:als
+  readonly lookups_per_s?: number;
+  readonly e2e_ms?: Latency;
+  readonly failed?: number;
+  readonly checks_rate?: number;
+  readonly vus?: number;
+  readonly duration_s?: number;
+  readonly cpu_cores?: Record<string, number>;
+  readonly scenario?: string;
+}
+
+export interface LoadedResult {
+  /** Path from the repository root. */
+  readonly path: string;
+  readonly result: ResultFile;
+}
+
+/** The result files a region names: files as given, a folder as its *.json files in name order. */
+export function loadResults(root: string, paths: readonly string[]): LoadedResult[] {
+  return paths.flatMap((path) => {
+    const full = join(root, path);
+    const files = statSync(full).isDirectory()
+      ? readdirSync(full)
+          .filter((name) => name.endsWith('.json'))
+          .sort()
+          .map((name) => join(path, name))
+      : [path];
+    return files.map((file) => ({
+      path: file,
+      result: JSON.parse(readFileSync(join(root, file), 'utf8')) as ResultFile,
+    }));
+  });
+}
+
+const integer = (n: number | undefined) => (n === undefined ? '-' : String(Math.round(n)));
+const ms = (n: number | undefined) => (n === undefined ? '-' : String(Number(n.toFixed(1))));
+
+function commitCell(run: RunProvenance | undefined): string {
+  if (run?.commit) return `${run.commit.slice(0, 7)}${run.dirty ? ' + uncommitted changes' : ''}`;
+  if (run?.measured_before) return `not recorded (before ${run.measured_before})`;
+  return 'not recorded';
+}
+
+function dateCell(run: RunProvenance | undefined): string {
+  return run?.date ? `${run.date.slice(0, 16).replace('T', ' ')} UTC` : 'not recorded';
+}
+
+/** The 1-minute load average at the start and the end of the run, over the cores. */
+function loadCell(run: RunProvenance | undefined): string {
+  const start = run?.load_avg_start?.[0];
+  const end = run?.load_avg_end?.[0];
+  if (start === undefined || end === undefined) return 'not recorded';
+  return `${start.toFixed(2)} → ${end.toFixed(2)}${run?.cores ? ` (${run.cores} cores)` : ''}`;
+}
+
+function commandOf(file: LoadedResult): string {
+  return file.result.run?.command ?? file.result.command ?? 'not recorded';
+}
+
+const provenanceHeader = ['commit', 'date', 'load 1 min', 'command'];
+function provenanceCells(file: LoadedResult): string[] {
+  const run = file.result.run;
+  return [commitCell(run), dateCell(run), loadCell(run), `\`${commandOf(file)}\``];
+}
+
+function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
+  const line = (cells: readonly string[]) => `| ${cells.map((c) => c.replaceAll('|', '\\|')).join(' | ')} |`;
+  return [line(header), `|${header.map(() => '---|').join('')}`, ...rows.map(line)].join('\n');
+}
+
+/** The phases present in any of the results, in run order. */
+function phasesOf(results: readonly Phases[]): PhaseLabel[] {
+  return PHASES.filter((label) => results.some((r) => r[label]));
+}
+
+/** The CPU µs per message of the processes named `prefix` (`handler`, or `handler1`, `handler2`...). */
+function cpuOf(phase: PositionPhase, prefix: string): number | undefined {
+  const entries = Object.entries(phase.cpu_us_per_msg).filter(([name]) => name.startsWith(prefix));
+  return entries.length === 0 ? undefined : entries.reduce((sum, [, v]) => sum + v, 0);
+}
+
+function phaseCells(phase: PositionPhase | null | undefined): string[] {
+  if (!phase) return ['-', '-', '-', '-'];
+  return [
+    integer(phase.msgs_per_s),
+    ms(phase.latency_ms.p99),
+    integer(cpuOf(phase, 'handler') ?? cpuOf(phase, 'passthrough')),
+    integer(cpuOf(phase, 'bench')),
+  ];
+}
+
+const phaseHeader = (label: string) => [
+  `${label} msgs/s`,
+  `${label} p99 ms`,
+  `${label} handler µs/msg`,
+  `${label} bench µs/msg`,
+];
+
+function shapeOf(result: ResultFile): string {
+  const parts = [
+    result.rate ? `${result.rate}/s offered` : 'burst',
+    result.transfers !== undefined ? `${result.transfers} transfers` : '',
+    result.batch_size !== undefined ? `batch ${result.batch_size}` : '',
+    result.partitions !== undefined ? `${result.partitions} partitions` : '',
+  ];
+  return parts.filter(Boolean).join(', ');
+}
+
+/** bench:position runs, one row per result file: msgs/s, p99 and CPU per message of each phase it ran. */
+function renderPosition(files: readonly LoadedResult[]): string {
+  const labels = phasesOf(files.map((f) => f.result));
+  const header = [
+    'result file',
+    'run',
+    'client',
+    'bench producer / reader',
+    ...labels.flatMap(phaseHeader),
+    'lost / dup',
+    ...provenanceHeader,
+  ];
+  const rows = files.map((file) => {
+    const r = file.result;
+    const phases = labels.map((l) => r[l]).filter((p): p is PositionPhase => Boolean(p));
+    const lost = phases.reduce((n, p) => n + p.lost, 0);
+    const duplicated = phases.reduce((n, p) => n + p.duplicated, 0);
+    return [
+      `\`${basename(file.path)}\``,
+      shapeOf(r),
+      r.kafka_client ?? '-',
+      r.bench_producer ? `${r.bench_producer} / ${r.bench_reader}` : 'raw / kafkajs', // the only ones before --bench-producer and --bench-reader
+      ...labels.flatMap((l) => phaseCells(r[l])),
+      `${lost} / ${duplicated}`,
+      ...provenanceCells(file),
+    ];
+  });
+  return table(header, rows);
+}
+
+/** What a variant row varies: the knob's value, else the handler's client; the bench's clients when they vary. */
+function variantLabel(v: PositionVariant, knob: boolean, benchVaries: boolean): string {
+  const label = knob && v.knob ? v.knob.value : v.kafka_client;
+  return `\`${label}\`${benchVaries ? `, bench producer ${v.bench_producer}, reader ${v.bench_reader}` : ''}`;
+}
+
+/**
+ * bench:position `--handler-client A,B` / `--knob NAME=V1,V2` / `--bench-client` runs, one block per result
+ * file: one row per variant (same messages, one invocation), with the Kafka-only floor when measured.
+ */
+function renderPositionVariants(files: readonly LoadedResult[]): string {
+  return files
+    .map((file) => {
+      const r = file.result;
+      const variants = r.variants ?? [];
+      const knob = variants[0]?.knob?.name;
+      const sameClient = variants.every((v) => v.kafka_client === variants[0]?.kafka_client);
+      const benchVaries = new Set(variants.map((v) => `${v.bench_producer}/${v.bench_reader}`)).size > 1;
+      const what = knob ?? (benchVaries && sameClient ? "the bench's Kafka clients" : 'KAFKA_CLIENT');
+      const labels = phasesOf(variants);
+      const withFloor = variants.some((v) => v.floor);
+      const header = [
+        'value',
+        ...labels.flatMap(phaseHeader),
+        ...(withFloor ? labels.flatMap((l) => [`${l} floor msgs/s`, `${l} handler/floor`]) : []),
+      ];
+      const rows = variants.map((v) => [
+        variantLabel(v, knob !== undefined, benchVaries),
+        ...labels.flatMap((l) => phaseCells(v[l])),
+        ...(withFloor
+          ? labels.flatMap((l) => {
+              const h = v[l];
+              const f = v.floor?.[l];
+              return [integer(f?.msgs_per_s), h && f ? (h.msgs_per_s / f.msgs_per_s).toFixed(2) : '-'];
+            })
+          : []),
+      ]);
+      const run = r.run;
+      return [
+        `**${what}** (\`${basename(file.path)}\`: ${shapeOf(r)}${sameClient && knob ? `, ${variants[0]?.kafka_client}` : ''}; commit ${commitCell(run)}, date ${dateCell(run)}, load ${loadCell(run)}; \`${commandOf(file)}\`):`,
+        '',
+        table(header, rows),
+      ].join('\n');
+    })
+    .join('\n\n');
+}
+
+/** bench:als runs, one row per result file: lookups/s, end-to-end latency, failures and CPU per process. */
+function renderAls(files: readonly LoadedResult[]): string {
+  const processes = [...new Set(files.flatMap((f) => Object.keys(f.result.cpu_cores ?? {})))].sort();
+  const header = [
+    'result file',
+    'scenario',
+    'VUs',
+    'lookups/s',
+    'e2e p50 ms',
+    'e2e p95 ms',
+    'e2e p99 ms',
+    'failed',
+    ...processes.map((p) => `cpu ${p} (cores)`),
+    ...provenanceHeader,
+  ];
+  const rows = files.map((file) => {
+    const r = file.result;
+    return [
+      `\`${basename(file.path)}\``,
+      r.scenario ?? '-',
+      r.vus === undefined ? '-' : String(r.vus),
+      integer(r.lookups_per_s),
+      ms(r.e2e_ms?.p50),
+      ms(r.e2e_ms?.p95),
+      ms(r.e2e_ms?.p99),
+      r.failed === undefined ? '-' : String(r.failed),
+      ...processes.map((p) => {
+        const cores = r.cpu_cores?.[p];
+        return cores === undefined ? '-' : cores.toFixed(2);
+      }),
+      ...provenanceCells(file),
+    ];
+  });
+  return table(header, rows);
+}
+
+export const renderers: Record<string, (files: readonly LoadedResult[]) => string> = {
+  als: renderAls,
+  position: renderPosition,
+  'position-variants': renderPositionVariants,
+};
+
+const REGION = /<!-- figures:([a-z-]+)((?:[ \t]+[^\s]+?)*)[ \t]*-->\n([\s\S]*?)<!-- \/figures -->/g;
+
+export interface Region {
+  readonly kind: string;
+  readonly paths: readonly string[];
+  readonly current: string;
+  readonly rendered: string;
+}
+
+/** Every marked region of `text`, with what it holds and what the program renders for it. */
+export function regionsOf(text: string, root: string): Region[] {
+  return [...text.matchAll(REGION)].map((match) => {
+    const [, kind = '', list = '', current = ''] = match;
+    const render = renderers[kind];
+    if (!render) throw new Error(`figures:${kind} is no kind of figures (one of ${Object.keys(renderers).join(', ')})`);
+    const paths = list.trim().split(/\s+/).filter(Boolean);
+    if (paths.length === 0) throw new Error(`figures:${kind} names no result file`);
+    return { kind, paths, current, rendered: `${render(loadResults(root, paths))}\n` };
+  });
+}
+
+/** `text` with every marked region replaced by what the program renders for it. */
+export function renderRegions(text: string, root: string): string {
+  const regions = regionsOf(text, root);
+  let i = 0;
+  return text.replace(REGION, (whole: string) => {
+    const region = regions[i++] as Region;
+    const opening = whole.slice(0, whole.indexOf('-->\n') + 4);
+    return `${opening}${region.rendered}<!-- /figures -->`;
+  });
+}

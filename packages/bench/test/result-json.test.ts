@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import type { PhaseLabel, PhaseResult } from '../src/position/measure-phase.js';
+import { phasesJson } from '../src/position/result-json.js';
+
+function phase(action: PhaseLabel, messages: number): PhaseResult {
+  return {
+    action,
+    messages,
+    durationSeconds: 2,
+    msgsPerSecond: messages / 2,
+    latency: { count: messages, min: 1, med: 2, avg: 2, p90: 3, p95: 4, p99: 5, max: 6 },
+    sqlStatements: 10,
+    sqlPerMessage: 10 / messages,
+    commitsPerSecond: 1,
+    lost: 0,
+    duplicated: 0,
+    errorNotifications: 0,
+    expectedErrorNotifications: 0,
+    cpu: { handler: 0.5 },
+    handlerStages: {},
+  };
+}
+
+// The JSON names each phase by what it replayed (--actions), never by its position in the run: a commit-only
+// or mixed run has no prepare phase, and its first phase must not be reported as one.
+describe('bench:position JSON phases', () => {
+  it.each([
+    ['prepare,commit', [phase('prepare', 10), phase('commit', 10)], ['prepare', 'commit']],
+    ['prepare', [phase('prepare', 10)], ['prepare']],
+    ['commit', [phase('commit', 10)], ['commit']],
+    ['mixed', [phase('mixed', 10)], ['mixed']],
+  ] as const)('--actions %s fills exactly its phases', (_actions, phases, filled) => {
+    const json = phasesJson({ phases: [...phases] });
+    expect(Object.entries(json).flatMap(([label, value]) => (value === null ? [] : [label]))).toEqual(filled);
+    for (const label of filled) expect(json[label]?.messages).toBe(10);
+  });
+
+  it('gives CPU per message from the cores a process used over the phase', () => {
+    // 0.5 cores over 2 s is 1 s of CPU; over 10 messages, 100,000 µs each.
+    expect(phasesJson({ phases: [phase('commit', 10)] }).commit?.cpu_us_per_msg).toEqual({ handler: 100_000 });
+  });
+});
