@@ -1,12 +1,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
+import { createKnex, migrateLatest } from '@mojafast/position-handler';
 import {
-  createKnex,
   generatePositionMessages,
+  insertTransfers,
   type KeyedMessage,
-  migrateLatest,
   provisionLedger,
-} from '@mojafast/position-handler';
+} from '@mojafast/position-handler/testing';
 import {
   createDatabase,
   createTopic,
@@ -125,8 +125,8 @@ export async function runSmoke(options: SmokeOptions): Promise<SmokeReport> {
         { name: PAYER, netDebitCap: '10000', liquidity: '100000' },
         { name: PAYEE, netDebitCap: '10000', liquidity: '100000' },
       ],
-      transfers: [{ ...transfer, state: 'RECEIVED_PREPARE' }],
     });
+    await insertTransfers(knex, [{ ...transfer, state: 'RECEIVED_PREPARE' }], ledger.accounts);
     const accountOf = (dfsp: string) => {
       const account = ledger.accounts.get(`${dfsp}:${CURRENCY}`);
       if (!account) throw new Error(`smoke: no ${dfsp} account provisioned`);

@@ -3,8 +3,8 @@ import type { TestTopic } from '@mojafast/testkit';
 import type { Producer } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startPositionService } from '../src/main.js';
-import { generatePositionMessages, generateTransfers } from '../src/messages/generate.js';
-import { insertTransfers } from '../src/store/provision.js';
+import { generatePositionMessages, generateTransfers } from '../src/testing/messages.js';
+import { insertTransfers } from '../src/testing/transfers.js';
 import {
   createTestLedger,
   newTopics,
