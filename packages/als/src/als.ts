@@ -70,4 +70,10 @@ runService<Running>({
   },
   stop: (running, signal) => running.stop(signal),
   profile: (running) => running.profile(),
+  // One plain line naming what is wrong (a key, an unreachable store), as before the kit: an operator reads
+  // it in `kubectl logs` without a JSON viewer, and the original-config tests match it.
+  startFailed(error) {
+    process.stderr.write(`als: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  },
 });

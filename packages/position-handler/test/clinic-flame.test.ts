@@ -108,7 +108,10 @@ describe('clinic flame -- node dist/position', () => {
       { timeout: 60_000, interval: 200 },
     );
     expect(output).toContain('"topics":["topic-transfer-position-batch"]');
-    const http = /"msg":"position handler started".*?"http":"([^"]+)"/.exec(output)?.[1];
+    // The ready line is JSON (pino: fields first, then msg); read its http field rather than rely on key order.
+    const readyLine = output.split('\n').find((line) => line.includes('"msg":"position handler started"'));
+    const http = (JSON.parse(readyLine ?? '{}') as { http?: string }).http;
+    expect(http).toMatch(/:\d+$/);
     // Some work to sample: its health endpoint on the default port, which asks the broker and the database.
     for (let i = 0; i < 20; i++) {
       const health = await fetch(`http://${http}/health`);
