@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { isAbsolute, join, resolve } from 'node:path';
 import { parseEnvFile } from '@mojafast/testkit';
+import { execForm, parseDockerfile, splitStages } from './dockerfile.js';
 import { type Compose, dockerfileEnv, type K8sObject, k8sEnv, loadCompose, loadK8s, podSpecOf } from './infra.js';
 import type { ServiceSpec } from './services.js';
 
@@ -21,6 +22,8 @@ export interface ClusterProcess {
   readonly spec: ServiceSpec;
   readonly composeService: string;
   readonly env: Record<string, string>;
+  /** The container's command: compose `command` / Kubernetes `command` + `args`, else the image's CMD. */
+  readonly command: readonly string[];
   /** Where each listener binds, by the listener's name. */
   readonly ports: Record<string, number>;
 }
@@ -68,6 +71,8 @@ type Destination = { readonly ns: string; readonly port: number } | 'kafka' | 'm
 interface Topology {
   /** The env the container sees before any rewrite. */
   envOf(spec: ServiceSpec): Record<string, string>;
+  /** The command the container runs. */
+  commandOf(spec: ServiceSpec): string[];
   /** Host files mounted into the container: [path here, path in the container]. */
   mountsOf(spec: ServiceSpec): [string, string][];
   /** The loopback (network namespace) the container has; compose's `network_mode: service:X` shares X's. */
@@ -76,6 +81,15 @@ interface Topology {
   resolve(from: ServiceSpec, host: string, port: number): Destination;
   /** Whether a bare host name names one of the deployment's services. */
   isServiceName(host: string): boolean;
+}
+
+/** The image's CMD (exec form, last stage): what the container runs when nothing replaces it. */
+function imageCommand(repoRoot: string, spec: ServiceSpec): string[] {
+  const stages = splitStages(parseDockerfile(readFileSync(join(repoRoot, spec.dockerfile), 'utf8')));
+  const cmd = (stages.at(-1) ?? []).filter((i) => i.keyword === 'CMD').at(-1);
+  const command = cmd ? execForm(cmd.args) : undefined;
+  if (!command) throw new Error(`${spec.dockerfile} has no exec-form CMD`);
+  return command;
 }
 
 function composeTopology(repoRoot: string, compose: Compose): Topology {
@@ -105,6 +119,11 @@ function composeTopology(repoRoot: string, compose: Compose): Topology {
       for (const [key, value] of Object.entries(service.environment ?? {})) env[key] = String(value ?? '');
       return env;
     },
+    commandOf(spec) {
+      const command = serviceOf(spec).command;
+      if (Array.isArray(command)) return command.map(String);
+      return typeof command === 'string' ? command.trim().split(/\s+/) : imageCommand(repoRoot, spec);
+    },
     mountsOf(spec) {
       return (serviceOf(spec).volumes ?? []).flatMap((volume): [string, string][] => {
         const [source, target] = volume.split(':');
@@ -133,6 +152,12 @@ function k8sTopology(repoRoot: string, objects: readonly K8sObject[]): Topology 
   const portsOf = (deployment: K8sObject) => podSpecOf(deployment).containers.flatMap((c) => c.ports ?? []);
   return {
     envOf: (spec) => k8sEnv(repoRoot, objects, spec).env,
+    commandOf(spec) {
+      const container = k8sEnv(repoRoot, objects, spec).container as { command?: string[]; args?: string[] };
+      // command replaces the image's ENTRYPOINT (ours have none), args its CMD.
+      if (container.command) return [...container.command, ...(container.args ?? [])];
+      return container.args ?? imageCommand(repoRoot, spec);
+    },
     // The manifests mount only emptyDirs (/profiles); a ConfigMap file mount would be listed here.
     mountsOf: () => [],
     namespaceOf: (spec) => spec.k8sDeployment,
@@ -263,7 +288,13 @@ export async function planCluster(options: {
     }
     for (const [key, value] of Object.entries(env)) if (value === '/profiles') env[key] = options.runDir;
     Object.assign(env, options.overrides?.[spec.id] ?? {});
-    return { spec, composeService: spec.composeService, env, ports: ports.get(spec.id) as Record<string, number> };
+    return {
+      spec,
+      composeService: spec.composeService,
+      env,
+      command: topology.commandOf(spec),
+      ports: ports.get(spec.id) as Record<string, number>,
+    };
   });
 }
 

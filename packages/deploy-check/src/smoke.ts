@@ -166,8 +166,13 @@ export async function runSmoke(options: SmokeOptions): Promise<SmokeReport> {
     for (const spec of startOrder(compose, services)) {
       const process_ = byId.get(spec.id) as ClusterProcess;
       log(`starting ${spec.composeService}: ${JSON.stringify(process_.ports)}`);
-      const service = await startService(join(options.servicesRoot, spec.packageDir, spec.entry), {
+      // The container's command, run by this Node from the package (the images' WORKDIR is the package).
+      const [program, entry, ...args] = process_.command;
+      if (program !== 'node' || entry === undefined)
+        throw new Error(`smoke: ${spec.composeService} runs "${process_.command.join(' ')}", not node <entry>`);
+      const service = await startService(join(options.servicesRoot, spec.packageDir, entry), {
         cwd: join(options.servicesRoot, spec.packageDir),
+        args,
         env: process_.env,
         readyWhen: readyWhen[spec.id],
         timeoutMs: waitMs,

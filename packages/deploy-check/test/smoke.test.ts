@@ -46,6 +46,8 @@ describe('infra/smoke: the compose or Kubernetes cluster as local processes', ()
       POSITION_TOPICS: 'topic-transfer-position-batch',
       POSITION_HTTP_HOST: '127.0.0.1',
     });
+    // No compose `command` for ours: the image's CMD, run from the package.
+    expect(plan.map((p) => p.command)).toEqual(services.map((s) => ['node', s.entry]));
     // Every listener on its own free port, none shared (compose has the sim and the handler both on 3001).
     const all = plan.flatMap((p) => Object.values(p.ports));
     expect(new Set(all).size).toBe(all.length);
@@ -87,6 +89,7 @@ describe('infra/smoke: the compose or Kubernetes cluster as local processes', ()
       SIM_HOST: '127.0.0.1',
       SIM_PUBLIC_HOST: '127.0.0.1',
     });
+    expect(plan.map((p) => p.command)).toEqual(services.map((s) => ['node', s.entry]));
     // kafka:9092 and mysqldb (Mojaloop's backend chart, not in our manifests) are the local services; the
     // password is the Secret's.
     expect(env['position-handler']).toMatchObject({
