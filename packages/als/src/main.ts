@@ -35,6 +35,11 @@ export interface RunningAls {
   readonly admin: FastifyInstance;
   readonly registry: Registry;
   readonly profiler: CpuProfiler;
+  /**
+   * Resolves once no accepted request's background work (the flow after its 202/200) is running: the same set
+   * close() drains. Tests wait for it before proving that nothing more is sent.
+   */
+  idle(): Promise<void>;
   /** Stops accepting, drains in-flight callbacks (bounded by shutdownTimeoutMs), releases sockets and db. */
   close(): Promise<void>;
 }
@@ -268,6 +273,9 @@ export async function startAls(config: Config): Promise<RunningAls> {
     admin,
     registry,
     profiler,
+    async idle() {
+      while (inflight.size > 0) await Promise.allSettled([...inflight]);
+    },
     close() {
       closing ??= (async () => {
         await Promise.all([app.close(), admin.close()]);

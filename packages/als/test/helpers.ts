@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { type SimSet, type SimSetOptions, startSimSet } from '@mojafast/sim';
 import { request } from 'undici';
+import { expect, vi } from 'vitest';
 import { type ConfigValues, loadConfig } from '../src/config/config.js';
 import { type RunningAls, startAls } from '../src/main.js';
 
@@ -89,7 +90,26 @@ export async function call(
   return { status: res.statusCode, body: await res.body.text() };
 }
 
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** The ALS's lookups in flight (als_lookups_in_flight{state="in_flight"}), read from its registry. */
+export async function lookupsInFlight(als: RunningAls): Promise<number> {
+  const gauge = als.registry.getSingleMetric('als_lookups_in_flight');
+  if (!gauge) throw new Error('no als_lookups_in_flight gauge');
+  const { values } = await gauge.get();
+  return values.find((v) => v.labels.state === 'in_flight')?.value ?? Number.NaN;
+}
+
+/**
+ * Resolves once the ALS has finished every request it accepted: its lookups-in-flight gauge is back to 0 (a
+ * forwarded GET /parties holds its slot until the payee's callback reaches the ALS, its own error callback ends
+ * it, or ALS_LOOKUP_CALLBACK_WAIT_MS passes; README "Limits and failures"), and then no background work of an
+ * accepted request is running (RunningAls.idle). A test proves that nothing more arrives by waiting for the
+ * callbacks it expects, then for this, then counting, instead of sleeping. (A payee slower than the callback
+ * wait no longer holds a slot: wait for its callback first.)
+ */
+export async function settled(als: RunningAls, timeout = 5_000): Promise<void> {
+  await vi.waitFor(async () => expect(await lookupsInFlight(als)).toBe(0), { timeout, interval: 20 });
+  await als.idle();
+}
 
 /** The error code of an FSPIOP error body. */
 export function errorCodeOf(body: Buffer | string): string | undefined {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../src/config/config.js';
 import { type RunningAls, startAls } from '../src/main.js';
-import { call, errorCodeOf, lookupHeaders, newTraceId, type Stack, sleep, startStack } from './helpers.js';
+import { call, errorCodeOf, lookupHeaders, newTraceId, type Stack, settled, startStack } from './helpers.js';
 import { type ProxySim, startProxySim } from './proxy-sim.js';
 import { createTestRedis, type TestRedis } from './redis.js';
 
@@ -70,7 +70,7 @@ describe('inter-scheme discovery through the proxies', () => {
     expect(await redis.client.get('dfsp:remotefsp')).toBe('proxyA');
     await vi.waitFor(() => expect(stack.sims.oracle.lookup('MSISDN', id)).toEqual([{ fspId: 'remotefsp' }]));
     expect(await redis.client.keys('als:*')).toEqual([]);
-    await sleep(150);
+    await settled(stack.als);
     expect(stack.sims.payer?.callbacksFor(traceId)).toHaveLength(1);
   });
 
@@ -100,7 +100,7 @@ describe('inter-scheme discovery through the proxies', () => {
         const metrics = await (await fetch(`${stack.als.adminUrl}/metrics`)).text();
         expect(metrics).toMatch(/als_events_total\{event="proxy_error_dropped"\} [1-9]/);
       });
-      await sleep(150);
+      await settled(stack.als);
       expect(stack.sims.payer?.callbacksFor(traceId)).toHaveLength(1);
       expect(await redis.client.keys('als:*')).toEqual([]);
     } finally {
@@ -120,7 +120,7 @@ describe('inter-scheme discovery through the proxies', () => {
         errorCode: '3200',
         errorDescription: 'Generic ID not found - Proxy connection error - no successful requests sent to proxies',
       });
-      await sleep(150);
+      await settled(stack.als);
       expect(stack.sims.payer?.callbacksFor(traceId)).toHaveLength(1);
     } finally {
       proxyA.behaviour = 'answers';
@@ -179,23 +179,28 @@ describe('inter-scheme discovery through the proxies', () => {
     proxyA.behaviour = 'silent';
     proxyB.behaviour = 'silent';
     try {
-      const id = '4041000003';
-      const res = await call(
-        `${stack.als.url}/parties/MSISDN/${id}`,
-        'GET',
-        lookupHeaders(newTraceId(), { 'fspiop-source': 'timeoutfsp' }),
-      );
-      expect(res.status).toBe(202);
-      const errors = () => recorder.received.filter((r) => r.path === `/parties/MSISDN/${id}/error`);
-      await vi.waitFor(() => expect(errors()).toHaveLength(1), { timeout: 5_000, interval: 100 });
+      /** A lookup from timeoutfsp that no proxy answers; answers a reader of its error callbacks, once one came. */
+      const expiringLookup = async (id: string) => {
+        const res = await call(
+          `${stack.als.url}/parties/MSISDN/${id}`,
+          'GET',
+          lookupHeaders(newTraceId(), { 'fspiop-source': 'timeoutfsp' }),
+        );
+        expect(res.status).toBe(202);
+        const errors = () => recorder.received.filter((r) => r.path === `/parties/MSISDN/${id}/error`);
+        await vi.waitFor(() => expect(errors()).toHaveLength(1), { timeout: 5_000, interval: 100 });
+        return errors;
+      };
+      const errors = await expiringLookup('4041000003');
       const [answer] = errors();
       expect(answer?.headers['fspiop-source']).toBe('Hub');
       expect(answer?.headers['fspiop-destination']).toBe('timeoutfsp');
       expect(JSON.parse(String(answer?.body))).toEqual({
         errorInformation: { errorCode: '3300', errorDescription: 'Generic expired error' },
       });
-      // Two more ticks of both handlers: still one.
-      await sleep(2_200);
+      // A later lookup that expires the same way is the marker: its 3300 comes from a tick of the handlers at least
+      // a second after the first answer, and by then the first lookup must still have had exactly one.
+      await expiringLookup('4041000006');
       expect(errors()).toHaveLength(1);
       expect(errorCodeOf(String(answer?.body))).toBe('3300');
     } finally {

@@ -6,7 +6,7 @@ import { partyBody } from '@mojafast/sim';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createJwsSigner } from '../src/jws/sign.js';
 import { validateJws } from '../src/jws/validate.js';
-import { call, callbackHeaders, lookupHeaders, newTraceId, type Stack, sleep, startStack } from './helpers.js';
+import { call, callbackHeaders, lookupHeaders, newTraceId, type Stack, settled, startStack } from './helpers.js';
 
 // The ALS with JWS on: incoming signatures checked against one key per FSP, the Hub's own messages signed.
 const dir = mkdtempSync(join(tmpdir(), 'als-jws-e2e-'));
@@ -69,7 +69,7 @@ describe('JWS on the FSPIOP API', () => {
     const unsigned = await call(`${stack.als.url}/parties/MSISDN/${id}`, 'PUT', headers, signed.body);
     expect(unsigned.status).toBe(400);
     expect(JSON.parse(unsigned.body).errorInformation.errorCode).toBe('3105');
-    await sleep(150);
+    await settled(stack.als);
     expect(stack.sims.payer?.callbacksFor(tamperedTrace)).toHaveLength(0);
   });
 

@@ -1,5 +1,5 @@
 import { hashId } from '@mojafast/sim';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   call,
   callbackHeaders,
@@ -7,7 +7,7 @@ import {
   lookupHeaders,
   newTraceId,
   type Stack,
-  sleep,
+  settled,
   startStack,
 } from './helpers.js';
 
@@ -19,10 +19,10 @@ beforeAll(async () => {
 });
 afterAll(() => stack?.close());
 
-/** Waits for the callback of a trace and, a little later, checks it was the only one. */
+/** Waits for the callback of a trace and, once the ALS has finished every request it accepted, checks it was the only one. */
 async function onlyCallback(traceId: string) {
   const callback = await stack.sims.payer?.waitForCallback(traceId, 5_000);
-  await sleep(150);
+  await settled(stack.als);
   expect(stack.sims.payer?.callbacksFor(traceId)).toHaveLength(1);
   if (!callback) throw new Error('no payer simulator');
   return callback;
@@ -165,10 +165,14 @@ describe('PUT /parties forwarding', () => {
       '{"party":{"partyIdInfo":{"partyIdType":"MSISDN","partyIdentifier":"46711111114"}}}',
     );
     expect(res.status).toBe(200);
-    await sleep(300);
+    // The PUT was handled (counted as unknown_source) and nothing the ALS accepted is still running: only then
+    // is "no callback" a result.
+    await vi.waitFor(async () => {
+      const metrics = await (await fetch(`${stack.als.adminUrl}/metrics`)).text();
+      expect(metrics).toMatch(/als_events_total\{event="unknown_source"\} [1-9]/);
+    });
+    await settled(stack.als);
     expect(stack.sims.payer?.callbacksFor(traceId)).toHaveLength(0);
-    const metrics = await (await fetch(`${stack.als.adminUrl}/metrics`)).text();
-    expect(metrics).toMatch(/als_events_total\{event="unknown_source"\} [1-9]/);
   });
 });
 

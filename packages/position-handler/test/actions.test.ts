@@ -1,7 +1,7 @@
 import { readFile, rm } from 'node:fs/promises';
 import type { TestTopic } from '@mojafast/testkit';
 import type { Producer } from 'kafkajs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { PositionService } from '../src/main.js';
 import { startPositionService } from '../src/main.js';
 import { type GeneratedTransfer, generatePositionMessages } from '../src/testing/messages.js';
@@ -70,14 +70,18 @@ describe.each(kafkaClients)('actions (KAFKA_CLIENT=%s)', (kafkaClient) => {
   async function send(batch: { key: string | null; value: string }[], expectIds: string[]) {
     const before = reader.values.length;
     await produce(producer, input.name, batch);
-    const deadline = Date.now() + 20_000;
-    for (;;) {
-      const fresh = reader.values.slice(before);
-      const found = expectIds.map((id) => fresh.find((n) => n.id === id));
-      if (found.every((n) => n !== undefined)) return found as Record<string, unknown>[];
-      if (Date.now() > deadline) throw new Error(`notifications missing for ${expectIds.filter((_, i) => !found[i])}`);
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    return vi.waitFor(
+      () => {
+        const fresh = reader.values.slice(before);
+        const found = expectIds.map((id) => fresh.find((n) => n.id === id));
+        expect(
+          expectIds.filter((_, i) => !found[i]),
+          'transfers without a notification',
+        ).toEqual([]);
+        return found as Record<string, unknown>[];
+      },
+      { timeout: 20_000, interval: 20 },
+    );
   }
 
   beforeAll(async () => {

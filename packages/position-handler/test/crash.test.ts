@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomInt, randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { loadInfraSettings, type TestTopic, testKafka } from '@mojafast/testkit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { formatAmount, parseAmount } from '../src/ledger/amount.js';
 import { planBatch } from '../src/ledger/plan.js';
 import type { AccountFacts, LedgerCommand, TransferFacts } from '../src/ledger/types.js';
@@ -114,11 +114,12 @@ describe.each(kafkaClients)('crash (KAFKA_CLIENT=%s)', (kafkaClient) => {
   }
 
   async function waitFor(condition: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!(await condition())) {
-      if (Date.now() > deadline) throw new Error(`timed out; handler log tail:\n${log.slice(-3000)}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await vi.waitFor(
+      async () => {
+        if (!(await condition())) throw new Error(`not yet; handler log tail:\n${log.slice(-3000)}`);
+      },
+      { timeout: timeoutMs, interval: 100 },
+    );
   }
 
   it('applies 20,000 prepares and commits exactly once through seven SIGKILLs and rebalances', {

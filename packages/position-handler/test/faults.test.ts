@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { TestTopic } from '@mojafast/testkit';
 import type { Producer } from 'kafkajs';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPositionService } from '../src/main.js';
 import { insertFxTransfers, insertTransfers, provisionLedger } from '../src/testing/index.js';
 import { generatePositionMessages, generateTransfers } from '../src/testing/messages.js';
@@ -16,10 +16,13 @@ import {
   positionOf,
   produce,
   quietLogger,
+  refuseBusCalls,
   type TestLedger,
   TopicReader,
   testConfig,
   useKafkaClient,
+  waitForCommittedOffset,
+  withTopics,
 } from './helpers.js';
 
 describe.each(kafkaClients)('faults (KAFKA_CLIENT=%s)', (kafkaClient) => {
@@ -109,9 +112,8 @@ describe.each(kafkaClients)('faults (KAFKA_CLIENT=%s)', (kafkaClient) => {
     });
     try {
       await reader.waitFor(50);
-      await new Promise((r) => setTimeout(r, 300));
+      await waitForCommittedOffset(group, input.name, '50', 10_000);
       expect(await Promise.all(offsetsDuringFaults)).toEqual(['-1', '-1', '-1']);
-      expect(await committedOffset(group, input.name)).toBe('50');
       const states = await ledger.knex('transferStateChange').count({ n: '*' }).where({ transferStateId: 'RESERVED' });
       expect(Number(states[0]?.n)).toBe(50);
       expect(await positionOf(ledger.knex, payer)).toBe('500.0000');
@@ -127,9 +129,7 @@ describe.each(kafkaClients)('faults (KAFKA_CLIENT=%s)', (kafkaClient) => {
   });
 
   it('graceful stop in the middle of the work: every written chunk is notified and its offset committed', async () => {
-    const [stopIn, stopOut] = await newTopics('position_stop');
-    const stopReader = await TopicReader.open(stopOut);
-    try {
+    await withTopics('position_stop', async ({ input: stopIn, output: stopOut, reader: stopReader }) => {
       const { transfers } = await preparesFromFaultPayer(1500, stopIn.name, '1');
       const service = await startPositionService(testConfig(ledger.db, stopIn, stopOut, { batchSize: 10 }), {
         logger: quietLogger,
@@ -142,48 +142,36 @@ describe.each(kafkaClients)('faults (KAFKA_CLIENT=%s)', (kafkaClient) => {
       expect(await committedOffset(`${stopIn.name}-group`, stopIn.name)).toBe(String(applied));
       await stopReader.waitFor(applied);
       expect(new Set(stopReader.values.map((n) => n.id)).size).toBe(applied);
-    } finally {
-      await stopReader.close();
-      await stopIn.drop();
-      await stopOut.drop();
-    }
+    });
   });
 
   it('notifications refused by the broker (the second chunk produce fails twice): fetched again, replayed, nothing written twice, every transfer notified, offsets past acknowledged notifications only', async () => {
-    const [faultIn, faultOut] = await newTopics('position_produce_fault');
-    const faultReader = await TopicReader.open(faultOut);
-    try {
+    await withTopics('position_produce_fault', async ({ input: faultIn, output: faultOut, reader: faultReader }) => {
       const { transfers, payer } = await preparesFromFaultPayer(100, faultIn.name, '3');
       const before = await positionOf(ledger.knex, payer);
       const group = `${faultIn.name}-group`;
       const offsetsAtFaults: string[] = [];
-      let produces = 0;
-      let failures = 0;
+      let fault = { failures: () => 0 };
       const service = await startPositionService(testConfig(ledger.db, faultIn, faultOut, { batchSize: 20 }), {
         logger: quietLogger,
         decorateBus(bus) {
-          const produceReal = bus.produce.bind(bus);
-          bus.produce = async (messages) => {
-            produces += 1;
-            if (produces >= 2 && failures < 2) {
-              failures += 1;
+          fault = refuseBusCalls(bus, 'produce', {
+            from: 2,
+            times: 2,
+            message: 'injected fault: NOT_ENOUGH_REPLICAS',
+            beforeFailing: async () => {
               offsetsAtFaults.push(await committedOffset(group, faultIn.name));
-              throw new Error('injected fault: NOT_ENOUGH_REPLICAS');
-            }
-            return produceReal(messages);
-          };
+            },
+          });
           return bus;
         },
       });
       try {
         await faultReader.waitFor(100);
-        for (let i = 0; i < 50 && (await committedOffset(group, faultIn.name)) !== '100'; i++) {
-          await new Promise((r) => setTimeout(r, 100));
-        }
-        expect(failures).toBe(2);
+        await waitForCommittedOffset(group, faultIn.name, '100', 10_000);
+        expect(fault.failures()).toBe(2);
         // Never committed past the chunk whose notifications failed (the first chunk is offsets 0-19).
         for (const offset of offsetsAtFaults) expect(Number(offset)).toBeLessThanOrEqual(20);
-        expect(await committedOffset(group, faultIn.name)).toBe('100');
         expect(await reservedCount(transfers)).toBe(100);
         expect(await positionOf(ledger.knex, payer)).toBe(plus(before, '300'));
         expect(new Set(faultReader.values.map((n) => n.id)).size).toBe(100);
@@ -193,41 +181,29 @@ describe.each(kafkaClients)('faults (KAFKA_CLIENT=%s)', (kafkaClient) => {
       } finally {
         await service.stop();
       }
-    } finally {
-      await faultReader.close();
-      await faultIn.drop();
-      await faultOut.drop();
-    }
+    });
   });
 
   it('offset commit refused by the broker (the first two commits fail): the chunks are fetched again and replayed, nothing written twice, every transfer notified, the offset committed in the end', async () => {
-    const [commitIn, commitOut] = await newTopics('position_commit_fault');
-    const commitReader = await TopicReader.open(commitOut);
-    try {
+    await withTopics('position_commit_fault', async ({ input: commitIn, output: commitOut, reader: commitReader }) => {
       const { transfers, payer } = await preparesFromFaultPayer(60, commitIn.name, '2');
       const before = await positionOf(ledger.knex, payer);
       const group = `${commitIn.name}-group`;
-      let failures = 0;
+      let fault = { failures: () => 0 };
       const service = await startPositionService(testConfig(ledger.db, commitIn, commitOut, { batchSize: 20 }), {
         logger: quietLogger,
         decorateBus(bus) {
-          const commitReal = bus.commit.bind(bus);
-          bus.commit = async (topic, partition, nextOffset) => {
-            if (failures < 2) {
-              failures += 1;
-              throw new Error('injected fault: COORDINATOR_NOT_AVAILABLE');
-            }
-            return commitReal(topic, partition, nextOffset);
-          };
+          fault = refuseBusCalls(bus, 'commit', {
+            from: 1,
+            times: 2,
+            message: 'injected fault: COORDINATOR_NOT_AVAILABLE',
+          });
           return bus;
         },
       });
       try {
-        await vi.waitFor(async () => expect(await committedOffset(group, commitIn.name)).toBe('60'), {
-          timeout: 30_000,
-          interval: 100,
-        });
-        expect(failures).toBe(2);
+        await waitForCommittedOffset(group, commitIn.name, '60');
+        expect(fault.failures()).toBe(2);
         expect(await reservedCount(transfers)).toBe(60);
         expect(await positionOf(ledger.knex, payer)).toBe(plus(before, '120'));
         await commitReader.waitFor(60);
@@ -238,17 +214,11 @@ describe.each(kafkaClients)('faults (KAFKA_CLIENT=%s)', (kafkaClient) => {
       } finally {
         await service.stop();
       }
-    } finally {
-      await commitReader.close();
-      await commitIn.drop();
-      await commitOut.drop();
-    }
+    });
   });
 
   it('FX in the stream: fx-prepares interleaved with prepares, the second chunk produce refused twice: every transfer and fxTransfer RESERVED once, the payer moved once by each, every one notified', async () => {
-    const [fxIn, fxOut] = await newTopics('position_fx_fault');
-    const fxReader = await TopicReader.open(fxOut);
-    try {
+    await withTopics('position_fx_fault', async ({ input: fxIn, output: fxOut, reader: fxReader }) => {
       const fxLedger = await provisionLedger(ledger.knex, {
         currencies: ['USD', 'EUR'],
         dfsps: [
@@ -289,29 +259,18 @@ describe.each(kafkaClients)('faults (KAFKA_CLIENT=%s)', (kafkaClient) => {
         fxIn.name,
         fxs.flatMap((fx, i) => [fxPrepareMessage(fx, payer), prepares[i] as { key: string; value: string }]),
       );
-      let produces = 0;
-      let failures = 0;
+      let fault = { failures: () => 0 };
       const service = await startPositionService(testConfig(ledger.db, fxIn, fxOut, { batchSize: 20 }), {
         logger: quietLogger,
         decorateBus(bus) {
-          const produceReal = bus.produce.bind(bus);
-          bus.produce = async (messages) => {
-            produces += 1;
-            if (produces >= 2 && failures < 2) {
-              failures += 1;
-              throw new Error('injected fault: NOT_ENOUGH_REPLICAS');
-            }
-            return produceReal(messages);
-          };
+          fault = refuseBusCalls(bus, 'produce', { from: 2, times: 2, message: 'injected fault: NOT_ENOUGH_REPLICAS' });
           return bus;
         },
       });
       try {
         await fxReader.waitFor(80);
-        await vi.waitFor(async () => expect(await committedOffset(`${fxIn.name}-group`, fxIn.name)).toBe('80'), {
-          timeout: 10_000,
-        });
-        expect(failures).toBe(2);
+        await waitForCommittedOffset(`${fxIn.name}-group`, fxIn.name, '80', 10_000);
+        expect(fault.failures()).toBe(2);
         expect(await reservedCount(transfers)).toBe(40);
         const fxReserved = await ledger
           .knex('fxTransferStateChange')
@@ -334,10 +293,6 @@ describe.each(kafkaClients)('faults (KAFKA_CLIENT=%s)', (kafkaClient) => {
       } finally {
         await service.stop();
       }
-    } finally {
-      await fxReader.close();
-      await fxIn.drop();
-      await fxOut.drop();
-    }
+    });
   });
 });

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { TestTopic } from '@mojafast/testkit';
 import type { Producer } from 'kafkajs';
 import type { Knex } from 'knex';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type PositionService, startPositionService } from '../src/main.js';
 import { generateFxPositionMessages, generatePositionMessages } from '../src/testing/messages.js';
 import { type FxTransferSpec, insertFxTransfers, insertTransfers } from '../src/testing/transfers.js';
@@ -82,13 +82,18 @@ async function fxStatesOf(knex: Knex, commitRequestId: string): Promise<string[]
 async function send(batch: { key: string | null; value: string }[], expectIds: string[], count = expectIds.length) {
   const before = reader.values.length;
   await produce(producer, input.name, batch);
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const fresh = reader.values.slice(before).filter((n) => expectIds.includes(String(n.id)));
-    if (fresh.length >= count && expectIds.every((id) => fresh.some((n) => n.id === id))) return fresh;
-    if (Date.now() > deadline) throw new Error(`notifications missing: ${fresh.length} of ${count}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  return vi.waitFor(
+    () => {
+      const fresh = reader.values.slice(before).filter((n) => expectIds.includes(String(n.id)));
+      expect(fresh.length, 'notifications arrived').toBeGreaterThanOrEqual(count);
+      expect(
+        expectIds.filter((id) => !fresh.some((n) => n.id === id)),
+        'ids without a notification',
+      ).toEqual([]);
+      return fresh;
+    },
+    { timeout: 20_000, interval: 20 },
+  );
 }
 
 const content = (note: Record<string, unknown>) =>

@@ -10,7 +10,9 @@ import {
 import type { Consumer, Producer } from 'kafkajs';
 import type { Knex } from 'knex';
 import type { Pool } from 'mysql2';
+import { expect, vi } from 'vitest';
 import { chunkBySize } from '../src/bus/chunk.js';
+import type { PositionBus } from '../src/bus/types.js';
 import { loadConfig, type PositionConfig } from '../src/config/index.js';
 import { formatAmount, parseAmount } from '../src/ledger/amount.js';
 import { createLogger } from '../src/observe/logger.js';
@@ -119,11 +121,10 @@ export class TopicReader {
   }
 
   async waitFor(count: number, timeoutMs = 30_000): Promise<Record<string, unknown>[]> {
-    const deadline = Date.now() + timeoutMs;
-    while (this.values.length < count) {
-      if (Date.now() > deadline) throw new Error(`only ${this.values.length} of ${count} notifications arrived`);
-      await new Promise((r) => setTimeout(r, 25));
-    }
+    await vi.waitFor(() => expect(this.values.length, 'notifications arrived').toBeGreaterThanOrEqual(count), {
+      timeout: timeoutMs,
+      interval: 25,
+    });
     return this.values;
   }
 
@@ -159,6 +160,52 @@ export async function committedOffset(group: string, topic: string): Promise<str
   } finally {
     await admin.disconnect();
   }
+}
+
+/** Waits until the group's committed offset on partition 0 is `offset` (the handler commits after its notifications). */
+export async function waitForCommittedOffset(group: string, topic: string, offset: string, timeout = 30_000) {
+  await vi.waitFor(async () => expect(await committedOffset(group, topic)).toBe(offset), { timeout, interval: 100 });
+}
+
+/** A test's own input and output topics and a reader of the output, closed and dropped after `work`. */
+export async function withTopics<T>(
+  prefix: string,
+  work: (topics: { input: TestTopic; output: TestTopic; reader: TopicReader }) => Promise<T>,
+): Promise<T> {
+  const [input, output] = await newTopics(prefix);
+  const reader = await TopicReader.open(output);
+  try {
+    return await work({ input, output, reader });
+  } finally {
+    await reader.close();
+    await input.drop();
+    await output.drop();
+  }
+}
+
+/**
+ * Wraps one bus call to inject a broker fault: from its `from`-th call on, the next `times` calls run
+ * `beforeFailing` (a test records what it sees at the fault) and throw `message`; the others pass through.
+ * `failures()` says how many were refused.
+ */
+export function refuseBusCalls<K extends 'produce' | 'commit'>(
+  bus: PositionBus,
+  call: K,
+  fault: { from: number; times: number; message: string; beforeFailing?: () => Promise<void> },
+): { failures(): number } {
+  const real = (bus[call] as (...args: unknown[]) => Promise<unknown>).bind(bus);
+  let calls = 0;
+  let failures = 0;
+  (bus as unknown as Record<K, (...args: unknown[]) => Promise<unknown>>)[call] = async (...args: unknown[]) => {
+    calls += 1;
+    if (calls >= fault.from && failures < fault.times) {
+      failures += 1;
+      await fault.beforeFailing?.();
+      throw new Error(fault.message);
+    }
+    return real(...args);
+  };
+  return { failures: () => failures };
 }
 
 export type ErrorInfo = { errorCode: string; errorDescription: string };
