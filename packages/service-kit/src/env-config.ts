@@ -1,4 +1,4 @@
-import { Ajv, type ErrorObject } from 'ajv';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { ConfigError, type ConfigErrorClass } from './config-error.js';
 
 /** What a setting holds; each kind has one JSON Schema and one sentence for a bad value. */
@@ -141,7 +141,16 @@ export function defineEnvConfig<T extends object>(
     required: entries.map(([key]) => key),
     additionalProperties: false,
   });
-  const validateOne = new Map(entries.map(([key, setting]) => [key, ajv.compile(jsonSchemaOf(setting.type))]));
+  // One setting alone is checked only for values mapped from an original's file: compiled when first asked.
+  const validateOne = new Map<keyof T, ValidateFunction>();
+  const validatorOf = (key: keyof T & string) => {
+    let validate = validateOne.get(key);
+    if (!validate) {
+      validate = ajv.compile(jsonSchemaOf(schema[key].type));
+      validateOne.set(key, validate);
+    }
+    return validate;
+  };
 
   const shownOf = (value: unknown) => (Array.isArray(value) ? value.join(',') : String(value));
   const fail = (key: keyof T & string, value: unknown, name?: string): never => {
@@ -189,8 +198,7 @@ export function defineEnvConfig<T extends object>(
       const k = key as keyof T & string;
       const setting = schema[k];
       const value = fromText(setting.type, text);
-      const validate = validateOne.get(k);
-      if (!validate?.(value) || !passesCheck(setting.type, value)) fail(k, text, name);
+      if (!validatorOf(k)(value) || !passesCheck(setting.type, value)) fail(k, text, name);
       return value as T[typeof key];
     },
   };
