@@ -11,7 +11,7 @@ import {
   type TestTopic,
   uniqueName,
 } from '@mojafast/testkit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   composeEnv,
   dashboardExprs,
@@ -54,19 +54,18 @@ async function get(url: string): Promise<{ status: number; body: string }> {
   return { status: response.status, body: await response.text() };
 }
 
-/** Polls until the health path answers 200 (a consumer needs a moment to join its group) or time runs out. */
-async function healthStatus(url: string, withinMs: number): Promise<number> {
-  const until = Date.now() + withinMs;
-  let status = 0;
-  while (Date.now() < until) {
-    status = await get(url).then(
-      (r) => r.status,
-      () => 0,
-    );
-    if (status === 200) break;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  return status;
+/** Waits until the health path answers 200 (a consumer needs a moment to join its group); fails with the last status. */
+async function expectHealthy(url: string, withinMs: number): Promise<void> {
+  await vi.waitFor(
+    async () => {
+      const status = await get(url).then(
+        (r) => r.status,
+        () => 0,
+      );
+      expect(status, `GET ${url}`).toBe(200);
+    },
+    { timeout: withinMs, interval: 250 },
+  );
 }
 
 /** Dashboard metric names the scraped exposition does not declare. */
@@ -134,7 +133,7 @@ describe.sequential('services started from dist/ with the compose environment', 
       },
     });
     const admin = alsProcess.ready[als.health.listener] ?? '';
-    expect(await healthStatus(`${admin}${als.health.path}`, 10_000)).toBe(200);
+    await expectHealthy(`${admin}${als.health.path}`, 10_000);
     expect(await missingMetrics(als, alsProcess.ready[als.metrics?.listener ?? ''] ?? '')).toEqual([]);
   });
 
@@ -186,7 +185,7 @@ describe.sequential('services started from dist/ with the compose environment', 
       timeoutMs: 30_000,
     });
     const base = positionProcess.ready[position.health.listener] ?? '';
-    expect(await healthStatus(`${base}${position.health.path}`, 20_000)).toBe(200);
+    await expectHealthy(`${base}${position.health.path}`, 20_000);
     expect(await missingMetrics(position, base)).toEqual([]);
   }, 60_000);
 
