@@ -21,6 +21,7 @@ interface RunProvenance {
   readonly measured_before?: string;
   readonly dirty?: boolean | null;
   readonly date?: string | null;
+  readonly finished?: string;
   readonly load_avg_start?: readonly number[] | null;
   readonly load_avg_end?: readonly number[] | null;
   readonly cores?: number;
@@ -112,7 +113,9 @@ function commitCell(run: RunProvenance | undefined): string {
 }
 
 function dateCell(run: RunProvenance | undefined): string {
-  return run?.date ? `${run.date.slice(0, 16).replace('T', ' ')} UTC` : 'not recorded';
+  if (run?.date) return `${run.date.slice(0, 16).replace('T', ' ')} UTC`;
+  if (run?.finished) return `${run.finished.slice(0, 16).replace('T', ' ')} UTC (its end)`;
+  return 'not recorded';
 }
 
 /** The 1-minute load average at the start and the end of the run, over the cores. */
