@@ -1,8 +1,13 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { createDatabase } from '@mojafast/testkit';
+import { Redis } from 'ioredis';
+import { describe, expect, it, vi } from 'vitest';
 import { defaults } from '../src/config/config.js';
 import { readConfig } from '../src/config/original.js';
 
@@ -209,4 +214,121 @@ describe("account-lookup-service's configuration", () => {
       /^als: ALS_PROXY_CACHE=on \(PROXY_CACHE\.enabled\) but the redis-cluster at localhost:6379 \(ALS_PROXY_CACHE_NODES, PROXY_CACHE\.proxyConfig\) cannot be reached/,
     );
   }, 30_000);
+
+  // The redis-cluster type is honoured (ioredis Cluster), not merely named: the stock file, its cluster list
+  // pointed by the original's own rc variable at a one-node Redis Cluster started here, starts, and /health
+  // reports the proxy cache up.
+  it('starts on the stock file with its Redis Cluster reachable, the proxy cache on that cluster', async () => {
+    const port = await clusterPort();
+    const dir = mkdtempSync(join(tmpdir(), 'als-redis-cluster-'));
+    const redis = spawn(
+      'redis-server',
+      [
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--cluster-enabled',
+        'yes',
+        // Else CLUSTER SLOTS names the node by an empty address, which ioredis cannot connect to.
+        '--cluster-announce-ip',
+        '127.0.0.1',
+        '--cluster-config-file',
+        join(dir, 'nodes.conf'),
+        '--dir',
+        dir,
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+      ],
+      { stdio: 'ignore' },
+    );
+    const database = await createDatabase({ prefix: 'als_stock_cluster' });
+    let als: ChildProcess | undefined;
+    // Commands wait in its queue until redis-server listens (it retries every 100 ms meanwhile).
+    const admin = new Redis({ host: '127.0.0.1', port, retryStrategy: () => 100, maxRetriesPerRequest: null });
+    admin.on('error', () => {});
+    try {
+      // One node holding every slot: the smallest Redis Cluster there is.
+      await admin.call('CLUSTER', 'ADDSLOTSRANGE', '0', '16383');
+      await vi.waitFor(async () => expect(await admin.call('CLUSTER', 'INFO')).toMatch(/cluster_state:ok/), {
+        timeout: 10_000,
+        interval: 100,
+      });
+      const { host, port: dbPort, user, password } = database.connection;
+      als = spawn(process.execPath, ['dist/als.js'], {
+        cwd: fileURLToPath(new URL('..', import.meta.url)),
+        env: {
+          PATH: process.env.PATH ?? '',
+          CONFIG_FILE: original,
+          ALS_PORT: '0',
+          ALS_ADMIN_PORT: '0',
+          ALS_PROXY_CACHE__proxyConfig__cluster: JSON.stringify([{ host: '127.0.0.1', port }]),
+          ALS_DATABASE__HOST: host,
+          ALS_DATABASE__PORT: String(dbPort),
+          ALS_DATABASE__USER: user,
+          ALS_DATABASE__PASSWORD: password,
+          ALS_DATABASE__DATABASE: database.name,
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      let stderr = '';
+      als.stdout?.on('data', (chunk: Buffer) => {
+        stdout += chunk.toString();
+      });
+      als.stderr?.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+      });
+      const ready = await vi.waitFor(
+        () => {
+          if (als?.exitCode !== null) throw new Error(`als exited: ${stderr}`);
+          const line = stdout.split('\n').find((l) => l.startsWith('{"ready":true'));
+          if (!line) throw new Error('not ready yet');
+          return JSON.parse(line) as { admin: string };
+        },
+        { timeout: 15_000, interval: 100 },
+      );
+      const health = await fetch(`${ready.admin}/health`);
+      const body = (await health.json()) as { services?: { name: string; status: string }[] };
+      // The file's SWITCH_ENDPOINT (central-ledger at localhost:3001) does not run here: that one is DOWN.
+      expect({ status: health.status, services: body.services }).toEqual({
+        status: 503,
+        services: [
+          { name: 'datastore', status: 'OK' },
+          { name: 'proxyCache', status: 'OK' },
+          { name: 'participantEndpointService', status: 'DOWN' },
+        ],
+      });
+      als.kill('SIGTERM');
+      const [code] = await once(als, 'exit');
+      expect(code).toBe(0);
+    } finally {
+      if (als && als.exitCode === null) als.kill('SIGKILL');
+      admin.disconnect();
+      redis.kill('SIGTERM');
+      await once(redis, 'exit');
+      await database.drop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
+
+/** A free port whose cluster bus port (+10000) is free too. */
+async function clusterPort(): Promise<number> {
+  const free = (port: number) =>
+    new Promise<number | undefined>((done) => {
+      const server = createServer();
+      server.once('error', () => done(undefined));
+      server.listen(port, '127.0.0.1', () => {
+        const address = server.address();
+        server.close(() => done(typeof address === 'object' && address ? address.port : undefined));
+      });
+    });
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = await free(0);
+    if (port !== undefined && port <= 55_535 && (await free(port + 10_000)) !== undefined) return port;
+  }
+  throw new Error('no free port pair for a Redis Cluster node');
+}
