@@ -74,6 +74,11 @@ export async function lookUpParty(ports: DiscoveryPorts, request: PartyLookup): 
     if (fsps.length === 0) return fail(new AlsError('FILTERED_PARTY_LIST_EMPTY'));
   }
 
+  // One FSP (every lookup whose party the oracle holds once): no fan-out to gather.
+  if (fsps.length === 1) {
+    const failure = await forwardLookup(ports, request, fsps[0] as string);
+    return failure === undefined ? undefined : fail(failure);
+  }
   const outcomes = await Promise.all(fsps.map((fsp) => forwardLookup(ports, request, fsp)));
   const reached = outcomes.filter((o) => o === undefined).length;
   if (reached > 0) return;

@@ -32,17 +32,31 @@ export function callbackKey(type: string, id: string, subId: string | undefined,
   return `${requester} ${type} ${id} ${subId ?? ''}`;
 }
 
-interface Waiting {
-  readonly key: string;
-  readonly deadline: number;
-  done: boolean;
+/**
+ * One slot waiting for a payee's callback. Waits for the same key (the same party asked again by the same
+ * requester before the first answer came) are chained oldest first through `next`.
+ */
+class Waiting {
+  done = false;
+  next: Waiting | undefined = undefined;
+
+  constructor(
+    readonly key: string,
+    readonly deadline: number,
+    private readonly finish: (waiting: Waiting) => void,
+  ) {}
+
+  cancel(): void {
+    this.finish(this);
+  }
 }
 
 const sweepMs = 100;
 
 export function createAdmission(limit: number, callbackWaitMs: number): Admission {
   let inFlight = 0;
-  const byKey = new Map<string, Waiting[]>();
+  // key → its oldest wait not yet known to be over (done ones are skipped and dropped as they are met).
+  const byKey = new Map<string, Waiting>();
   let queue: Waiting[] = [];
   let head = 0;
 
@@ -50,6 +64,13 @@ export function createAdmission(limit: number, callbackWaitMs: number): Admissio
     if (waiting.done) return;
     waiting.done = true;
     inFlight--;
+  };
+
+  /** Drops `waiting` from its key's chain when it leads it (a done wait further back is skipped later). */
+  const unlink = (waiting: Waiting) => {
+    if (byKey.get(waiting.key) !== waiting) return;
+    if (waiting.next === undefined) byKey.delete(waiting.key);
+    else byKey.set(waiting.key, waiting.next);
   };
 
   const sweep = setInterval(() => {
@@ -60,12 +81,7 @@ export function createAdmission(limit: number, callbackWaitMs: number): Admissio
         if (waiting.deadline > now) break;
         finish(waiting);
       }
-      const list = byKey.get(waiting.key);
-      if (list) {
-        const rest = list.filter((w) => !w.done);
-        if (rest.length === 0) byKey.delete(waiting.key);
-        else byKey.set(waiting.key, rest);
-      }
+      unlink(waiting);
       head++;
     }
     if (head > 1024 && head * 2 > queue.length) {
@@ -85,18 +101,26 @@ export function createAdmission(limit: number, callbackWaitMs: number): Admissio
       inFlight--;
     },
     expectCallback(key) {
-      const waiting: Waiting = { key, deadline: performance.now() + callbackWaitMs, done: false };
+      const waiting = new Waiting(key, performance.now() + callbackWaitMs, finish);
       queue.push(waiting);
-      const list = byKey.get(key);
-      if (list) list.push(waiting);
-      else byKey.set(key, [waiting]);
-      return { cancel: () => finish(waiting) };
+      let last = byKey.get(key);
+      if (last === undefined) byKey.set(key, waiting);
+      else {
+        while (last.next !== undefined) last = last.next;
+        last.next = waiting;
+      }
+      return waiting;
     },
     callbackArrived(key) {
-      const list = byKey.get(key);
-      if (!list) return;
-      const waiting = list.find((w) => !w.done);
-      if (waiting) finish(waiting);
+      let waiting = byKey.get(key);
+      while (waiting?.done) waiting = waiting.next;
+      if (waiting === undefined) {
+        byKey.delete(key);
+        return;
+      }
+      finish(waiting);
+      if (waiting.next === undefined) byKey.delete(key);
+      else byKey.set(key, waiting.next);
     },
     get inFlight() {
       return inFlight;

@@ -82,31 +82,29 @@ function readBody(limit: number) {
     }
     const chunks: Buffer[] = [];
     let received = 0;
-    const cleanup = () => {
-      payload.removeListener('data', onData);
-      payload.removeListener('end', onEnd);
-      payload.removeListener('error', onError);
+    // Settled once; listeners stay on the finished stream (removing them cost more per request than the
+    // flag: the stream and its listeners are dropped together).
+    let settled = false;
+    const settle = (error: Error | null, body?: Buffer) => {
+      if (settled) return;
+      settled = true;
+      done(error, body);
     };
-    const onData = (chunk: Buffer) => {
+    payload.on('data', (chunk: Buffer) => {
+      if (settled) return;
       received += chunk.length;
       if (received > limit) {
-        cleanup();
-        done(new AlsError('BODY_TOO_LARGE', { limit }));
+        settle(new AlsError('BODY_TOO_LARGE', { limit }));
         return;
       }
       chunks.push(chunk);
-    };
-    const onEnd = () => {
-      cleanup();
-      done(null, chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, received));
-    };
-    const onError = (error: Error) => {
-      cleanup();
-      done(Object.assign(error, { statusCode: 400 }));
-    };
-    payload.on('data', onData);
-    payload.on('end', onEnd);
-    payload.on('error', onError);
+    });
+    payload.on('end', () => {
+      settle(null, chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, received));
+    });
+    payload.on('error', (error: Error) => {
+      settle(Object.assign(error, { statusCode: 400 }));
+    });
     payload.resume();
   };
 }

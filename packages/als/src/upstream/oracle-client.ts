@@ -64,49 +64,73 @@ export function createOracleClient(http: HttpClient, options: OracleClientOption
   // Bounded like the answers: lookups of ever-new IDs must not grow it.
   const keysOfParty = new LRUCache<string, Set<string>>({ max: options.maxEntries });
 
+  const fetchAnswer = async (url: string, headers: OutboundHeaders): Promise<readonly PartyEntry[]> => {
+    const { status, body } = await http.request({ url, method: 'GET', headers }, 'oracle');
+    // Any status but 2xx is a failure the flow maps as the original (a 404 is not "no party").
+    if (status < 200 || status >= 300) throw answered('GET', status, body);
+    let parsed: { partyList?: unknown };
+    try {
+      parsed = JSON.parse(body.toString('utf8'));
+    } catch {
+      throw new UpstreamError('oracle', 'answered a body that is not JSON', status);
+    }
+    if (!Array.isArray(parsed?.partyList)) throw new UpstreamError('oracle', 'answered without a partyList', status);
+    return (parsed.partyList as PartyEntry[]).filter((e) => typeof e?.fspId === 'string');
+  };
+
   const answers: Cache<readonly PartyEntry[]> = createCache({
     name: 'oracle_answer',
     ttlMs: options.answerTtlMs,
     maxStaleMs: options.maxStaleMs,
     max: options.maxEntries,
     record: options.record,
-    async load(key) {
+    load(key) {
       const call = pending.get(key);
-      if (!call) throw new UpstreamError('oracle', 'internal: no request for a cache load');
-      const { status, body } = await http.request({ url: call.url, method: 'GET', headers: call.headers }, 'oracle');
-      // Any status but 2xx is a failure the flow maps as the original (a 404 is not "no party").
-      if (status < 200 || status >= 300) throw answered('GET', status, body);
-      let parsed: { partyList?: unknown };
-      try {
-        parsed = JSON.parse(body.toString('utf8'));
-      } catch {
-        throw new UpstreamError('oracle', 'answered a body that is not JSON', status);
-      }
-      if (!Array.isArray(parsed?.partyList)) throw new UpstreamError('oracle', 'answered without a partyList', status);
-      return (parsed.partyList as PartyEntry[]).filter((e) => typeof e?.fspId === 'string');
+      if (!call) return Promise.reject(new UpstreamError('oracle', 'internal: no request for a cache load'));
+      return fetchAnswer(call.url, call.headers);
     },
   });
 
+  // With the answer cache off (the default, as the original): no cache entry, its key or its pending
+  // request per lookup; concurrent lookups of the same URL still share one GET, counted as misses like the
+  // cache's.
+  const loading = new Map<string, Promise<readonly PartyEntry[]>>();
+  const lookUpUncached = (url: string, headers: OutboundHeaders): Promise<readonly PartyEntry[]> => {
+    options.record?.('oracle_answer', 'miss');
+    const running = loading.get(url);
+    if (running !== undefined) return running;
+    const load = fetchAnswer(url, headers);
+    loading.set(url, load);
+    const done = () => {
+      if (loading.get(url) === load) loading.delete(url);
+    };
+    load.then(done, done);
+    return load;
+  };
+
+  const lookUpCached = async (url: string, party: PartyRef, headers: OutboundHeaders) => {
+    const key = url;
+    const pKey = partyKey(party);
+    let keys = keysOfParty.get(pKey);
+    if (!keys) {
+      keys = new Set();
+      keysOfParty.set(pKey, keys);
+    }
+    keys.add(key);
+    if (!pending.has(key)) pending.set(key, { url, headers });
+    try {
+      return await answers.get(key);
+    } finally {
+      pending.delete(key);
+    }
+  };
+
   return {
-    async lookup(oracleUrl, party, currency, headers) {
+    lookup(oracleUrl, party, currency, headers) {
       const path = partyPath(party);
       const url = currency ? `${oracleUrl}${path}?currency=${encodeURIComponent(currency)}` : `${oracleUrl}${path}`;
-      const key = url;
-      if (options.answerTtlMs > 0) {
-        const pKey = partyKey(party);
-        let keys = keysOfParty.get(pKey);
-        if (!keys) {
-          keys = new Set();
-          keysOfParty.set(pKey, keys);
-        }
-        keys.add(key);
-      }
-      if (!pending.has(key)) pending.set(key, { url, headers });
-      try {
-        return await answers.get(key);
-      } finally {
-        pending.delete(key);
-      }
+      if (options.answerTtlMs <= 0) return lookUpUncached(url, headers);
+      return lookUpCached(url, party, headers);
     },
     async write(oracleUrl, method, party, body, headers) {
       const outbound = body === undefined ? headers : { 'content-type': 'application/json', ...headers };
