@@ -14,7 +14,7 @@ export { notificationFor } from './messages/notify.js';
 export type { Logger } from './observe/logger.js';
 export { createMetrics } from './observe/metrics.js';
 export { PositionRunner } from './runner/runner.js';
-export { applyBatch, type BatchStore, type BatchTransaction, type LockedFacts } from './runner/unit-of-work.js';
+export { type BatchStore, type BatchTransaction, type LockedFacts, planAndWriteBatch } from './runner/unit-of-work.js';
 export { createKnex, createStorePool, type DbSettings, endStorePool } from './store/db.js';
 export { migrateLatest, positionMigrationSource } from './store/migrations.js';
 export { PositionStore } from './store/position-store.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { applyBatch } from '../src/runner/unit-of-work.js';
+import { planAndWriteBatch } from '../src/runner/unit-of-work.js';
 import { PositionStore } from '../src/store/position-store.js';
 import { insertTransfers } from '../src/testing/transfers.js';
 import { createTestLedger, positionOf, statesOf, type TestLedger } from './helpers.js';
@@ -36,12 +36,14 @@ describe('index hints of the batch reads', () => {
     await insertTransfers(ledger.knex, [{ ...transfer, state: 'RECEIVED_PREPARE' }], accounts);
     const store = await PositionStore.open(ledger.storePool);
 
-    const prepared = await applyBatch(store, [
+    const prepared = await planAndWriteBatch(store, [
       { seq: 0, action: 'prepare', transferId, accountId: String(payer), amount: 120_000n },
     ]);
     expect(prepared.outcomes[0]?.result).toBe('applied');
     await ledger.knex('transferStateChange').insert({ transferId, transferStateId: 'RECEIVED_FULFIL' });
-    const committed = await applyBatch(store, [{ seq: 0, action: 'commit', transferId, accountId: String(payee) }]);
+    const committed = await planAndWriteBatch(store, [
+      { seq: 0, action: 'commit', transferId, accountId: String(payee) },
+    ]);
     expect(committed.outcomes[0]?.result).toBe('applied');
     expect(await statesOf(ledger.knex, transferId)).toEqual([
       'RECEIVED_PREPARE',
@@ -68,7 +70,7 @@ describe('state change ids on a server that may interleave them (innodb_autoinc_
     );
     // consecutiveIds = false: the path for servers where a multi-row INSERT's ids need not be consecutive.
     const store = new PositionStore(ledger.storePool, false);
-    const result = await applyBatch(
+    const result = await planAndWriteBatch(
       store,
       transfers.map((t, i) => ({
         seq: i,

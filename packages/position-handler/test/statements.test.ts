@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parseAmount } from '../src/ledger/amount.js';
 import type { LedgerCommand } from '../src/ledger/types.js';
-import { applyBatch } from '../src/runner/unit-of-work.js';
+import { planAndWriteBatch } from '../src/runner/unit-of-work.js';
 import { PositionStore } from '../src/store/position-store.js';
 import { insertFxTransfers, insertTransfers } from '../src/testing/transfers.js';
 import { createTestLedger, type TestLedger } from './helpers.js';
@@ -103,7 +103,7 @@ it('a mixed plain + FX batch is one transaction of 8 statements at 5 and at 500 
     for (const n of [1, 100]) {
       const commands = await mixedBatch(n);
       statements = 0;
-      const result = await applyBatch(store, commands);
+      const result = await planAndWriteBatch(store, commands);
       expect(result.outcomes.every((o) => o.result === 'applied')).toBe(true);
       counts.push(statements);
     }

@@ -84,20 +84,20 @@ const SUCCESS: Readonly<Record<string, string | undefined>> = {
 };
 
 export interface OriginalMetrics {
-  /** One message's result, counted until the next stage() call observes it. */
-  message(action: string, result: string): void;
+  /** `count` messages' result (one action and result), counted until the next stage() call observes them. */
+  message(action: string, result: string, count?: number): void;
   /** A stage observation of the runner (see metrics.ts): closes the chunk's tally and its transaction. */
   stage(stage: string, seconds: number): void;
-  /** A chunk's DB transaction committed (after its lock, compute and write stage observations). */
+  /** A chunk's DB transaction committed (after its lock, plan and write stage observations). */
   transaction(): void;
 }
 
 /**
  * The runner reports through metrics.ts in a fixed order per chunk, each group within one synchronous step:
- * decode (malformed messages counted, then the `consume` stage); the transaction (`lock`, `compute`,
- * `write`, then the batch size); the notifications (each message's result, then the `compute` stage). So
- * the results tallied since the last stage observation belong to the chunk that stage closes, and the
- * transaction time is the sum of the three stages just before the batch size.
+ * decode (malformed messages counted, then the `decode` stage); the transaction (`lock`, `plan`, `write`,
+ * then the batch size); the notifications (the results counted per action and result, then the `build`
+ * stage). So the results tallied since the last stage observation belong to the chunk that stage closes,
+ * and the transaction time is the sum of the three stages just before the batch size.
  */
 export function createOriginalMetrics(registry: Registry, serviceName = ORIGINAL_SERVICE_NAME): OriginalMetrics {
   collectDefaultMetrics({
@@ -134,16 +134,15 @@ export function createOriginalMetrics(registry: Registry, serviceName = ORIGINAL
   let lastTransactionSeconds = 0;
 
   return {
-    message(action, result) {
+    message(action, result, count = 1) {
       const child = childOf(action, result);
-      tally.set(child, (tally.get(child) ?? 0) + 1);
+      tally.set(child, (tally.get(child) ?? 0) + count);
     },
     stage(stage, seconds) {
-      if (stage === 'lock' || stage === 'write') transactionSeconds += seconds;
-      else if (stage === 'compute' && tally.size === 0) transactionSeconds += seconds;
+      if (stage === 'lock' || stage === 'plan' || stage === 'write') transactionSeconds += seconds;
       if (tally.size === 0) return;
       // Decode failures never reached a transaction; the others took the chunk's transaction and this step.
-      const elapsed = stage === 'consume' ? seconds : lastTransactionSeconds + seconds;
+      const elapsed = stage === 'decode' ? seconds : lastTransactionSeconds + seconds;
       for (const [observe, count] of tally) observe(elapsed, count);
       tally.clear();
     },

@@ -1,7 +1,7 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, type Registry } from 'prom-client';
 import { createOriginalMetrics, ORIGINAL_SERVICE_NAME } from './metrics-original.js';
 
-export const STAGES = ['consume', 'lock', 'compute', 'write', 'produce', 'commit'] as const;
+export const STAGES = ['decode', 'lock', 'plan', 'write', 'build', 'produce', 'commit'] as const;
 export type Stage = (typeof STAGES)[number];
 
 export interface PositionMetrics {
@@ -34,15 +34,18 @@ export function createMetrics(registry: Registry, serviceName = ORIGINAL_SERVICE
   });
   const stageSeconds = new Histogram({
     name: 'position_stage_seconds',
-    help: 'Time per batch in each stage: consume (decode), lock (reads and locks), compute, write, produce, commit',
+    help: 'Time per chunk in each stage: decode, lock (reference data, locks and reads), plan, write (and DB commit), build (the notifications), produce (send to acknowledgement), commit (offsets)',
     labelNames: ['stage'],
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
     registers: [registry],
   });
-  const countMessage = messages.inc.bind(messages) as (labels: { action: string; result: string }) => void;
-  messages.inc = ((labels: { action: string; result: string }) => {
-    countMessage(labels);
-    original.message(labels.action, labels.result);
+  const countMessage = messages.inc.bind(messages) as (
+    labels: { action: string; result: string },
+    count?: number,
+  ) => void;
+  messages.inc = ((labels: { action: string; result: string }, count?: number) => {
+    countMessage(labels, count);
+    original.message(labels.action, labels.result, count);
   }) as typeof messages.inc;
   const observeStage = stageSeconds.observe.bind(stageSeconds) as (labels: { stage: string }, seconds: number) => void;
   stageSeconds.observe = ((labels: { stage: string }, seconds: number) => {

@@ -58,9 +58,10 @@ export interface BatchStore {
   transaction<T>(work: (tx: BatchTransaction) => Promise<T>): Promise<T>;
 }
 
+/** Milliseconds one batch's transaction spent reading and locking, planning (src/ledger), and writing. */
 export interface StageTimings {
   lock: number;
-  compute: number;
+  plan: number;
   write: number;
 }
 
@@ -70,10 +71,10 @@ export type Planner = (input: PlanInput) => PlanResult;
  * One batch, one transaction: read the reference data → lock and read → plan (pure, src/ledger) → write.
  * Every rule (which accounts to lock, settlement accounts, liquidity cover, state checks) is the ledger's.
  */
-export async function applyBatch(
+export async function planAndWriteBatch(
   store: BatchStore,
   commands: readonly LedgerCommand[],
-  timings: StageTimings = { lock: 0, compute: 0, write: 0 },
+  timings: StageTimings = { lock: 0, plan: 0, write: 0 },
   plan: Planner = planBatch,
 ): Promise<PlanResult> {
   return store.transaction(async (tx) => {
@@ -105,7 +106,7 @@ export async function applyBatch(
     }
     const accounts = accountFactsOf(reads, reference.accounts, settlement, facts.positions);
     const result = plan({ commands, accounts, transfers, fxTransfers });
-    timings.compute += performance.now() - started;
+    timings.plan += performance.now() - started;
 
     started = performance.now();
     await tx.write(result);
