@@ -26,7 +26,7 @@ export interface PhaseResult {
   /** What the workload must produce: the refused prepares and the aborts. */
   readonly expectedErrorNotifications: number;
   readonly cpu: Record<string, number>;
-  /** Handler seconds per stage (decode, lock, compute, write, produce, commit), summed over the handlers. */
+  /** Handler seconds per stage (decode, lock, plan, write, build, produce, commit), summed over the handlers. */
   readonly handlerStages: Record<string, number>;
 }
 
