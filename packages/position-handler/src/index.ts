@@ -11,7 +11,7 @@ export * from './ledger/types.js';
 export { busOptionsFromConfig, createBus, type PositionService, startPositionService } from './main.js';
 export { decodeMessage, MalformedMessageError, type PositionMessage } from './messages/decode.js';
 export { notificationFor } from './messages/notify.js';
-export type { Logger } from './observe/logger.js';
+export { createLogger, handlerLogger, type Logger, type LogLevel } from './observe/logger.js';
 export { createMetrics } from './observe/metrics.js';
 export { PositionRunner } from './runner/runner.js';
 export { type BatchStore, type BatchTransaction, type LockedFacts, planAndWriteBatch } from './runner/unit-of-work.js';

@@ -6,6 +6,8 @@ export type SettingType =
   | { readonly kind: 'string'; readonly allowEmpty?: boolean }
   /** Digits only (no 1e3, no 0x10): a typo must not become a number. */
   | { readonly kind: 'int'; readonly min: number; readonly max?: number }
+  /** A decimal number (a share, a rate): digits with an optional fraction, no exponent, `min`..`max`. */
+  | { readonly kind: 'decimal'; readonly min: number; readonly max?: number }
   | { readonly kind: 'port' }
   /** http or https; trailing slashes are dropped, so paths join with one. */
   | { readonly kind: 'url' }
@@ -28,6 +30,11 @@ export interface Setting {
   readonly type: SettingType;
   /** What it means; the package README's table says the same. */
   readonly doc: string;
+  /**
+   * The setting may be unset: its default is undefined, meaning "off" (no fault injected, no external
+   * payer). An empty variable counts as unset, so a compose file can clear one with `NAME=`.
+   */
+  readonly optional?: boolean;
 }
 
 export type EnvSchema<T> = { readonly [K in keyof T]: Setting };
@@ -50,6 +57,8 @@ function jsonSchemaOf(type: SettingType): Record<string, unknown> {
       return { type: 'string', minLength: type.allowEmpty ? 0 : 1 };
     case 'int':
       return { type: 'integer', minimum: type.min, ...(type.max === undefined ? {} : { maximum: type.max }) };
+    case 'decimal':
+      return { type: 'number', minimum: type.min, ...(type.max === undefined ? {} : { maximum: type.max }) };
     case 'port':
       return { type: 'integer', minimum: 0, maximum: 65_535 };
     case 'url':
@@ -73,6 +82,8 @@ function detailOf(type: SettingType, shown: string): string {
       return 'must not be empty';
     case 'int':
       return `must be a whole number from ${type.min}${type.max === undefined ? '' : ` to ${type.max}`}, ${got}`;
+    case 'decimal':
+      return `must be a number from ${type.min}${type.max === undefined ? '' : ` to ${type.max}`}, ${got}`;
     case 'port':
       return `must be a TCP port (0-65535), ${got}`;
     case 'url':
@@ -99,6 +110,9 @@ function fromText(type: SettingType, text: string): unknown {
       const value = Number(text);
       return /^-?\d+$/.test(text.trim()) && Number.isSafeInteger(value) ? value : text;
     }
+    case 'decimal':
+      // Number() alone would take '', '0x1', '1e3' and 'Infinity'.
+      return /^-?(\d+(\.\d*)?|\.\d+)$/.test(text.trim()) ? Number(text) : text;
     case 'url':
       return text.replace(/\/+$/, '');
     case 'list':
@@ -115,8 +129,9 @@ function fromText(type: SettingType, text: string): unknown {
   }
 }
 
-/** What JSON Schema cannot say: a URL's syntax, a `check`. */
+/** What JSON Schema cannot say: a URL's syntax, a `check`. An unset optional setting has nothing to check. */
 function passesCheck(type: SettingType, value: unknown): boolean {
+  if (value === undefined) return true;
   if (type.kind === 'url') return typeof value === 'string' && URL.canParse(value);
   if (type.kind === 'text' && type.check) return type.check(String(value));
   return true;
@@ -138,7 +153,7 @@ export function defineEnvConfig<T extends object>(
   const validateAll = ajv.compile({
     type: 'object',
     properties: Object.fromEntries(entries.map(([key, setting]) => [key, jsonSchemaOf(setting.type)])),
-    required: entries.map(([key]) => key),
+    required: entries.filter(([, setting]) => !setting.optional).map(([key]) => key),
     additionalProperties: false,
   });
   // One setting alone is checked only for values mapped from an original's file: compiled when first asked.
@@ -173,7 +188,9 @@ export function defineEnvConfig<T extends object>(
       const shown: Record<string, unknown> = {};
       for (const [key, setting] of entries) {
         const text = env[setting.env];
-        if (text !== undefined) {
+        if (text === '' && setting.optional) {
+          values[key] = undefined;
+        } else if (text !== undefined) {
           values[key] = fromText(setting.type, text);
           shown[key] = text;
         }

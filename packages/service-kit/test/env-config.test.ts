@@ -131,3 +131,59 @@ describe('readOriginalSource', () => {
     );
   });
 });
+
+describe('optional settings and decimals', () => {
+  interface Faults {
+    rate: number;
+    dropRate: number | undefined;
+    target: string | undefined;
+    prefix: string | undefined;
+    peers: readonly string[] | undefined;
+  }
+  const faults = defineEnvConfig<Faults>(
+    {
+      rate: { env: 'F_RATE', type: { kind: 'decimal', min: 0 }, doc: 'a rate' },
+      dropRate: { env: 'F_DROP_RATE', type: { kind: 'decimal', min: 0, max: 1 }, doc: 'a share', optional: true },
+      target: { env: 'F_TARGET', type: { kind: 'url' }, doc: 'a URL', optional: true },
+      prefix: { env: 'F_PREFIX', type: { kind: 'string', allowEmpty: true }, doc: 'a prefix', optional: true },
+      peers: { env: 'F_PEERS', type: { kind: 'list' }, doc: 'a list', optional: true },
+    },
+    { rate: 2.5, dropRate: undefined, target: undefined, prefix: undefined, peers: undefined },
+  );
+
+  it('leaves an optional setting unset (undefined) when its variable is absent or empty', () => {
+    const loaded = faults.load({ F_TARGET: '', F_PREFIX: '' });
+    expect(loaded).toEqual({ rate: 2.5, dropRate: undefined, target: undefined, prefix: undefined, peers: undefined });
+    expect(Object.isFrozen(loaded)).toBe(true);
+  });
+
+  it('converts and checks an optional setting that is set like any other', () => {
+    expect(
+      faults.load({ F_DROP_RATE: '0.25', F_TARGET: 'http://x.test/', F_PREFIX: 'nf-', F_PEERS: 'a,b', F_RATE: '.5' }),
+    ).toEqual({ rate: 0.5, dropRate: 0.25, target: 'http://x.test', prefix: 'nf-', peers: ['a', 'b'] });
+    // Bad input: a share above 1 and a URL of another scheme, both only when set.
+    expect(() => faults.load({ F_DROP_RATE: '1.5' })).toThrow(/^F_DROP_RATE: must be a number from 0 to 1, got "1.5"$/);
+    expect(() => faults.load({ F_TARGET: 'ftp://x' })).toThrow(/^F_TARGET: must be an http\(s\) URL, got "ftp:\/\/x"$/);
+    // An override may unset an optional setting, never a required one.
+    expect(faults.load({ F_DROP_RATE: '0.5' }, { dropRate: undefined }).dropRate).toBeUndefined();
+    expect(() => faults.load({}, { rate: undefined as unknown as number })).toThrow(/^F_RATE: must be a number/);
+  });
+
+  it.each([
+    ['1e-1', 'an exponent'],
+    ['0x1', 'hex'],
+    ['Infinity', 'a word Number() takes'],
+    ['1.2.3', 'two points'],
+    ['-0.1', 'below the minimum'],
+    [' ', 'blank'],
+  ])('refuses %j as a decimal (bad input: %s), naming the variable', (text) => {
+    expect(() => faults.load({ F_RATE: text })).toThrow(ConfigError);
+    expect(() => faults.load({ F_RATE: text })).toThrow(/^F_RATE: must be a number from 0, got /);
+  });
+
+  it('judges one explicit value by its kind (a command-line flag): empty text is a value, not unset', () => {
+    expect(faults.parse('prefix', '', '--prefix')).toBe('');
+    expect(faults.parse('dropRate', '1', '--drop-rate')).toBe(1);
+    expect(() => faults.parse('dropRate', 'half', '--drop-rate')).toThrow(/^--drop-rate: must be a number from 0 to 1/);
+  });
+});

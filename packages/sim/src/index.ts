@@ -1,4 +1,5 @@
 export { type AdminSim, type AdminSimOptions, endpointList, type ParticipantSpec, startAdminSim } from './admin.js';
+export { loadSimConfig, type SimConfig, type SimStartup, simConfigDefaults, simConfigSchema } from './config.js';
 export { type FaultOptions, type Latency, parseLatency } from './faults.js';
 export { type Bind, httpDate, statusOf } from './http.js';
 export { hashId, type OracleSim, type OracleSimOptions, type PartyEntry, startOracleSim } from './oracle.js';
