@@ -77,6 +77,12 @@ export interface ConfigValues {
   jwsVerificationKeysDirectory: string;
   jwsSign: 'on' | 'off';
   jwsSigningKeyPath: string;
+  /** The original's INSTRUMENTATION.METRICS.DISABLED inverted: its metric names beside ours (observe/original-metrics.ts). */
+  originalMetrics: 'on' | 'off';
+  /** The original's INSTRUMENTATION.METRICS.config.prefix. */
+  metricsPrefix: string;
+  /** The original's INSTRUMENTATION.METRICS.config.defaultLabels as `name=value,...`. */
+  metricsDefaultLabels: string;
 }
 
 export type Config = Readonly<ConfigValues>;
@@ -141,6 +147,10 @@ export const defaults: Config = Object.freeze({
   jwsVerificationKeysDirectory: 'secrets/jwsVerificationKeys',
   jwsSign: 'off',
   jwsSigningKeyPath: 'secrets/jwsSigningKey.key',
+  // account-lookup-service's config/default.json INSTRUMENTATION.METRICS.
+  originalMetrics: 'on',
+  metricsPrefix: 'moja_als_',
+  metricsDefaultLabels: 'serviceName=account-lookup-service',
 } satisfies ConfigValues);
 
 /**
@@ -148,6 +158,9 @@ export const defaults: Config = Object.freeze({
  * handler starts (it is loaded only then, so an ALS without inter-scheme discovery does not carry it).
  */
 const cronShape = '^ *[\\d*/,A-Za-z?-]+( [\\d*/,A-Za-z?-]+){4,5} *$';
+
+/** A Prometheus metric name's start (prom-client's metric name rule); never empty, so no name is ours. */
+const metricPrefixShape = '^[a-zA-Z_:][a-zA-Z0-9_:]*$';
 
 export const schema: EnvSchema<ConfigValues> = {
   host: { env: 'ALS_HOST', type: { kind: 'string' }, doc: 'address both servers bind to' },
@@ -406,7 +419,47 @@ export const schema: EnvSchema<ConfigValues> = {
     type: { kind: 'string' },
     doc: "the Hub's private key, PEM (JWS_SIGNING_KEY_PATH)",
   },
+  originalMetrics: {
+    env: 'ALS_ORIGINAL_METRICS',
+    type: { kind: 'enum', values: ['on', 'off'] },
+    doc: "`on`: /metrics also has account-lookup-service's metric names, which the community dashboards query (`off`: the original's INSTRUMENTATION.METRICS.DISABLED true)",
+  },
+  metricsPrefix: {
+    env: 'ALS_METRICS_PREFIX',
+    type: {
+      kind: 'text',
+      pattern: metricPrefixShape,
+      message: 'must begin a Prometheus metric name (a letter, _ or :, then letters, digits, _ or :)',
+    },
+    doc: "prefix of the original's metric names (INSTRUMENTATION.METRICS.config.prefix)",
+  },
+  metricsDefaultLabels: {
+    env: 'ALS_METRICS_DEFAULT_LABELS',
+    type: {
+      kind: 'text',
+      check: (text) => parseMetricLabels(text) !== undefined,
+      message: 'must be name=value[,name=value...] with Prometheus label names (not le)',
+    },
+    doc: "labels on every one of the original's metrics, e.g. serviceName=account-lookup-service (INSTRUMENTATION.METRICS.config.defaultLabels)",
+  },
 };
+
+/**
+ * `name=value,...` → labels; undefined when a part is not name=value, a name is not a Prometheus label name,
+ * is reserved (`__…`), or is `le` (the histograms' bucket label). Empty text is no label.
+ */
+export function parseMetricLabels(text: string): Record<string, string> | undefined {
+  const labels: Record<string, string> = {};
+  if (text.trim() === '') return labels;
+  for (const part of text.split(',')) {
+    const at = part.indexOf('=');
+    if (at <= 0) return undefined;
+    const name = part.slice(0, at).trim();
+    if (!/^[a-zA-Z_][a-zA-Z0-9_]*$/.test(name) || name.startsWith('__') || name === 'le') return undefined;
+    labels[name] = part.slice(at + 1).trim();
+  }
+  return labels;
+}
 
 /** `host:port,host:port` → nodes; undefined when any part is not host:port. */
 export function parseHostPorts(raw: string): { host: string; port: number }[] | undefined {

@@ -187,6 +187,36 @@ export function readConfig(
     take('jwsVerificationKeysDirectory', [...jws, 'JWS_VERIFICATION_KEYS_DIRECTORY']);
     take('jwsValidatePutParties', [...jws, 'JWS_VALIDATE_PUT_PARTIES'], bool);
 
+    // INSTRUMENTATION.METRICS: src/server.js sets central-services-metrics up with `config` (prefix,
+    // defaultLabels) unless DISABLED; our /metrics then carries the original's names so (original-metrics.ts).
+    const instrumentation = ['INSTRUMENTATION', 'METRICS'];
+    const disabledPath = [...instrumentation, 'DISABLED'];
+    if (valueAt(tree, disabledPath) !== undefined) {
+      const disabled = bool(valueAt(tree, disabledPath), keyName(source, disabledPath));
+      seen(disabledPath);
+      fromFile.ALS_ORIGINAL_METRICS = disabled === 'on' ? 'off' : 'on';
+    }
+    take('metricsPrefix', [...instrumentation, 'config', 'prefix']);
+    const labelsPath = [...instrumentation, 'config', 'defaultLabels'];
+    take('metricsDefaultLabels', labelsPath, (value, name) => {
+      if (typeof value !== 'object' || value === null || Array.isArray(value))
+        throw new ConfigError(name, `must be an object of label names and values, got ${JSON.stringify(value)}`);
+      const labels = leaves(value as Record<string, unknown>);
+      for (const [path] of labels) seen([...labelsPath, ...path]);
+      return labels
+        .filter(([, v]) => typeof v !== 'object' || v === null)
+        .map(([path, v]) => `${path.join('.')}=${asText(v)}`)
+        .join(',');
+    });
+    // Accepted whatever their value, as the original does nothing with them either: `timeout` was
+    // prom-client's collection interval, which its version (15, under central-services-metrics 12) no longer
+    // reads (process metrics are sampled on scrape, as ours); `labels` (INSTRUMENTATION_METRICS_LABELS in
+    // src/lib/config.js) is read by no metric of account-lookup-service.
+    for (const [path] of leaves(tree)) {
+      const under = (prefix: readonly string[]) => prefix.every((part, i) => path[i] === part);
+      if (under([...instrumentation, 'config', 'timeout']) || under([...instrumentation, 'labels'])) seen(path);
+    }
+
     for (const [path] of leaves(tree)) {
       if (used.has(path.join('\u0000'))) continue;
       if (otherProcessKeys.some((prefix) => prefix.every((part, i) => path[i] === part))) continue;
