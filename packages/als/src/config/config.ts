@@ -1,4 +1,10 @@
-import { ConfigError, defineEnvConfig, type EnvSchema } from '@mojafast/service-kit';
+import {
+  ConfigError,
+  defineEnvConfig,
+  type EnvSchema,
+  METRIC_PREFIX_PATTERN,
+  parseMetricLabels,
+} from '@mojafast/service-kit';
 
 /**
  * The ALS configuration: one schema and one defaults object, read from the environment once at start-up by
@@ -158,9 +164,6 @@ export const defaults: Config = Object.freeze({
  * handler starts (it is loaded only then, so an ALS without inter-scheme discovery does not carry it).
  */
 const cronShape = '^ *[\\d*/,A-Za-z?-]+( [\\d*/,A-Za-z?-]+){4,5} *$';
-
-/** A Prometheus metric name's start (prom-client's metric name rule); never empty, so no name is ours. */
-const metricPrefixShape = '^[a-zA-Z_:][a-zA-Z0-9_:]*$';
 
 export const schema: EnvSchema<ConfigValues> = {
   host: { env: 'ALS_HOST', type: { kind: 'string' }, doc: 'address both servers bind to' },
@@ -428,8 +431,10 @@ export const schema: EnvSchema<ConfigValues> = {
     env: 'ALS_METRICS_PREFIX',
     type: {
       kind: 'text',
-      pattern: metricPrefixShape,
-      message: 'must begin a Prometheus metric name (a letter, _ or :, then letters, digits, _ or :)',
+      pattern: METRIC_PREFIX_PATTERN,
+      // als_ would give the original's process metrics the names of ours (collectDefaultMetrics, metrics.ts).
+      check: (text) => text !== 'als_',
+      message: 'must begin a Prometheus metric name (a letter, _ or :, then letters, digits, _ or :) other than als_',
     },
     doc: "prefix of the original's metric names (INSTRUMENTATION.METRICS.config.prefix)",
   },
@@ -443,23 +448,6 @@ export const schema: EnvSchema<ConfigValues> = {
     doc: "labels on every one of the original's metrics, e.g. serviceName=account-lookup-service (INSTRUMENTATION.METRICS.config.defaultLabels)",
   },
 };
-
-/**
- * `name=value,...` → labels; undefined when a part is not name=value, a name is not a Prometheus label name,
- * is reserved (`__…`), or is `le` (the histograms' bucket label). Empty text is no label.
- */
-export function parseMetricLabels(text: string): Record<string, string> | undefined {
-  const labels: Record<string, string> = {};
-  if (text.trim() === '') return labels;
-  for (const part of text.split(',')) {
-    const at = part.indexOf('=');
-    if (at <= 0) return undefined;
-    const name = part.slice(0, at).trim();
-    if (!/^[a-zA-Z_][a-zA-Z0-9_]*$/.test(name) || name.startsWith('__') || name === 'le') return undefined;
-    labels[name] = part.slice(at + 1).trim();
-  }
-  return labels;
-}
 
 /** `host:port,host:port` → nodes; undefined when any part is not host:port. */
 export function parseHostPorts(raw: string): { host: string; port: number }[] | undefined {
@@ -482,7 +470,7 @@ export const settings = (
 
 const envConfig = defineEnvConfig(schema, defaults);
 
-export { ConfigError };
+export { ConfigError, parseMetricLabels };
 
 /** Defaults, then environment variables, then explicit overrides (tests); validated and frozen. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<ConfigValues> = {}): Config {

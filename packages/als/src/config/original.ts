@@ -1,4 +1,4 @@
-import { asText, keyName, leaves, readOriginalSource, valueAt } from '@mojafast/service-kit';
+import { asText, keyName, leaves, metricLabelsText, readOriginalSource, valueAt } from '@mojafast/service-kit';
 import { type Config, ConfigError, type ConfigValues, loadConfig, parseHostPorts, settings } from './config.js';
 
 /** Where account-lookup-service's image has its config file (its Dockerfile: WORKDIR /opt/app, COPY config). */
@@ -199,14 +199,11 @@ export function readConfig(
     take('metricsPrefix', [...instrumentation, 'config', 'prefix']);
     const labelsPath = [...instrumentation, 'config', 'defaultLabels'];
     take('metricsDefaultLabels', labelsPath, (value, name) => {
-      if (typeof value !== 'object' || value === null || Array.isArray(value))
+      const labels = metricLabelsText(value);
+      if (labels === undefined)
         throw new ConfigError(name, `must be an object of label names and values, got ${JSON.stringify(value)}`);
-      const labels = leaves(value as Record<string, unknown>);
-      for (const [path] of labels) seen([...labelsPath, ...path]);
-      return labels
-        .filter(([, v]) => typeof v !== 'object' || v === null)
-        .map(([path, v]) => `${path.join('.')}=${asText(v)}`)
-        .join(',');
+      for (const path of labels.paths) seen([...labelsPath, ...path]);
+      return labels.text;
     });
     // Accepted whatever their value, as the original does nothing with them either: `timeout` was
     // prom-client's collection interval, which its version (15, under central-services-metrics 12) no longer
