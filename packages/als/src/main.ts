@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { type CpuProfiler, createCpuProfiler, createLogger } from '@mojafast/service-kit';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import { Registry } from 'prom-client';
-import type { Config } from './config/config.js';
+import { type Config, parseMetricLabels } from './config/config.js';
 import type { DiscoveryPorts } from './discovery/types.js';
 import { extendedPartyIdTypes } from './fspiop/party-id.js';
 import { loadFspiopSchemas } from './fspiop/schemas.js';
@@ -85,7 +85,14 @@ export async function startAls(config: Config): Promise<RunningAls> {
   // First, so a bad registry file or database stops start-up before anything holds a socket.
   const store = await openOracleStore(config);
   const registry = new Registry();
-  const metrics = createMetrics(registry);
+  // The original's names with the deployment's prefix and default labels, bound once here (no cost per request).
+  const metrics = createMetrics(
+    registry,
+    config.originalMetrics === 'on' && {
+      prefix: config.metricsPrefix,
+      defaultLabels: parseMetricLabels(config.metricsDefaultLabels) ?? {},
+    },
+  );
   const schemas = loadFspiopSchemas();
   const serialisers = createSerialisers();
   const http = createHttpClient({

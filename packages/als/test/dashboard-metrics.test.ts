@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { readConfig } from '../src/config/original.js';
 import { call, callbackHeaders, lookupHeaders, newTraceId, type Stack, startStack } from './helpers.js';
 
 // The metric names the community dashboards query for the ALS (fixtures/dashboard-metrics.json, a fact
@@ -150,5 +153,69 @@ describe('dashboard metrics on /metrics', () => {
         /^moja_als_getPartiesByTypeAndID_count\{success="false",serviceName="account-lookup-service"\} 1$/m,
       );
     });
+  });
+});
+
+/**
+ * A deployment's account-lookup-service file with its own INSTRUMENTATION.METRICS, read as at start (the
+ * file then our mapping), and an ALS started on the settings it gives; its /metrics after one lookup.
+ */
+async function metricsWith(instrumentation: unknown, ready: RegExp): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), 'als-instrumentation-'));
+  const file = join(dir, 'default.json');
+  writeFileSync(file, JSON.stringify({ INSTRUMENTATION: { METRICS: instrumentation } }));
+  const { config, notHonoured } = readConfig({ CONFIG_FILE: file });
+  rmSync(dir, { recursive: true });
+  expect(notHonoured).toEqual([]);
+  const { originalMetrics, metricsPrefix, metricsDefaultLabels } = config;
+  const own = await startStack({ config: { originalMetrics, metricsPrefix, metricsDefaultLabels } });
+  try {
+    const traceId = newTraceId();
+    const res = await call(`${own.als.url}/parties/MSISDN/46730000101`, 'GET', lookupHeaders(traceId));
+    expect(res.status).toBe(202);
+    await own.sims.payer?.waitForCallback(traceId, 5_000);
+    return await vi.waitFor(
+      async () => {
+        const text = await (await fetch(`${own.als.adminUrl}/metrics`)).text();
+        // The flow's end is recorded before the page is read.
+        expect(text).toMatch(ready);
+        return text;
+      },
+      { timeout: 10_000, interval: 100 },
+    );
+  } finally {
+    await own.close();
+  }
+}
+
+describe("the original's INSTRUMENTATION.METRICS keys on /metrics", () => {
+  it("puts a file's prefix and every default label on the original names, and no moja_als_ name", async () => {
+    const text = await metricsWith(
+      {
+        DISABLED: false,
+        labels: { fspId: '*' },
+        config: { timeout: 5000, prefix: 'eu_als_', defaultLabels: { serviceName: 'als-eu', region: 'eu-1' } },
+      },
+      /^eu_als_getPartiesByTypeAndID_count\{[^}]*\} 1$/m,
+    );
+    expect(text).toMatch(
+      /^eu_als_ing_getPartiesByTypeAndID_count\{success="true",serviceName="als-eu",region="eu-1"\} 1$/m,
+    );
+    expect(text).toMatch(
+      /^eu_als_getPartiesByTypeAndID_count\{success="true",serviceName="als-eu",region="eu-1"\} 1$/m,
+    );
+    expect(text).toMatch(/^eu_als_process_cpu_user_seconds_total\{serviceName="als-eu",region="eu-1"\} /m);
+    expect(text).not.toMatch(/^moja_als_/m);
+    expect(text).toMatch(/^als_requests_total\{route="parties_get",status="202"\} 1$/m);
+  });
+
+  it('exports none of the original names when the file says DISABLED: true, and keeps ours', async () => {
+    const text = await metricsWith(
+      { DISABLED: true, config: { prefix: 'moja_als_' } },
+      /^als_events_total\{event="callback_forwarded"\} [1-9]/m,
+    );
+    expect(text).not.toMatch(/^moja_als_/m);
+    expect(text).toMatch(/^als_requests_total\{route="parties_get",status="202"\} 1$/m);
+    expect(text).toMatch(/^als_process_cpu_user_seconds_total /m);
   });
 });

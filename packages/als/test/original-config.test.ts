@@ -129,6 +129,34 @@ describe("account-lookup-service's configuration", () => {
     });
   });
 
+  it('maps INSTRUMENTATION.METRICS: DISABLED, config.prefix and every config.defaultLabels label', () => {
+    // The stock file's values are our defaults; timeout and labels are accepted (the original reads neither).
+    const stock = readConfig({ CONFIG_FILE: original });
+    expect(stock.config).toMatchObject({
+      originalMetrics: 'on',
+      metricsPrefix: 'moja_als_',
+      metricsDefaultLabels: 'serviceName=account-lookup-service',
+    });
+    expect(stock.notHonoured.filter((key) => key.startsWith('INSTRUMENTATION'))).toEqual([]);
+    const { config, notHonoured } = readConfig({
+      CONFIG_FILE: original,
+      ALS_INSTRUMENTATION__METRICS__config__prefix: 'eu_als_',
+      ALS_INSTRUMENTATION__METRICS__config__defaultLabels__serviceName: 'als-eu',
+      ALS_INSTRUMENTATION__METRICS__config__defaultLabels__region: 'eu-1',
+      ALS_INSTRUMENTATION__METRICS__config__timeout: '1000',
+      ALS_INSTRUMENTATION__METRICS__labels__fspId: 'payerfsp',
+    });
+    expect(config).toMatchObject({ metricsPrefix: 'eu_als_', metricsDefaultLabels: 'serviceName=als-eu,region=eu-1' });
+    expect(notHonoured.filter((key) => key.includes('INSTRUMENTATION'))).toEqual([]);
+    const disabled = readConfig({ CONFIG_FILE: original, ALS_INSTRUMENTATION__METRICS__DISABLED: 'true' });
+    expect(disabled.config.originalMetrics).toBe('off');
+    // Our own variable wins over the file's key.
+    expect(
+      readConfig({ CONFIG_FILE: original, ALS_INSTRUMENTATION__METRICS__DISABLED: 'true', ALS_ORIGINAL_METRICS: 'on' })
+        .config.originalMetrics,
+    ).toBe('on');
+  });
+
   it('keeps our defaults when there is no file and no override', () => {
     expect(readConfig({}, { defaultFile: absent }).config).toEqual(defaults);
   });
@@ -148,6 +176,11 @@ describe("account-lookup-service's configuration", () => {
       { ALS_PROXY_CACHE__proxyConfig__cluster: 'null', ALS_PROXY_CACHE__proxyConfig__port: 'x' },
     ],
     ['ALS_ENDPOINT_SECURITY__JWS__JWS_SIGN', { ALS_ENDPOINT_SECURITY__JWS__JWS_SIGN: 'on' }],
+    ['ALS_INSTRUMENTATION__METRICS__DISABLED', { ALS_INSTRUMENTATION__METRICS__DISABLED: 'no' }],
+    // Not the start of a Prometheus metric name.
+    ['ALS_INSTRUMENTATION__METRICS__config__prefix', { ALS_INSTRUMENTATION__METRICS__config__prefix: 'moja-als-' }],
+    // `le` is the bucket label of every histogram.
+    ['INSTRUMENTATION.METRICS.config.defaultLabels', { ALS_INSTRUMENTATION__METRICS__config__defaultLabels__le: '1' }],
   ])('a bad value stops the start naming its key: %s', (key, env) => {
     expect(() => readConfig({ CONFIG_FILE: original, ...env })).toThrow(new RegExp(`^${key}: `));
   });
@@ -181,6 +214,11 @@ describe("account-lookup-service's configuration", () => {
       'ENDPOINT_SECURITY.JWS.JWS_VALIDATE',
       'ENDPOINT_SECURITY.JWS.JWS_VERIFICATION_KEYS_DIRECTORY',
       'ENDPOINT_SECURITY.JWS.JWS_VALIDATE_PUT_PARTIES',
+      'INSTRUMENTATION.METRICS.DISABLED',
+      'INSTRUMENTATION.METRICS.config.prefix',
+      'INSTRUMENTATION.METRICS.config.defaultLabels',
+      'INSTRUMENTATION.METRICS.config.timeout',
+      'INSTRUMENTATION.METRICS.labels',
     ]) {
       expect(readme).toContain(`${key}\` |`);
     }

@@ -1,4 +1,10 @@
-import { type CpuProfiler, createCpuProfiler, type ObserveServer, startObserveServer } from '@mojafast/service-kit';
+import {
+  type CpuProfiler,
+  createCpuProfiler,
+  type ObserveServer,
+  parseMetricLabels,
+  startObserveServer,
+} from '@mojafast/service-kit';
 import type { Pool } from 'mysql2';
 import { Registry } from 'prom-client';
 import { createKafkajsBus } from './bus/kafkajs-bus.js';
@@ -91,7 +97,14 @@ export async function startPositionService(
 ): Promise<PositionService> {
   const logger = overrides.logger ?? createLogger(config.logLevel);
   const registry = overrides.registry ?? new Registry();
-  const metrics = createMetrics(registry);
+  // central-ledger's names with the deployment's prefix and default labels, bound once here (none per message).
+  const metrics = createMetrics(
+    registry,
+    config.originalMetrics && {
+      prefix: config.metricsPrefix,
+      defaultLabels: parseMetricLabels(config.metricsDefaultLabels) ?? {},
+    },
+  );
   const pool = storePoolFromConfig(config);
   // A failed start releases what it opened (pool, HTTP server, Kafka clients), so the process exits
   // non-zero and the orchestrator restarts it, instead of idling with /health at 503 (issue #7 review).

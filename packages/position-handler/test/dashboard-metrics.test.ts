@@ -1,7 +1,10 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { TestTopic } from '@mojafast/testkit';
 import type { Producer } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { readConfig } from '../src/config/index.js';
 import { startPositionService } from '../src/main.js';
 import { generatePositionMessages, generateTransfers } from '../src/testing/messages.js';
 import { insertTransfers } from '../src/testing/transfers.js';
@@ -122,5 +125,87 @@ describe('dashboard metrics on /metrics', () => {
     } finally {
       await service.stop();
     }
+  });
+
+  /**
+   * A deployment's central-ledger file with its own INSTRUMENTATION.METRICS, read as at start, and a handler
+   * started on the settings it gives (its own consumer group, so it reads the topic's prepares, two new
+   * ones at least); its /metrics once `ready` shows there.
+   */
+  async function metricsWith(instrumentation: unknown, group: string, ready: RegExp): Promise<string> {
+    const dir = mkdtempSync(join(tmpdir(), 'position-instrumentation-'));
+    const file = join(dir, 'default.json');
+    writeFileSync(file, JSON.stringify({ INSTRUMENTATION: { METRICS: instrumentation } }));
+    const { config, notHonoured } = readConfig({ CONFIG_FILE: file });
+    rmSync(dir, { recursive: true });
+    expect(notHonoured).toEqual([]);
+    const transfers = generateTransfers({ transfers: 2, dfsps: ['dashpayer', 'dashpayee'], currencies: ['USD'] }).map(
+      (t) => ({ ...t, payer: 'dashpayer', payee: 'dashpayee', amount: '1' }),
+    );
+    await insertTransfers(
+      ledger.knex,
+      transfers.map((t) => ({ ...t, state: 'RECEIVED_PREPARE' as const })),
+      ledger.ledger.accounts,
+    );
+    const payer = ledger.ledger.accounts.get('dashpayer:USD')?.position ?? -1;
+    await produce(
+      producer,
+      input.name,
+      generatePositionMessages({ transfers, action: 'prepare', accountOf: () => payer }),
+    );
+    const { originalMetrics, metricsPrefix, metricsDefaultLabels } = config;
+    const service = await startPositionService(
+      testConfig(ledger.db, input, output, {
+        consumerGroup: `${input.name}-${group}`,
+        originalMetrics,
+        metricsPrefix,
+        metricsDefaultLabels,
+      }),
+      { logger: quietLogger },
+    );
+    try {
+      const url = `http://127.0.0.1:${service.http.address.port}/metrics`;
+      return await vi.waitFor(
+        async () => {
+          const text = await (await fetch(url)).text();
+          expect(text).toMatch(ready);
+          return text;
+        },
+        { timeout: 15_000, interval: 100 },
+      );
+    } finally {
+      await service.stop();
+    }
+  }
+
+  it("puts a file's INSTRUMENTATION.METRICS prefix and every default label on the original names", async () => {
+    const text = await metricsWith(
+      {
+        DISABLED: false,
+        labels: { fspId: '*' },
+        config: {
+          timeout: 5000,
+          prefix: 'eu_cl_',
+          defaultLabels: { serviceName: 'central-handler-position', zone: 'a' },
+        },
+      },
+      'eu',
+      /^eu_cl_transfer_position_count\{success="true",action="prepare",serviceName="central-handler-position",zone="a"\} [2-9]/m,
+    );
+    expect(text).toMatch(
+      /^eu_cl_transfer_position_batch_count\{success="true",serviceName="central-handler-position",zone="a"\} [1-9]/m,
+    );
+    expect(text).toMatch(/^eu_cl_process_cpu_user_seconds_total\{serviceName="central-handler-position",zone="a"\} /m);
+    expect(text).not.toMatch(/^moja_cl_/m);
+  });
+
+  it('exports none of the original names when the file says INSTRUMENTATION.METRICS.DISABLED true', async () => {
+    const text = await metricsWith(
+      { DISABLED: true, config: { prefix: 'moja_cl_' } },
+      'off',
+      /^position_messages_total\{action="prepare",result="applied"\} [2-9]/m,
+    );
+    expect(text).not.toMatch(/^moja_cl_/m);
+    expect(text).toMatch(/^process_cpu_user_seconds_total /m);
   });
 });

@@ -57,7 +57,9 @@ describe("central-ledger's configuration", () => {
     // Keys the original's position handler reads and we cannot honour are named; other services' are not.
     expect(notHonoured).toContain('DATABASE.POOL_MIN_SIZE');
     expect(notHonoured).toContain('KAFKA.CONSUMER.TRANSFER.POSITION_BATCH.config.options.pollFrequency');
-    expect(notHonoured).toContain('INSTRUMENTATION.METRICS.config.prefix');
+    // INSTRUMENTATION.METRICS: mapped (DISABLED, prefix, defaultLabels) or accepted (timeout; labels, which
+    // the batch handler does not read).
+    expect(notHonoured.filter((key) => key.startsWith('INSTRUMENTATION'))).toEqual([]);
     expect(notHonoured).not.toContain('MONGODB.HOST');
     expect(notHonoured).not.toContain('KAFKA.CONSUMER.TRANSFER.FULFIL.config.rdkafkaConf.group.id');
     expect(notHonoured).not.toContain('DATABASE.HOST');
@@ -68,6 +70,34 @@ describe("central-ledger's configuration", () => {
     expect(config.consumerGroup).toBe('cl-group-transfer-position');
     expect(config.batchSize).toBe(1);
     expect(config.positionTopics).toEqual(['topic-transfer-position']);
+  });
+
+  it('maps INSTRUMENTATION.METRICS: DISABLED, config.prefix and every config.defaultLabels label', () => {
+    const file = writeConfig('instrumentation.json', (tree) => {
+      tree.INSTRUMENTATION.METRICS.config.prefix = 'eu_cl_';
+      // The Helm charts give each deployment its own serviceName.
+      tree.INSTRUMENTATION.METRICS.config.defaultLabels = { serviceName: 'central-handler-position', zone: 'a' };
+      tree.INSTRUMENTATION.METRICS.config.timeout = 1000;
+    });
+    const { config, notHonoured } = readConfig({ CONFIG_FILE: file });
+    expect(config).toMatchObject({
+      originalMetrics: true,
+      metricsPrefix: 'eu_cl_',
+      metricsDefaultLabels: 'serviceName=central-handler-position,zone=a',
+    });
+    expect(notHonoured.filter((key) => key.startsWith('INSTRUMENTATION'))).toEqual([]);
+    expect(readConfig({ CONFIG_FILE: original }).config).toMatchObject({
+      originalMetrics: true,
+      metricsPrefix: 'moja_cl_',
+      metricsDefaultLabels: 'serviceName=central-service',
+    });
+    const env = { CONFIG_FILE: original, CLEDG_INSTRUMENTATION__METRICS__DISABLED: 'true' };
+    expect(readConfig(env).config.originalMetrics).toBe(false);
+    expect(readConfig({ ...env, POSITION_ORIGINAL_METRICS: 'true' }).config.originalMetrics).toBe(true);
+    // handler.js (--position) puts labels.fspId on its histogram; we do not, so it is named there.
+    expect(readConfig({ CONFIG_FILE: original }, { handlers: ['position'] }).notHonoured).toContain(
+      'INSTRUMENTATION.METRICS.labels.fspId',
+    );
   });
 
   it('consumes EVENT_TYPE_ACTION_TOPIC_MAP.POSITION.PREPARE when the deployment sets it', () => {
@@ -118,6 +148,21 @@ describe("central-ledger's configuration", () => {
     ['CLEDG_DATABASE__PORT', 'CLEDG_DATABASE__PORT', { CLEDG_DATABASE__PORT: 'three' }],
     ['DATABASE.DIALECT (a dialect we do not speak)', 'CLEDG_DATABASE__DIALECT', { CLEDG_DATABASE__DIALECT: 'pg' }],
     ['AMOUNT.SCALE', 'CLEDG_AMOUNT__SCALE', { CLEDG_AMOUNT__SCALE: '2' }],
+    ['DISABLED yes', 'CLEDG_INSTRUMENTATION__METRICS__DISABLED', { CLEDG_INSTRUMENTATION__METRICS__DISABLED: 'yes' }],
+    // Not the start of a Prometheus metric name.
+    [
+      'prefix moja-cl-',
+      'CLEDG_INSTRUMENTATION__METRICS__config__prefix',
+      { CLEDG_INSTRUMENTATION__METRICS__config__prefix: 'moja-cl-' },
+    ],
+    [
+      'defaultLabels le',
+      'INSTRUMENTATION.METRICS.config.defaultLabels',
+      {},
+      (tree: Json) => {
+        tree.INSTRUMENTATION.METRICS.config.defaultLabels = { le: '1' };
+      },
+    ],
     [
       'acks 0',
       'KAFKA.PRODUCER.NOTIFICATION.EVENT.config.topicConf.request.required.acks',
@@ -175,6 +220,11 @@ describe("central-ledger's configuration", () => {
       'topicConf.auto.offset.reset',
       'options.batchSize',
       'topicConf.request.required.acks',
+      'INSTRUMENTATION.METRICS.DISABLED',
+      'INSTRUMENTATION.METRICS.config.prefix',
+      'INSTRUMENTATION.METRICS.config.defaultLabels',
+      'INSTRUMENTATION.METRICS.config.timeout',
+      'INSTRUMENTATION.METRICS.labels',
     ]) {
       expect(readme).toContain(`${key}\` |`);
     }

@@ -1,4 +1,10 @@
-import { ConfigError, defineEnvConfig, type EnvSchema } from '@mojafast/service-kit';
+import {
+  ConfigError,
+  defineEnvConfig,
+  type EnvSchema,
+  METRIC_PREFIX_PATTERN,
+  parseMetricLabels,
+} from '@mojafast/service-kit';
 
 /**
  * The ALS configuration: one schema and one defaults object, read from the environment once at start-up by
@@ -77,6 +83,12 @@ export interface ConfigValues {
   jwsVerificationKeysDirectory: string;
   jwsSign: 'on' | 'off';
   jwsSigningKeyPath: string;
+  /** The original's INSTRUMENTATION.METRICS.DISABLED inverted: its metric names beside ours (observe/original-metrics.ts). */
+  originalMetrics: 'on' | 'off';
+  /** The original's INSTRUMENTATION.METRICS.config.prefix. */
+  metricsPrefix: string;
+  /** The original's INSTRUMENTATION.METRICS.config.defaultLabels as `name=value,...`. */
+  metricsDefaultLabels: string;
 }
 
 export type Config = Readonly<ConfigValues>;
@@ -141,6 +153,10 @@ export const defaults: Config = Object.freeze({
   jwsVerificationKeysDirectory: 'secrets/jwsVerificationKeys',
   jwsSign: 'off',
   jwsSigningKeyPath: 'secrets/jwsSigningKey.key',
+  // account-lookup-service's config/default.json INSTRUMENTATION.METRICS.
+  originalMetrics: 'on',
+  metricsPrefix: 'moja_als_',
+  metricsDefaultLabels: 'serviceName=account-lookup-service',
 } satisfies ConfigValues);
 
 /**
@@ -406,6 +422,31 @@ export const schema: EnvSchema<ConfigValues> = {
     type: { kind: 'string' },
     doc: "the Hub's private key, PEM (JWS_SIGNING_KEY_PATH)",
   },
+  originalMetrics: {
+    env: 'ALS_ORIGINAL_METRICS',
+    type: { kind: 'enum', values: ['on', 'off'] },
+    doc: "`on`: /metrics also has account-lookup-service's metric names, which the community dashboards query (`off`: the original's INSTRUMENTATION.METRICS.DISABLED true)",
+  },
+  metricsPrefix: {
+    env: 'ALS_METRICS_PREFIX',
+    type: {
+      kind: 'text',
+      pattern: METRIC_PREFIX_PATTERN,
+      // als_ would give the original's process metrics the names of ours (collectDefaultMetrics, metrics.ts).
+      check: (text) => text !== 'als_',
+      message: 'must begin a Prometheus metric name (a letter, _ or :, then letters, digits, _ or :) other than als_',
+    },
+    doc: "prefix of the original's metric names (INSTRUMENTATION.METRICS.config.prefix)",
+  },
+  metricsDefaultLabels: {
+    env: 'ALS_METRICS_DEFAULT_LABELS',
+    type: {
+      kind: 'text',
+      check: (text) => parseMetricLabels(text) !== undefined,
+      message: 'must be name=value[,name=value...] with Prometheus label names (not le)',
+    },
+    doc: "labels on every one of the original's metrics, e.g. serviceName=account-lookup-service (INSTRUMENTATION.METRICS.config.defaultLabels)",
+  },
 };
 
 /** `host:port,host:port` → nodes; undefined when any part is not host:port. */
@@ -429,7 +470,7 @@ export const settings = (
 
 const envConfig = defineEnvConfig(schema, defaults);
 
-export { ConfigError };
+export { ConfigError, parseMetricLabels };
 
 /** Defaults, then environment variables, then explicit overrides (tests); validated and frozen. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<ConfigValues> = {}): Config {

@@ -1,4 +1,4 @@
-import { asText, keyName, leaves, readOriginalSource, valueAt } from '@mojafast/service-kit';
+import { asText, keyName, leaves, metricLabelsText, readOriginalSource, valueAt } from '@mojafast/service-kit';
 import { type Config, ConfigError, type ConfigValues, loadConfig, parseHostPorts, settings } from './config.js';
 
 /** Where account-lookup-service's image has its config file (its Dockerfile: WORKDIR /opt/app, COPY config). */
@@ -186,6 +186,33 @@ export function readConfig(
     take('jwsValidate', [...jws, 'JWS_VALIDATE'], bool);
     take('jwsVerificationKeysDirectory', [...jws, 'JWS_VERIFICATION_KEYS_DIRECTORY']);
     take('jwsValidatePutParties', [...jws, 'JWS_VALIDATE_PUT_PARTIES'], bool);
+
+    // INSTRUMENTATION.METRICS: src/server.js sets central-services-metrics up with `config` (prefix,
+    // defaultLabels) unless DISABLED; our /metrics then carries the original's names so (original-metrics.ts).
+    const instrumentation = ['INSTRUMENTATION', 'METRICS'];
+    const disabledPath = [...instrumentation, 'DISABLED'];
+    if (valueAt(tree, disabledPath) !== undefined) {
+      const disabled = bool(valueAt(tree, disabledPath), keyName(source, disabledPath));
+      seen(disabledPath);
+      fromFile.ALS_ORIGINAL_METRICS = disabled === 'on' ? 'off' : 'on';
+    }
+    take('metricsPrefix', [...instrumentation, 'config', 'prefix']);
+    const labelsPath = [...instrumentation, 'config', 'defaultLabels'];
+    take('metricsDefaultLabels', labelsPath, (value, name) => {
+      const labels = metricLabelsText(value);
+      if (labels === undefined)
+        throw new ConfigError(name, `must be an object of label names and values, got ${JSON.stringify(value)}`);
+      for (const path of labels.paths) seen([...labelsPath, ...path]);
+      return labels.text;
+    });
+    // Accepted whatever their value, as the original does nothing with them either: `timeout` was
+    // prom-client's collection interval, which its version (15, under central-services-metrics 12) no longer
+    // reads (process metrics are sampled on scrape, as ours); `labels` (INSTRUMENTATION_METRICS_LABELS in
+    // src/lib/config.js) is read by no metric of account-lookup-service.
+    for (const [path] of leaves(tree)) {
+      const under = (prefix: readonly string[]) => prefix.every((part, i) => path[i] === part);
+      if (under([...instrumentation, 'config', 'timeout']) || under([...instrumentation, 'labels'])) seen(path);
+    }
 
     for (const [path] of leaves(tree)) {
       if (used.has(path.join('\u0000'))) continue;

@@ -2,7 +2,12 @@ import { performance } from 'node:perf_hooks';
 import { collectDefaultMetrics, Gauge, type Registry } from 'prom-client';
 import type { DiscoveryEvent, Stage } from '../discovery/types.js';
 import { FastCounter, FastHistogram, type HistogramChild } from './fast-metrics.js';
-import { createOriginalMetrics } from './original-metrics.js';
+import {
+  createOriginalMetrics,
+  noOriginalMetrics,
+  ORIGINAL_METRICS_DEFAULTS,
+  type OriginalMetricsOptions,
+} from './original-metrics.js';
 
 /**
  * What the upstream layer reports here. Declared in observe, not imported from upstream/: observe is below
@@ -45,8 +50,12 @@ export interface Metrics {
 /**
  * Every metric on the Registry passed in. Names: README.md "Metrics". Stage histograms take a
  * performance.now() start; the end-to-end one takes the epoch milliseconds the harness put in tracestate.
+ * `original`: the prefix and default labels of the original's names, or false for none of them.
  */
-export function createMetrics(registry: Registry): Metrics {
+export function createMetrics(
+  registry: Registry,
+  original: OriginalMetricsOptions | false = ORIGINAL_METRICS_DEFAULTS,
+): Metrics {
   collectDefaultMetrics({ register: registry, prefix: 'als_', eventLoopMonitoringPrecision: 10 });
   const stage = new FastHistogram(
     'als_stage_duration_seconds',
@@ -61,7 +70,7 @@ export function createMetrics(registry: Registry): Metrics {
     forward: stage.child({ stage: 'forward' }),
     callback: stage.child({ stage: 'callback' }),
   };
-  const original = createOriginalMetrics(registry);
+  const originals = original === false ? noOriginalMetrics : createOriginalMetrics(registry, original);
   // The last validation duration, read by the ingress() call that follows it in the same synchronous
   // step (fspiop-routes.ts): the original's ingress histogram reuses it instead of a second clock read.
   let validationSeconds = 0;
@@ -139,9 +148,9 @@ export function createMetrics(registry: Registry): Metrics {
     },
     ingress(route, status, subId = false) {
       requestChild(route, status).inc();
-      if (status < 300) original.ingress(route, subId, validationSeconds);
+      if (status < 300) originals.ingress(route, subId, validationSeconds);
     },
-    domain: original.domain,
+    domain: originals.domain,
     retry() {
       retries.inc();
     },

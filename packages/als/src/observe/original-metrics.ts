@@ -7,10 +7,27 @@ import { FastHistogram, type HistogramChild } from './fast-metrics.js';
  * as the original exports them: central-services-metrics histograms named `<prefix><id>` with the prefix of
  * the original's config/default.json (INSTRUMENTATION.METRICS.config.prefix "moja_als_"), its default
  * buckets, a `success` label, and its default label `serviceName` "account-lookup-service", which the
- * dashboards filter on. Our own `als_*` metrics stay as they are beside these.
+ * dashboards filter on. Our own `als_*` metrics stay as they are beside these. A deployment's prefix and
+ * default labels come from the config (ALS_METRICS_PREFIX, ALS_METRICS_DEFAULT_LABELS, or the original's
+ * INSTRUMENTATION.METRICS.config keys).
  */
 export const ORIGINAL_PREFIX = 'moja_als_';
 export const ORIGINAL_SERVICE_NAME = 'account-lookup-service';
+
+export interface OriginalMetricsOptions {
+  /** Put before every name (INSTRUMENTATION.METRICS.config.prefix). */
+  readonly prefix: string;
+  /**
+   * On every series, under the series' own labels (central-services-metrics sets them as the registry's
+   * default labels, which prom-client puts under a metric's own: a series' `success` is never replaced).
+   */
+  readonly defaultLabels: Readonly<Record<string, string>>;
+}
+
+export const ORIGINAL_METRICS_DEFAULTS: OriginalMetricsOptions = Object.freeze({
+  prefix: ORIGINAL_PREFIX,
+  defaultLabels: Object.freeze({ serviceName: ORIGINAL_SERVICE_NAME }),
+});
 
 /** central-services-metrics getHistogram's default buckets (seconds). */
 const ORIGINAL_BUCKETS = [0.01, 0.05, 0.1, 0.5, 1, 2, 5];
@@ -60,36 +77,42 @@ interface Outcomes {
   readonly failed: HistogramChild;
 }
 
+/** What is recorded when the original's metrics are off (its INSTRUMENTATION.METRICS.DISABLED true). */
+export const noOriginalMetrics: OriginalMetrics = Object.freeze({
+  ingress() {},
+  domain() {},
+});
+
 /**
  * Registers the original's names on `registry`. Every child is bound here, once: a request costs one map
  * read and one bucket search on a child, no label object and no second prom-client observe.
  */
-export function createOriginalMetrics(registry: Registry): OriginalMetrics {
+export function createOriginalMetrics(
+  registry: Registry,
+  options: OriginalMetricsOptions = ORIGINAL_METRICS_DEFAULTS,
+): OriginalMetrics {
+  const { prefix, defaultLabels } = options;
   // The original's process metrics (collectDefaultMetrics with its prefix and default label); prom-client
   // samples them on scrape, so nothing is added per request.
   collectDefaultMetrics({
     register: registry,
-    prefix: ORIGINAL_PREFIX,
-    labels: { serviceName: ORIGINAL_SERVICE_NAME },
+    prefix,
+    labels: { ...defaultLabels },
     eventLoopMonitoringPrecision: 10,
   });
   const histograms = new Map<string, FastHistogram>();
   const histogram = (id: string) => {
     let found = histograms.get(id);
     if (!found) {
-      found = new FastHistogram(
-        `${ORIGINAL_PREFIX}${id}`,
-        `${id} (account-lookup-service's name)`,
-        ORIGINAL_BUCKETS,
-        registry,
-      );
+      found = new FastHistogram(`${prefix}${id}`, `${id} (account-lookup-service's name)`, ORIGINAL_BUCKETS, registry);
       histograms.set(id, found);
     }
     return found;
   };
   const outcomes = (id: string): Outcomes => ({
-    ok: histogram(id).child({ success: 'true', serviceName: ORIGINAL_SERVICE_NAME }),
-    failed: histogram(id).child({ success: 'false', serviceName: ORIGINAL_SERVICE_NAME }),
+    // The series' own label first, as prom-client renders default labels after a series' own.
+    ok: histogram(id).child(Object.assign({ success: 'true' }, defaultLabels, { success: 'true' })),
+    failed: histogram(id).child(Object.assign({ success: 'false' }, defaultLabels, { success: 'false' })),
   });
   // The original ends an ingress timer only on the way to its 2xx answer, always with success true.
   const ingress = new Map<string, readonly [HistogramChild, HistogramChild]>();

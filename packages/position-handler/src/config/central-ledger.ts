@@ -1,4 +1,12 @@
-import { asText, keyName, leaves, type OriginalSource, type Tree, valueAt } from '@mojafast/service-kit';
+import {
+  asText,
+  keyName,
+  leaves,
+  metricLabelsText,
+  type OriginalSource,
+  type Tree,
+  valueAt,
+} from '@mojafast/service-kit';
 import { ConfigError } from './config-error.js';
 
 /** The handlers of central-ledger's command line this process serves (src/handlers/index.js). */
@@ -185,6 +193,34 @@ export function mapCentralLedger(
     throw new ConfigError(key, `must be all, -1 or 1 (notifications are never sent unacknowledged), got "${text}"`);
   });
   take('compression', [...notificationProducer, ...rdkafka, 'compression.codec']);
+
+  // INSTRUMENTATION.METRICS: src/shared/setup.js sets central-services-metrics up with `config` (prefix,
+  // defaultLabels) unless DISABLED; our /metrics then carries central-ledger's names so (metrics-original.ts).
+  const instrumentation = ['INSTRUMENTATION', 'METRICS'];
+  take('originalMetrics', [...instrumentation, 'DISABLED'], (value, key) => {
+    const text = asText(value);
+    if (text === 'true' || text === 'false') return text === 'true' ? 'false' : 'true';
+    throw new ConfigError(key, `must be true or false, got "${text}"`);
+  });
+  take('metricsPrefix', [...instrumentation, 'config', 'prefix']);
+  const labelsPath = [...instrumentation, 'config', 'defaultLabels'];
+  take('metricsDefaultLabels', labelsPath, (value, key) => {
+    const labels = metricLabelsText(value);
+    if (labels === undefined)
+      throw new ConfigError(key, `must be an object of label names and values, got ${JSON.stringify(value)}`);
+    for (const path of labels.paths) seen([...labelsPath, ...path]);
+    return labels.text;
+  });
+  // Accepted whatever its value: `timeout` was prom-client's collection interval, which its version (15,
+  // under central-services-metrics 12) no longer reads; process metrics are sampled on scrape, as ours.
+  // `labels` (INSTRUMENTATION_METRICS_LABELS) is read by the one-at-a-time handler only
+  // (src/handlers/positions/handler.js: `fspId` on transfer_position), not by the batch handler: accepted
+  // for the batch handler alone, named when --position is served (we put no fspId label there).
+  const onlyBatch = !handlers.includes('position');
+  for (const [path] of leaves(tree)) {
+    if (startsWith(path, [...instrumentation, 'config', 'timeout'])) seen(path);
+    if (onlyBatch && startsWith(path, [...instrumentation, 'labels'])) seen(path);
+  }
 
   // Everything else the position handler of the original reads, that has no equivalent here, is named.
   const positionKeys: readonly string[][] = [

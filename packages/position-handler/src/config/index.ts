@@ -1,4 +1,10 @@
-import { defineEnvConfig, type EnvSchema, readOriginalSource } from '@mojafast/service-kit';
+import {
+  defineEnvConfig,
+  type EnvSchema,
+  METRIC_PREFIX_PATTERN,
+  parseMetricLabels,
+  readOriginalSource,
+} from '@mojafast/service-kit';
 import {
   CENTRAL_LEDGER_CONFIG_FILE,
   CENTRAL_LEDGER_RC_APP,
@@ -46,6 +52,12 @@ export interface PositionConfig {
   readonly profileDir: string;
   readonly profileSeconds: number;
   readonly logLevel: 'error' | 'warn' | 'info' | 'debug';
+  /** central-ledger's metric names beside ours (its INSTRUMENTATION.METRICS.DISABLED false). */
+  readonly originalMetrics: boolean;
+  /** Their prefix (INSTRUMENTATION.METRICS.config.prefix). */
+  readonly metricsPrefix: string;
+  /** Their default labels as `name=value,...` (INSTRUMENTATION.METRICS.config.defaultLabels). */
+  readonly metricsDefaultLabels: string;
 }
 
 /** Every setting, its env variable and what it means. The README table is checked against this. */
@@ -164,6 +176,29 @@ export const configSchema: EnvSchema<PositionConfig> = Object.freeze({
     doc: 'length of an on-demand CPU profile',
   },
   logLevel: { env: 'LOG_LEVEL', type: { kind: 'enum', values: ['error', 'warn', 'info', 'debug'] }, doc: 'log level' },
+  originalMetrics: {
+    env: 'POSITION_ORIGINAL_METRICS',
+    type: { kind: 'bool' },
+    doc: "/metrics also has central-ledger's metric names, which the community dashboards query (false: central-ledger's INSTRUMENTATION.METRICS.DISABLED true)",
+  },
+  metricsPrefix: {
+    env: 'POSITION_METRICS_PREFIX',
+    type: {
+      kind: 'text',
+      pattern: METRIC_PREFIX_PATTERN,
+      message: 'must begin a Prometheus metric name (a letter, _ or :, then letters, digits, _ or :)',
+    },
+    doc: "prefix of central-ledger's metric names (INSTRUMENTATION.METRICS.config.prefix); never empty, as our own process metrics have none",
+  },
+  metricsDefaultLabels: {
+    env: 'POSITION_METRICS_DEFAULT_LABELS',
+    type: {
+      kind: 'text',
+      check: (text) => parseMetricLabels(text) !== undefined,
+      message: 'must be name=value[,name=value...] with Prometheus label names (not le)',
+    },
+    doc: "labels on every one of central-ledger's metrics, e.g. serviceName=central-handler-position (INSTRUMENTATION.METRICS.config.defaultLabels)",
+  },
 });
 
 export const configDefaults: PositionConfig = Object.freeze({
@@ -201,6 +236,10 @@ export const configDefaults: PositionConfig = Object.freeze({
   profileDir: '.',
   profileSeconds: 10,
   logLevel: 'info',
+  // central-ledger's config/default.json INSTRUMENTATION.METRICS.
+  originalMetrics: true,
+  metricsPrefix: 'moja_cl_',
+  metricsDefaultLabels: 'serviceName=central-service',
 });
 
 export { ConfigError, type PositionHandlerKind };

@@ -8,9 +8,30 @@ import { collectDefaultMetrics, type Metric, type Registry } from 'prom-client';
  * its config/default.json (INSTRUMENTATION.METRICS.config.prefix "moja_cl_"), central-services-metrics'
  * default buckets, and its default label `serviceName` ("central-service"; the dashboards match
  * `central-handler-position|central-service`). Our own `position_*` metrics stay as they are beside these.
+ * A deployment's prefix and default labels come from the config (POSITION_METRICS_PREFIX,
+ * POSITION_METRICS_DEFAULT_LABELS, or central-ledger's INSTRUMENTATION.METRICS.config keys).
  */
 export const ORIGINAL_PREFIX = 'moja_cl_';
 export const ORIGINAL_SERVICE_NAME = 'central-service';
+
+export interface OriginalMetricsOptions {
+  /** Put before every name (INSTRUMENTATION.METRICS.config.prefix). */
+  readonly prefix: string;
+  /**
+   * On every series, after the series' own labels (central-services-metrics sets them as the registry's
+   * default labels, which prom-client renders after a metric's own and never over them).
+   */
+  readonly defaultLabels: Readonly<Record<string, string>>;
+}
+
+export const ORIGINAL_METRICS_DEFAULTS: OriginalMetricsOptions = Object.freeze({
+  prefix: ORIGINAL_PREFIX,
+  defaultLabels: Object.freeze({ serviceName: ORIGINAL_SERVICE_NAME }),
+});
+
+/** A series' labels: its own first, then the default labels it does not have. */
+const withDefaults = (own: Record<string, string>, defaults: Readonly<Record<string, string>>) =>
+  Object.assign({ ...own }, defaults, own);
 
 /** central-services-metrics getHistogram's default buckets (seconds). */
 const ORIGINAL_BUCKETS = [0.01, 0.05, 0.1, 0.5, 1, 2, 5];
@@ -83,6 +104,13 @@ const SUCCESS: Readonly<Record<string, string | undefined>> = {
   skipped: undefined,
 };
 
+/** What is recorded when central-ledger's metrics are off (its INSTRUMENTATION.METRICS.DISABLED true). */
+export const noOriginalMetrics: OriginalMetrics = Object.freeze({
+  message() {},
+  stage() {},
+  transaction() {},
+});
+
 export interface OriginalMetrics {
   /** `count` messages' result (one action and result), counted until the next stage() call observes them. */
   message(action: string, result: string, count?: number): void;
@@ -99,22 +127,26 @@ export interface OriginalMetrics {
  * stage). So the results tallied since the last stage observation belong to the chunk that stage closes,
  * and the transaction time is the sum of the three stages just before the batch size.
  */
-export function createOriginalMetrics(registry: Registry, serviceName = ORIGINAL_SERVICE_NAME): OriginalMetrics {
+export function createOriginalMetrics(
+  registry: Registry,
+  options: OriginalMetricsOptions = ORIGINAL_METRICS_DEFAULTS,
+): OriginalMetrics {
+  const { prefix, defaultLabels } = options;
   collectDefaultMetrics({
     register: registry,
-    prefix: ORIGINAL_PREFIX,
-    labels: { serviceName },
+    prefix,
+    labels: { ...defaultLabels },
     eventLoopMonitoringPrecision: 10,
   });
   // handlerBatch.js: one observation per consumed batch (one DB transaction), success false when it failed.
   const batch = new ChunkHistogram(
-    `${ORIGINAL_PREFIX}transfer_position_batch`,
+    `${prefix}transfer_position_batch`,
     'Consume a batch of prepare transfer messages from the kafka topic and process them (central-ledger name)',
     registry,
-  ).child({ success: 'true', serviceName });
+  ).child(withDefaults({ success: 'true' }, defaultLabels));
   // handlerBatch.js: one observation per message, from the batch's start to its end, by success and action.
   const perMessage = new ChunkHistogram(
-    `${ORIGINAL_PREFIX}transfer_position`,
+    `${prefix}transfer_position`,
     'Process a prepare transfer message (central-ledger name)',
     registry,
   );
@@ -124,7 +156,7 @@ export function createOriginalMetrics(registry: Registry, serviceName = ORIGINAL
     let found = children.get(key);
     if (!found) {
       const success = SUCCESS[result];
-      found = perMessage.child(success === undefined ? { action, serviceName } : { success, action, serviceName });
+      found = perMessage.child(withDefaults(success === undefined ? { action } : { success, action }, defaultLabels));
       children.set(key, found);
     }
     return found;

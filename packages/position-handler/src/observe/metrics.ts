@@ -1,5 +1,10 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, type Registry } from 'prom-client';
-import { createOriginalMetrics, ORIGINAL_SERVICE_NAME } from './metrics-original.js';
+import {
+  createOriginalMetrics,
+  noOriginalMetrics,
+  ORIGINAL_METRICS_DEFAULTS,
+  type OriginalMetricsOptions,
+} from './metrics-original.js';
 
 export const STAGES = ['decode', 'lock', 'plan', 'write', 'build', 'produce', 'commit'] as const;
 export type Stage = (typeof STAGES)[number];
@@ -15,11 +20,15 @@ export interface PositionMetrics {
 /**
  * The handler's metrics on the registry it is given; process and event-loop metrics come with them. Beside
  * them, the original's names the community dashboards query (metrics-original.ts), fed from the same
- * observations: the runner reports once and both sets are recorded.
+ * observations: the runner reports once and both sets are recorded. `original`: their prefix and default
+ * labels, or false for none of them.
  */
-export function createMetrics(registry: Registry, serviceName = ORIGINAL_SERVICE_NAME): PositionMetrics {
+export function createMetrics(
+  registry: Registry,
+  original: OriginalMetricsOptions | false = ORIGINAL_METRICS_DEFAULTS,
+): PositionMetrics {
   collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 10 });
-  const original = createOriginalMetrics(registry, serviceName);
+  const originals = original === false ? noOriginalMetrics : createOriginalMetrics(registry, original);
   const messages = new Counter({
     name: 'position_messages_total',
     help: 'Position messages by action and result (applied, rejected, replayed, failed, skipped)',
@@ -45,17 +54,17 @@ export function createMetrics(registry: Registry, serviceName = ORIGINAL_SERVICE
   ) => void;
   messages.inc = ((labels: { action: string; result: string }, count?: number) => {
     countMessage(labels, count);
-    original.message(labels.action, labels.result, count);
+    originals.message(labels.action, labels.result, count);
   }) as typeof messages.inc;
   const observeStage = stageSeconds.observe.bind(stageSeconds) as (labels: { stage: string }, seconds: number) => void;
   stageSeconds.observe = ((labels: { stage: string }, seconds: number) => {
     observeStage(labels, seconds);
-    original.stage(labels.stage, seconds);
+    originals.stage(labels.stage, seconds);
   }) as typeof stageSeconds.observe;
   const observeSize = batchSize.observe.bind(batchSize) as (size: number) => void;
   batchSize.observe = ((size: number) => {
     observeSize(size);
-    original.transaction();
+    originals.transaction();
   }) as typeof batchSize.observe;
   return {
     messages,

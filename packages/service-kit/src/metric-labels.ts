@@ -1,0 +1,39 @@
+import { asText, leaves, type Tree } from './rc-source.js';
+
+/**
+ * The originals' metric settings (central-services-metrics' INSTRUMENTATION.METRICS.config: `prefix`,
+ * `defaultLabels`) as our services hold them: a prefix, and the labels as `name=value,...` text.
+ */
+
+/** A Prometheus metric name's start (prom-client's name rule), never empty. */
+export const METRIC_PREFIX_PATTERN = '^[a-zA-Z_:][a-zA-Z0-9_:]*$';
+
+/**
+ * `name=value,...` → labels; undefined when a part is not name=value, or a name is not a Prometheus label
+ * name, is reserved (`__…`) or is `le` (every histogram's bucket label). Empty text is no label.
+ */
+export function parseMetricLabels(text: string): Record<string, string> | undefined {
+  const labels: Record<string, string> = {};
+  if (text.trim() === '') return labels;
+  for (const part of text.split(',')) {
+    const at = part.indexOf('=');
+    if (at <= 0) return undefined;
+    const name = part.slice(0, at).trim();
+    if (!/^[a-zA-Z_][a-zA-Z0-9_]*$/.test(name) || name.startsWith('__') || name === 'le') return undefined;
+    labels[name] = part.slice(at + 1).trim();
+  }
+  return labels;
+}
+
+/**
+ * An original's `defaultLabels` object (from its file, or rc variables one label each) as that text, with the
+ * paths of its leaves (for the caller to mark as read); undefined when it is not an object.
+ */
+export function metricLabelsText(value: unknown): { text: string; paths: string[][] } | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const found = leaves(value as Tree);
+  return {
+    text: found.map(([path, v]) => `${path.join('.')}=${asText(v)}`).join(','),
+    paths: found.map(([path]) => path),
+  };
+}
