@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
+import { FastCounter, FastHistogram, type HistogramChild } from '@mojafast/service-kit';
 import { collectDefaultMetrics, Gauge, type Registry } from 'prom-client';
 import type { DiscoveryEvent, Stage } from '../discovery/types.js';
-import { FastCounter, FastHistogram, type HistogramChild } from './fast-metrics.js';
 import {
   createOriginalMetrics,
   noOriginalMetrics,

@@ -1,5 +1,5 @@
+import { FastHistogram, type HistogramChild } from '@mojafast/service-kit';
 import { collectDefaultMetrics, type Registry } from 'prom-client';
-import { FastHistogram, type HistogramChild } from './fast-metrics.js';
 
 /**
  * The metric names the community dashboards query for the ALS (mojaloop/helm

@@ -1,4 +1,5 @@
-import { collectDefaultMetrics, type Metric, type Registry } from 'prom-client';
+import { FastHistogram, type HistogramChild } from '@mojafast/service-kit';
+import { collectDefaultMetrics, type Registry } from 'prom-client';
 
 /**
  * The metric names the community dashboards query for central-ledger's position handler (mojaloop/helm
@@ -35,63 +36,6 @@ const withDefaults = (own: Record<string, string>, defaults: Readonly<Record<str
 
 /** central-services-metrics getHistogram's default buckets (seconds). */
 const ORIGINAL_BUCKETS = [0.01, 0.05, 0.1, 0.5, 1, 2, 5];
-
-interface Series {
-  readonly labels: Record<string, string>;
-  readonly counts: Float64Array;
-  sum: number;
-  count: number;
-}
-
-/**
- * A histogram that takes `count` observations of one value at once: the handler records the original's
- * per-message histogram once per chunk and outcome, not once per message through prom-client's label
- * validation and hashing. Rendered in prom-client's format on scrape.
- */
-class ChunkHistogram {
-  private readonly series = new Map<string, Series>();
-
-  constructor(
-    readonly name: string,
-    private readonly help: string,
-    registry: Registry,
-  ) {
-    registry.registerMetric(this as unknown as Metric);
-  }
-
-  child(labels: Record<string, string>): (seconds: number, count: number) => void {
-    const key = JSON.stringify(labels);
-    let found = this.series.get(key);
-    if (!found) {
-      found = { labels, counts: new Float64Array(ORIGINAL_BUCKETS.length), sum: 0, count: 0 };
-      this.series.set(key, found);
-    }
-    const series = found;
-    return (seconds, count) => {
-      if (!Number.isFinite(seconds) || count <= 0) return;
-      series.sum += seconds * count;
-      series.count += count;
-      const bucket = ORIGINAL_BUCKETS.findIndex((le) => seconds <= le);
-      if (bucket >= 0) series.counts[bucket] = (series.counts[bucket] as number) + count;
-    };
-  }
-
-  async get() {
-    const values: { labels: Record<string, string | number>; value: number; metricName: string }[] = [];
-    for (const { labels, counts, sum, count } of this.series.values()) {
-      if (count === 0) continue;
-      let cumulative = 0;
-      ORIGINAL_BUCKETS.forEach((le, i) => {
-        cumulative += counts[i] as number;
-        values.push({ labels: { ...labels, le }, value: cumulative, metricName: `${this.name}_bucket` });
-      });
-      values.push({ labels: { ...labels, le: '+Inf' }, value: count, metricName: `${this.name}_bucket` });
-      values.push({ labels, value: sum, metricName: `${this.name}_sum` });
-      values.push({ labels, value: count, metricName: `${this.name}_count` });
-    }
-    return { name: this.name, help: this.help, type: 'histogram', values, aggregator: 'sum' };
-  }
-}
 
 /** Our message results → the original's `success` label (binItem.result in src/domain/position/*.js). */
 const SUCCESS: Readonly<Record<string, string | undefined>> = {
@@ -139,18 +83,24 @@ export function createOriginalMetrics(
     eventLoopMonitoringPrecision: 10,
   });
   // handlerBatch.js: one observation per consumed batch (one DB transaction), success false when it failed.
-  const batch = new ChunkHistogram(
+  // FastHistogram: the per-message histogram is observed once per chunk and outcome with the count, not
+  // once per message through prom-client's label validation and hashing; series appear once observed.
+  const batch = new FastHistogram(
     `${prefix}transfer_position_batch`,
     'Consume a batch of prepare transfer messages from the kafka topic and process them (central-ledger name)',
+    ORIGINAL_BUCKETS,
     registry,
+    { skipEmpty: true },
   ).child(withDefaults({ success: 'true' }, defaultLabels));
   // handlerBatch.js: one observation per message, from the batch's start to its end, by success and action.
-  const perMessage = new ChunkHistogram(
+  const perMessage = new FastHistogram(
     `${prefix}transfer_position`,
     'Process a prepare transfer message (central-ledger name)',
+    ORIGINAL_BUCKETS,
     registry,
+    { skipEmpty: true },
   );
-  const children = new Map<string, (seconds: number, count: number) => void>();
+  const children = new Map<string, HistogramChild>();
   const childOf = (action: string, result: string) => {
     const key = `${action}\u0000${result}`;
     let found = children.get(key);
@@ -161,7 +111,7 @@ export function createOriginalMetrics(
     }
     return found;
   };
-  const tally = new Map<(seconds: number, count: number) => void, number>();
+  const tally = new Map<HistogramChild, number>();
   let transactionSeconds = 0;
   let lastTransactionSeconds = 0;
 
@@ -175,13 +125,13 @@ export function createOriginalMetrics(
       if (tally.size === 0) return;
       // Decode failures never reached a transaction; the others took the chunk's transaction and this step.
       const elapsed = stage === 'decode' ? seconds : lastTransactionSeconds + seconds;
-      for (const [observe, count] of tally) observe(elapsed, count);
+      for (const [child, count] of tally) child.observeMany(elapsed, count);
       tally.clear();
     },
     transaction() {
       lastTransactionSeconds = transactionSeconds;
       transactionSeconds = 0;
-      batch(lastTransactionSeconds, 1);
+      batch.observe(lastTransactionSeconds);
     },
   };
 }

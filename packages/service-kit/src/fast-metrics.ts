@@ -2,8 +2,9 @@ import type { Metric, Registry } from 'prom-client';
 
 /**
  * prom-client validates and hashes the label object on every observe; at several thousand lookups a
- * second with seven observations each that is measurable. These two metrics keep plain counters per
- * pre-bound label set and render them in prom-client's format only when /metrics is scraped.
+ * second with seven observations each (the ALS), or once per message (the position handler), that is
+ * measurable. These two metrics keep plain counters per pre-bound label set and render them in
+ * prom-client's format only when /metrics is scraped.
  */
 interface Sample {
   readonly labels: Record<string, string | number>;
@@ -22,6 +23,16 @@ function register(registry: Registry, metric: Collectable): void {
 
 export interface HistogramChild {
   observe(value: number): void;
+  /** `count` observations of one value at once (a chunk's messages that took the same time). */
+  observeMany(value: number, count: number): void;
+}
+
+export interface FastHistogramOptions {
+  /**
+   * Leave out series bound but never observed, as prom-client does for a labelled histogram (a child made
+   * at start must not show as zero before its first observation). Default false: bound series render.
+   */
+  readonly skipEmpty?: boolean;
 }
 
 export class FastHistogram implements Collectable {
@@ -35,6 +46,7 @@ export class FastHistogram implements Collectable {
     private readonly help: string,
     private readonly buckets: readonly number[],
     registry: Registry,
+    private readonly options: FastHistogramOptions = {},
   ) {
     register(registry, this);
   }
@@ -49,24 +61,24 @@ export class FastHistogram implements Collectable {
     }
     const series = entry;
     const buckets = this.buckets;
-    return {
-      observe(value) {
-        if (!Number.isFinite(value)) return;
-        series.sum += value;
-        series.count++;
-        for (let i = 0; i < buckets.length; i++) {
-          if (value <= (buckets[i] as number)) {
-            series.counts[i] = (series.counts[i] as number) + 1;
-            return;
-          }
+    const observeMany = (value: number, count: number) => {
+      if (!Number.isFinite(value) || count <= 0) return;
+      series.sum += value * count;
+      series.count += count;
+      for (let i = 0; i < buckets.length; i++) {
+        if (value <= (buckets[i] as number)) {
+          series.counts[i] = (series.counts[i] as number) + count;
+          return;
         }
-      },
+      }
     };
+    return { observe: (value) => observeMany(value, 1), observeMany };
   }
 
   async get() {
     const values: Sample[] = [];
     for (const { labels, counts, sum, count } of this.series.values()) {
+      if (count === 0 && this.options.skipEmpty) continue;
       let cumulative = 0;
       this.buckets.forEach((le, i) => {
         cumulative += counts[i] as number;
