@@ -1,20 +1,9 @@
 import { readFileSync } from 'node:fs';
-import type { TestTopic } from '@mojafast/testkit';
-import type { Producer } from 'kafkajs';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { startPositionService } from '../src/main.js';
 import { generatePositionMessages, generateTransfers } from '../src/testing/messages.js';
 import { insertTransfers } from '../src/testing/transfers.js';
-import {
-  createTestLedger,
-  newTopics,
-  openProducer,
-  produce,
-  quietLogger,
-  type TestLedger,
-  TopicReader,
-  testConfig,
-} from './helpers.js';
+import { produce, quietLogger, testConfig, useLedgerWithTopics } from './helpers.js';
 
 // The metric names the community dashboards query for central-ledger's position handler
 // (fixtures/dashboard-metrics.json, a fact list taken from mojaloop/helm's dashboards), each expected on the
@@ -46,31 +35,12 @@ function samples(text: string): Map<string, string[]> {
 }
 
 describe('dashboard metrics on /metrics', () => {
-  let ledger: TestLedger;
-  let input: TestTopic;
-  let output: TestTopic;
-  let producer: Producer;
-  let reader: TopicReader;
-
-  beforeAll(async () => {
-    ledger = await createTestLedger('position_dashboard', {
-      currencies: ['USD'],
-      dfsps: [
-        { name: 'dashpayer', netDebitCap: '1000', liquidity: '1000' },
-        { name: 'dashpayee', netDebitCap: '1000', liquidity: '1000' },
-      ],
-    });
-    [input, output] = await newTopics('position_dashboard');
-    producer = await openProducer();
-    reader = await TopicReader.open(output);
-  });
-
-  afterAll(async () => {
-    await reader?.close();
-    await producer?.disconnect();
-    await input?.drop();
-    await output?.drop();
-    await ledger?.drop();
+  const env = useLedgerWithTopics('position_dashboard', {
+    currencies: ['USD'],
+    dfsps: [
+      { name: 'dashpayer', netDebitCap: '1000', liquidity: '1000' },
+      { name: 'dashpayee', netDebitCap: '1000', liquidity: '1000' },
+    ],
   });
 
   it('lists dashboard names only once and never one it also calls uncovered', () => {
@@ -86,19 +56,21 @@ describe('dashboard metrics on /metrics', () => {
       (t, i) => ({ ...t, payer: 'dashpayer', payee: 'dashpayee', amount: i < 5 ? '10' : '5000' }),
     );
     await insertTransfers(
-      ledger.knex,
+      env.ledger.knex,
       transfers.map((t) => ({ ...t, state: 'RECEIVED_PREPARE' as const })),
-      ledger.ledger.accounts,
+      env.ledger.ledger.accounts,
     );
-    const payer = ledger.ledger.accounts.get('dashpayer:USD')?.position ?? -1;
+    const payer = env.ledger.ledger.accounts.get('dashpayer:USD')?.position ?? -1;
     await produce(
-      producer,
-      input.name,
+      env.producer,
+      env.input.name,
       generatePositionMessages({ transfers, action: 'prepare', accountOf: () => payer }),
     );
-    const service = await startPositionService(testConfig(ledger.db, input, output), { logger: quietLogger });
+    const service = await startPositionService(testConfig(env.ledger.db, env.input, env.output), {
+      logger: quietLogger,
+    });
     try {
-      await reader.waitFor(6);
+      await env.reader.waitFor(6);
       const url = `http://127.0.0.1:${service.http.address.port}/metrics`;
       const page = async () => (await fetch(url)).text();
       await vi.waitFor(async () => {
