@@ -205,7 +205,7 @@ describe('bulk-commit', () => {
     expect((await statesOf(env.ledger.knex, t.transferId)).length).toBe(4);
   });
 
-  it('bad env.input, a transfer not in RECEIVED_FULFIL: nothing written, 2001 "Invalid State: RECEIVED_PREPARE - expected: RECEIVED_FULFIL" from the Hub', async () => {
+  it('bad input, a transfer not in RECEIVED_FULFIL: nothing written, 2001 "Invalid State: RECEIVED_PREPARE - expected: RECEIVED_FULFIL" from the Hub', async () => {
     const t = await provision(parties('3'), 'RECEIVED_PREPARE');
     const payee = account('bulkpayee');
     const before = await positionOf(env.ledger.knex, payee);
@@ -322,7 +322,7 @@ describe('reject', () => {
     expect((await statesOf(env.ledger.knex, t.transferId)).length).toBe(4);
   });
 
-  it('bad env.input, a reject of a transfer whose prepare was refused: nothing written, 2001 from the Hub', async () => {
+  it('bad input, a reject of a transfer whose prepare was refused: nothing written, 2001 from the Hub', async () => {
     const t = await provision(parties('9'), 'RECEIVED_PREPARE');
     await addState(t.transferId, 'ABORTED_REJECTED', 'Payer limit error');
     const payer = account('bulkpayer');
