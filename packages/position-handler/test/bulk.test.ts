@@ -78,6 +78,25 @@ async function positionChangesOf(transferId: string) {
 
 const anyId = expect.any(String);
 
+/** Reserves `t` by its bulk-prepare, then writes the state the upstream handler writes before it sends the message on. */
+async function reserveThen(t: BulkParties, payer: number, transferStateId: string, reason: string) {
+  await send(bulkPrepareMessage(t, payer), bulkReader, t.transferId);
+  await addState(t.transferId, transferStateId, reason);
+}
+
+/** Delivers `message` again: the position stays `position` and the transfer keeps its four state changes. */
+async function expectRedeliveryChangesNothing(
+  message: { key: string; value: string },
+  reader: TopicReader,
+  transferId: string,
+  account: number,
+  position: string,
+) {
+  await send(message, reader, transferId);
+  expect(await positionOf(env.ledger.knex, account)).toBe(position);
+  expect((await statesOf(env.ledger.knex, transferId)).length).toBe(4);
+}
+
 // The bulk-processing topic is made before the handler starts and dropped after it stopped (vitest runs
 // after-hooks in reverse order).
 beforeAll(async () => {
@@ -264,9 +283,7 @@ describe('bulk-timeout-reserved', () => {
         },
       },
     });
-    await send(message, bulkReader, t.transferId);
-    expect(await positionOf(env.ledger.knex, payer)).toBe((before - 4).toFixed(4));
-    expect((await statesOf(env.ledger.knex, t.transferId)).length).toBe(4);
+    await expectRedeliveryChangesNothing(message, bulkReader, t.transferId, payer, (before - 4).toFixed(4));
   });
 });
 
@@ -275,8 +292,7 @@ describe('bulk-abort', () => {
     const t = await provision(parties('6'), 'RECEIVED_PREPARE');
     const payer = account('bulkpayer');
     const start = await positionOf(env.ledger.knex, payer);
-    await send(bulkPrepareMessage(t, payer), bulkReader, t.transferId);
-    await addState(t.transferId, 'RECEIVED_ERROR', 'Payee transaction limit reached');
+    await reserveThen(t, payer, 'RECEIVED_ERROR', 'Payee transaction limit reached');
     const message = bulkAbortMessage(t, payer);
     const note = await send(message, bulkReader, t.transferId);
     expect(await statesOf(env.ledger.knex, t.transferId)).toEqual([
@@ -293,9 +309,7 @@ describe('bulk-abort', () => {
     ]);
     // handler.js passes no fspiopError: a success carrying the payee's errorInformation as it came.
     expect(note).toEqual(proceeded(message.value, 'bulk-processing', anyId));
-    await send(message, bulkReader, t.transferId);
-    expect(await positionOf(env.ledger.knex, payer)).toBe(start);
-    expect((await statesOf(env.ledger.knex, t.transferId)).length).toBe(4);
+    await expectRedeliveryChangesNothing(message, bulkReader, t.transferId, payer, start);
   });
 });
 
@@ -304,8 +318,7 @@ describe('reject', () => {
     const t = await provision(parties('8'), 'RECEIVED_PREPARE');
     const payer = account('bulkpayer');
     const start = await positionOf(env.ledger.knex, payer);
-    await send(bulkPrepareMessage(t, payer), bulkReader, t.transferId);
-    await addState(t.transferId, 'RECEIVED_REJECT', 'rejected by payee');
+    await reserveThen(t, payer, 'RECEIVED_REJECT', 'rejected by payee');
     const message = rejectMessage(t, payer);
     const note = await send(message, env.reader, t.transferId);
     expect(await statesOf(env.ledger.knex, t.transferId)).toEqual([
@@ -317,9 +330,7 @@ describe('reject', () => {
     expect(await reasonOf(t.transferId, 'ABORTED_REJECTED')).toBe('rejected by payee');
     expect(await positionOf(env.ledger.knex, payer)).toBe(start);
     expect(note).toEqual(proceeded(message.value, 'notification', anyId));
-    await send(message, env.reader, t.transferId);
-    expect(await positionOf(env.ledger.knex, payer)).toBe(start);
-    expect((await statesOf(env.ledger.knex, t.transferId)).length).toBe(4);
+    await expectRedeliveryChangesNothing(message, env.reader, t.transferId, payer, start);
   });
 
   it('bad input, a reject of a transfer whose prepare was refused: nothing written, 2001 from the Hub', async () => {

@@ -48,6 +48,19 @@ async function provisionFx(fx: FxParties, state: FxTransferSpec['state']) {
   return fx;
 }
 
+/** The transfer `fx` was made for (fxpayer pays 9 EUR to fxpayee), fulfilled and waiting on the fx's commit. */
+async function provisionDependentTransfer(fx: FxParties) {
+  const transfer = {
+    transferId: fx.determiningTransferId,
+    payer: 'fxpayer',
+    payee: 'fxpayee',
+    currency: 'EUR',
+    amount: '9',
+  };
+  await insertTransfers(env.ledger.knex, [{ ...transfer, state: 'RECEIVED_FULFIL' }], env.ledger.ledger.accounts);
+  return transfer;
+}
+
 async function fxStatesOf(knex: Knex, commitRequestId: string): Promise<string[]> {
   return knex('fxTransferStateChange')
     .where({ commitRequestId })
@@ -240,14 +253,7 @@ describe('fx-reserve (fx-fulfil.js)', () => {
 describe('commit with cyrilResult (fulfil.js): payer-side conversion', () => {
   it('step 1 commits the fxTransfer on the FXP (fx-notify to the FXP, follow-up on POSITION.COMMIT keyed by the payee), step 2 the transfer (commit notification to the payer)', async () => {
     const fx = await provisionFx(parties('fxpayer', '10', '9'), 'RECEIVED_FULFIL_DEPENDENT');
-    const transfer = {
-      transferId: fx.determiningTransferId,
-      payer: 'fxpayer',
-      payee: 'fxpayee',
-      currency: 'EUR',
-      amount: '9',
-    };
-    await insertTransfers(env.ledger.knex, [{ ...transfer, state: 'RECEIVED_FULFIL' }], env.ledger.ledger.accounts);
+    const transfer = await provisionDependentTransfer(fx);
     const fxpUsd = account('fxp', 'USD');
     const payeeEur = account('fxpayee', 'EUR');
     const before = {
@@ -357,14 +363,7 @@ describe('commit with cyrilResult (fulfil.js): payer-side conversion', () => {
 
   it('bad input: a cyrilResult step naming another account than the key gets 2001, nothing written', async () => {
     const fx = await provisionFx(parties(), 'RECEIVED_FULFIL_DEPENDENT');
-    const transfer = {
-      transferId: fx.determiningTransferId,
-      payer: 'fxpayer',
-      payee: 'fxpayee',
-      currency: 'EUR',
-      amount: '9',
-    };
-    await insertTransfers(env.ledger.knex, [{ ...transfer, state: 'RECEIVED_FULFIL' }], env.ledger.ledger.accounts);
+    const transfer = await provisionDependentTransfer(fx);
     const cyrilResult = {
       isFx: true,
       positionChanges: [
