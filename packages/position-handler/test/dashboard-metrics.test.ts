@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readDashboardFixture, prometheusSamples as samples } from '@mojafast/testkit';
 import { describe, expect, it, vi } from 'vitest';
 import { startPositionService } from '../src/main.js';
 import { generatePositionMessages, generateTransfers } from '../src/testing/messages.js';
@@ -8,31 +8,7 @@ import { produce, quietLogger, testConfig, useLedgerWithTopics } from './helpers
 // The metric names the community dashboards query for central-ledger's position handler
 // (fixtures/dashboard-metrics.json, a fact list taken from mojaloop/helm's dashboards), each expected on the
 // real /metrics of a running handler after it applied and refused prepares from the real broker.
-interface Entry {
-  readonly name: string;
-  readonly labels: readonly string[];
-  readonly dashboard: string;
-}
-const fixture = JSON.parse(readFileSync(new URL('./fixtures/dashboard-metrics.json', import.meta.url), 'utf8')) as {
-  covered: Entry[];
-  notCovered: Entry[];
-};
-
-/**
- * name → the label sets of its samples on a Prometheus text page. A histogram's `_count` sample counts
- * only once something was observed (a series bound in advance renders 0 before that).
- */
-function samples(text: string): Map<string, string[]> {
-  const found = new Map<string, string[]>();
-  for (const line of text.split('\n')) {
-    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})? (\S+)$/.exec(line);
-    if (!match?.[1] || (match[1].endsWith('_count') && !(Number(match[3]) > 0))) continue;
-    const list = found.get(match[1]) ?? [];
-    list.push(match[2] ?? '');
-    found.set(match[1], list);
-  }
-  return found;
-}
+const fixture = readDashboardFixture(new URL('./fixtures/dashboard-metrics.json', import.meta.url));
 
 describe('dashboard metrics on /metrics', () => {
   const env = useLedgerWithTopics('position_dashboard', {
