@@ -11,6 +11,7 @@ import {
   errorOf,
   positionOf,
   produce,
+  provisionFxParties,
   quietLogger,
   statesOf,
   testConfig,
@@ -180,14 +181,7 @@ it("our migrations' FX tables have central-ledger 19.5.5's columns, types, nulla
 });
 
 it('runs FX on a database made by central-ledger 19.5.5 migrations: fx-prepare reserved with its position change, fx-timeout-reserved releasing a reservation', async () => {
-  const fxLedger = await provisionLedger(env.ledger.knex, {
-    currencies: ['USD', 'EUR'],
-    dfsps: [
-      { name: 'clfxpayer', netDebitCap: '1000', liquidity: '1000' },
-      { name: 'clfxp', netDebitCap: '1000', liquidity: '1000' },
-    ],
-  });
-  const payer = fxLedger.accounts.get('clfxpayer:USD')?.position as number;
+  const { accounts: fxAccounts, payer } = await provisionFxParties(env.ledger.knex, 'clfxpayer', 'clfxp', '1000');
   const fx = (state: 'RECEIVED_PREPARE' | 'RESERVED_TIMEOUT') => ({
     commitRequestId: randomUUID(),
     determiningTransferId: randomUUID(),
@@ -201,7 +195,7 @@ it('runs FX on a database made by central-ledger 19.5.5 migrations: fx-prepare r
   });
   const prepared = fx('RECEIVED_PREPARE');
   const expiring = fx('RESERVED_TIMEOUT');
-  await insertFxTransfers(env.ledger.knex, [prepared, expiring], fxLedger.accounts);
+  await insertFxTransfers(env.ledger.knex, [prepared, expiring], fxAccounts);
   // The expiring one's reservation is on the payer: 7.
   expect(await positionOf(env.ledger.knex, payer)).toBe('7.0000');
   const before = env.reader.values.length;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { startPositionService } from '../src/main.js';
-import { insertFxTransfers, insertTransfers, provisionLedger } from '../src/testing/index.js';
+import { insertFxTransfers, insertTransfers } from '../src/testing/index.js';
 import { generatePositionMessages, generateTransfers } from '../src/testing/messages.js';
 import { fxPrepareMessage } from './fx-fixtures.js';
 import {
@@ -10,6 +10,7 @@ import {
   plus,
   positionOf,
   produce,
+  provisionFxParties,
   quietLogger,
   refuseBusCalls,
   testConfig,
@@ -201,14 +202,12 @@ describe.each(kafkaClients)('faults (KAFKA_CLIENT=%s)', (kafkaClient) => {
 
   it('FX in the stream: fx-prepares interleaved with prepares, the second chunk produce refused twice: every transfer and fxTransfer RESERVED once, the payer moved once by each, every one notified', async () => {
     await withTopics('position_fx_fault', async ({ input: fxIn, output: fxOut, reader: fxReader }) => {
-      const fxLedger = await provisionLedger(env.ledger.knex, {
-        currencies: ['USD', 'EUR'],
-        dfsps: [
-          { name: 'faultpayer', netDebitCap: '100000', liquidity: '100000' },
-          { name: 'faultfxp', netDebitCap: '100000', liquidity: '100000' },
-        ],
-      });
-      const payer = fxLedger.accounts.get('faultpayer:USD')?.position as number;
+      const { accounts: fxAccounts, payer } = await provisionFxParties(
+        env.ledger.knex,
+        'faultpayer',
+        'faultfxp',
+        '100000',
+      );
       const before = await positionOf(env.ledger.knex, payer);
       const transfers = generateTransfers({
         transfers: 40,
@@ -233,7 +232,7 @@ describe.each(kafkaClients)('faults (KAFKA_CLIENT=%s)', (kafkaClient) => {
       await insertFxTransfers(
         env.ledger.knex,
         fxs.map((fx) => ({ ...fx, state: 'RECEIVED_PREPARE' as const })),
-        fxLedger.accounts,
+        fxAccounts,
       );
       const prepares = generatePositionMessages({ transfers, action: 'prepare', accountOf: () => payer });
       await produce(

@@ -49,6 +49,21 @@ export async function createTestLedger(prefix: string, spec: LedgerSpec, migrate
   };
 }
 
+/**
+ * Adds a payer-side conversion's parties to a test's ledger: `payer` and the FXP `fxp` in USD and EUR, each with
+ * `limit` as net debit cap and liquidity. Answers their accounts and the payer's USD position account.
+ */
+export async function provisionFxParties(knex: Knex, payer: string, fxp: string, limit: string) {
+  const { accounts } = await provisionLedger(knex, {
+    currencies: ['USD', 'EUR'],
+    dfsps: [
+      { name: payer, netDebitCap: limit, liquidity: limit },
+      { name: fxp, netDebitCap: limit, liquidity: limit },
+    ],
+  });
+  return { accounts, payer: accounts.get(`${payer}:USD`)?.position as number };
+}
+
 /** The Kafka clients the handler's suites run over (describe.each), KAFKA_CLIENT's values. */
 export const kafkaClients = ['platformatic', 'kafkajs'] as const satisfies readonly PositionConfig['kafkaClient'][];
 
