@@ -11,7 +11,7 @@ import {
   proceeded,
   rejectMessage,
 } from './bulk-fixtures.js';
-import { positionOf, produce, statesOf, TopicReader, useLedgerWithTopics } from './helpers.js';
+import { positionOf, produce, reservedThen, statesOf, TopicReader, useLedgerWithTopics } from './helpers.js';
 
 /**
  * Issue #12 item 2 against the real broker and database: each action of central-ledger's one-at-a-time position
@@ -206,12 +206,7 @@ describe('bulk-commit', () => {
     const before = Number(await positionOf(env.ledger.knex, payee));
     const message = bulkCommitMessage(t, payee);
     const note = await send(message, bulkReader, t.transferId);
-    expect(await statesOf(env.ledger.knex, t.transferId)).toEqual([
-      'RECEIVED_PREPARE',
-      'RESERVED',
-      'RECEIVED_FULFIL',
-      'COMMITTED',
-    ]);
+    expect(await statesOf(env.ledger.knex, t.transferId)).toEqual(reservedThen('RECEIVED_FULFIL', 'COMMITTED'));
     expect(await positionOf(env.ledger.knex, payee)).toBe((before - 7).toFixed(4));
     expect(await positionChangesOf(t.transferId)).toEqual([
       { participantCurrencyId: payee, change: '-7.00', transferStateId: 'COMMITTED' },
@@ -255,12 +250,7 @@ describe('bulk-timeout-reserved', () => {
     const before = Number(await positionOf(env.ledger.knex, payer));
     const message = bulkTimeoutMessage(t, payer);
     const note = await send(message, bulkReader, t.transferId);
-    expect(await statesOf(env.ledger.knex, t.transferId)).toEqual([
-      'RECEIVED_PREPARE',
-      'RESERVED',
-      'RESERVED_TIMEOUT',
-      'EXPIRED_RESERVED',
-    ]);
+    expect(await statesOf(env.ledger.knex, t.transferId)).toEqual(reservedThen('RESERVED_TIMEOUT', 'EXPIRED_RESERVED'));
     expect(await reasonOf(t.transferId, 'EXPIRED_RESERVED')).toBe('Transfer expired');
     expect(await positionOf(env.ledger.knex, payer)).toBe((before - 4).toFixed(4));
     const sent = JSON.parse(message.value);
@@ -295,12 +285,7 @@ describe('bulk-abort', () => {
     await reserveThen(t, payer, 'RECEIVED_ERROR', 'Payee transaction limit reached');
     const message = bulkAbortMessage(t, payer);
     const note = await send(message, bulkReader, t.transferId);
-    expect(await statesOf(env.ledger.knex, t.transferId)).toEqual([
-      'RECEIVED_PREPARE',
-      'RESERVED',
-      'RECEIVED_ERROR',
-      'ABORTED_ERROR',
-    ]);
+    expect(await statesOf(env.ledger.knex, t.transferId)).toEqual(reservedThen('RECEIVED_ERROR', 'ABORTED_ERROR'));
     expect(await reasonOf(t.transferId, 'ABORTED_ERROR')).toBe('Payee transaction limit reached');
     expect(await positionOf(env.ledger.knex, payer)).toBe(start);
     expect(await positionChangesOf(t.transferId)).toEqual([
@@ -321,12 +306,7 @@ describe('reject', () => {
     await reserveThen(t, payer, 'RECEIVED_REJECT', 'rejected by payee');
     const message = rejectMessage(t, payer);
     const note = await send(message, env.reader, t.transferId);
-    expect(await statesOf(env.ledger.knex, t.transferId)).toEqual([
-      'RECEIVED_PREPARE',
-      'RESERVED',
-      'RECEIVED_REJECT',
-      'ABORTED_REJECTED',
-    ]);
+    expect(await statesOf(env.ledger.knex, t.transferId)).toEqual(reservedThen('RECEIVED_REJECT', 'ABORTED_REJECTED'));
     expect(await reasonOf(t.transferId, 'ABORTED_REJECTED')).toBe('rejected by payee');
     expect(await positionOf(env.ledger.knex, payer)).toBe(start);
     expect(note).toEqual(proceeded(message.value, 'notification', anyId));

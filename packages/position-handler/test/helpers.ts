@@ -166,6 +166,9 @@ export async function statesOf(knex: Knex, transferId: string): Promise<string[]
   return rows.map((r: { transferStateId: string }) => r.transferStateId);
 }
 
+/** A transfer's (or fxTransfer's) state history: RECEIVED_PREPARE, RESERVED, then `later`. */
+export const reservedThen = (...later: string[]) => ['RECEIVED_PREPARE', 'RESERVED', ...later];
+
 /** The committed offset of the group on partition 0 ('-1' when none). */
 export async function committedOffset(group: string, topic: string): Promise<string> {
   const admin = testKafka().admin();
