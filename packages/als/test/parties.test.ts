@@ -5,7 +5,6 @@ import {
   callbackHeaders,
   errorCodeOf,
   getParties,
-  lookupHeaders,
   newTraceId,
   type Stack,
   settled,
@@ -35,8 +34,7 @@ describe('GET /parties happy path', () => {
   it('answers 202 and delivers the payee party to the payer, asking the oracle', async () => {
     const traceId = newTraceId();
     const id = '46700000001';
-    const res = await call(`${stack.als.url}/parties/MSISDN/${id}`, 'GET', {
-      ...lookupHeaders(traceId),
+    const res = await getParties(stack.als.url, `MSISDN/${id}`, traceId, {
       tracestate: `tx_end2end_start_ts=${Date.now()}`,
     });
     expect(res.status).toBe(202);
