@@ -1,9 +1,10 @@
-import { readDashboardFixture, prometheusSamples as samples } from '@mojafast/testkit';
-import { describe, expect, it, vi } from 'vitest';
+import { readDashboardFixture, prometheusSamples as samples, type TestTopic } from '@mojafast/testkit';
+import type { Producer } from 'kafkajs';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { startPositionService } from '../src/main.js';
 import { generatePositionMessages, generateTransfers } from '../src/testing/messages.js';
 import { insertTransfers } from '../src/testing/transfers.js';
-import { produce, quietLogger, testConfig, useLedgerWithTopics } from './helpers.js';
+import { produce, quietLogger, type TestLedger, type TopicReader, testConfig, useLedgerWithTopics } from './helpers.js';
 
 // The metric names the community dashboards query for central-ledger's position handler
 // (fixtures/dashboard-metrics.json, a fact list taken from mojaloop/helm's dashboards), each expected on the
@@ -17,6 +18,15 @@ describe('dashboard metrics on /metrics', () => {
       { name: 'dashpayer', netDebitCap: '1000', liquidity: '1000' },
       { name: 'dashpayee', netDebitCap: '1000', liquidity: '1000' },
     ],
+  });
+  // The names the cases use, bound once useLedgerWithTopics's set-up ran.
+  let ledger: TestLedger;
+  let input: TestTopic;
+  let output: TestTopic;
+  let producer: Producer;
+  let reader: TopicReader;
+  beforeAll(() => {
+    ({ ledger, input, output, producer, reader } = env);
   });
 
   it('lists dashboard names only once and never one it also calls uncovered', () => {
@@ -32,21 +42,19 @@ describe('dashboard metrics on /metrics', () => {
       (t, i) => ({ ...t, payer: 'dashpayer', payee: 'dashpayee', amount: i < 5 ? '10' : '5000' }),
     );
     await insertTransfers(
-      env.ledger.knex,
+      ledger.knex,
       transfers.map((t) => ({ ...t, state: 'RECEIVED_PREPARE' as const })),
-      env.ledger.ledger.accounts,
+      ledger.ledger.accounts,
     );
-    const payer = env.ledger.ledger.accounts.get('dashpayer:USD')?.position ?? -1;
+    const payer = ledger.ledger.accounts.get('dashpayer:USD')?.position ?? -1;
     await produce(
-      env.producer,
-      env.input.name,
+      producer,
+      input.name,
       generatePositionMessages({ transfers, action: 'prepare', accountOf: () => payer }),
     );
-    const service = await startPositionService(testConfig(env.ledger.db, env.input, env.output), {
-      logger: quietLogger,
-    });
+    const service = await startPositionService(testConfig(ledger.db, input, output), { logger: quietLogger });
     try {
-      await env.reader.waitFor(6);
+      await reader.waitFor(6);
       const url = `http://127.0.0.1:${service.http.address.port}/metrics`;
       const page = async () => (await fetch(url)).text();
       await vi.waitFor(async () => {
