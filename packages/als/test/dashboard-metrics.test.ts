@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { readDashboardFixture, prometheusSamples as samples } from '@mojafast/testkit';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { readConfig } from '../src/config/original.js';
 import { call, callbackHeaders, lookupHeaders, newTraceId, type Stack, startStack } from './helpers.js';
@@ -9,31 +10,7 @@ import { call, callbackHeaders, lookupHeaders, newTraceId, type Stack, startStac
 // The metric names the community dashboards query for the ALS (fixtures/dashboard-metrics.json, a fact
 // list taken from mojaloop/helm's dashboards), each expected on the real /metrics of a running ALS after
 // one request of every route, with the labels the queries select on.
-interface Entry {
-  readonly name: string;
-  readonly labels: readonly string[];
-  readonly dashboard: string;
-}
-const fixture = JSON.parse(readFileSync(new URL('./fixtures/dashboard-metrics.json', import.meta.url), 'utf8')) as {
-  covered: Entry[];
-  notCovered: Entry[];
-};
-
-/**
- * name → the label sets of its samples on a Prometheus text page. A histogram's `_count` sample counts
- * only once something was observed (a series bound in advance renders 0 before that).
- */
-function samples(text: string): Map<string, string[]> {
-  const found = new Map<string, string[]>();
-  for (const line of text.split('\n')) {
-    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})? (\S+)$/.exec(line);
-    if (!match?.[1] || (match[1].endsWith('_count') && !(Number(match[3]) > 0))) continue;
-    const list = found.get(match[1]) ?? [];
-    list.push(match[2] ?? '');
-    found.set(match[1], list);
-  }
-  return found;
-}
+const fixture = readDashboardFixture(new URL('./fixtures/dashboard-metrics.json', import.meta.url));
 
 const missing = (text: string) => {
   const page = samples(text);

@@ -3,7 +3,7 @@ import { fillTemplate, partyPath } from '../src/discovery/endpoints.js';
 import { endToEndStart, forwardHeaders, hubHeaders } from '../src/discovery/headers.js';
 import { chooseOracle, type OracleRecord } from '../src/discovery/oracles.js';
 import { selectParties } from '../src/discovery/parties.js';
-import { createCache } from '../src/upstream/cache.js';
+import { type CacheOptions, createCache } from '../src/upstream/cache.js';
 
 const oracle = (id: number, extra: Partial<OracleRecord> = {}): OracleRecord => ({
   id,
@@ -15,6 +15,29 @@ const oracle = (id: number, extra: Partial<OracleRecord> = {}): OracleRecord => 
   isActive: true,
   ...extra,
 });
+
+/** A cache of 10 entries that keeps each load for 1 s and serves nothing stale, unless `over` says otherwise. */
+function testCache<V extends {}>(load: (key: string) => Promise<V>, over: Partial<CacheOptions<V>> = {}) {
+  return createCache({ name: 't', ttlMs: 1_000, maxStaleMs: 0, max: 10, load, ...over });
+}
+
+/**
+ * A cache on the test's clock (`clock.now`, ms) whose every load answers the next version (1, 2, …), or throws
+ * 'down' while `failing()` says so; `results` lists what each get was (hit, miss, stale).
+ */
+function versionedCache(options: { ttlMs: number; maxStaleMs: number; failing?: () => boolean }) {
+  const clock = { now: 0 };
+  const results: string[] = [];
+  let version = 0;
+  const cache = testCache(
+    async () => {
+      if (options.failing?.()) throw new Error('down');
+      return { version: ++version };
+    },
+    { ttlMs: options.ttlMs, maxStaleMs: options.maxStaleMs, now: () => clock.now, record: (_c, r) => results.push(r) },
+  );
+  return { cache, clock, results };
+}
 
 describe('discovery, plain values', () => {
   it('keeps sub-id entries only when a sub-id was asked for, one entry per FSP', () => {
@@ -115,16 +138,10 @@ describe('discovery, plain values', () => {
 describe('read-through cache', () => {
   it('shares one load among concurrent misses and serves hits without loading', async () => {
     let loads = 0;
-    const cache = createCache({
-      name: 't',
-      ttlMs: 1_000,
-      maxStaleMs: 0,
-      max: 10,
-      load: async (key) => {
-        loads++;
-        await new Promise((r) => setTimeout(r, 20));
-        return { key };
-      },
+    const cache = testCache(async (key) => {
+      loads++;
+      await new Promise((r) => setTimeout(r, 20));
+      return { key };
     });
     const values = await Promise.all(Array.from({ length: 50 }, () => cache.get('k')));
     expect(new Set(values).size).toBe(1);
@@ -133,24 +150,10 @@ describe('read-through cache', () => {
   });
 
   it('serves a stale entry while one refresh runs, and never stores a failed load', async () => {
-    let now = 0;
     let fail = false;
-    let version = 0;
-    const results: string[] = [];
-    const cache = createCache({
-      name: 't',
-      ttlMs: 100,
-      maxStaleMs: 1_000,
-      max: 10,
-      now: () => now,
-      record: (_c, r) => results.push(r),
-      load: async () => {
-        if (fail) throw new Error('down');
-        return { version: ++version };
-      },
-    });
+    const { cache, clock, results } = versionedCache({ ttlMs: 100, maxStaleMs: 1_000, failing: () => fail });
     expect(await cache.get('k')).toEqual({ version: 1 });
-    now = 500;
+    clock.now = 500;
     expect(await cache.get('k')).toEqual({ version: 1 });
     await new Promise((r) => setImmediate(r));
     expect(await cache.get('k')).toEqual({ version: 2 });
@@ -163,23 +166,12 @@ describe('read-through cache', () => {
   });
 
   it('loads again, and does not serve the old value, once an entry is past TTL plus its stale window', async () => {
-    let now = 0;
-    let version = 0;
-    const results: string[] = [];
-    const cache = createCache({
-      name: 't',
-      ttlMs: 100,
-      maxStaleMs: 200,
-      max: 10,
-      now: () => now,
-      record: (_c, r) => results.push(r),
-      load: async () => ({ version: ++version }),
-    });
+    const { cache, clock, results } = versionedCache({ ttlMs: 100, maxStaleMs: 200 });
     expect(await cache.get('k')).toEqual({ version: 1 });
-    now = 300;
+    clock.now = 300;
     expect(await cache.get('k')).toEqual({ version: 1 });
     await new Promise((r) => setImmediate(r));
-    now = 601;
+    clock.now = 601;
     expect(await cache.get('k')).toEqual({ version: 3 });
     expect(results).toEqual(['miss', 'stale', 'miss']);
   });
@@ -187,16 +179,10 @@ describe('read-through cache', () => {
   it('a delete during a load keeps that load out of the cache', async () => {
     let release!: () => void;
     let loads = 0;
-    const cache = createCache({
-      name: 't',
-      ttlMs: 1_000,
-      maxStaleMs: 0,
-      max: 10,
-      load: async () => {
-        loads++;
-        if (loads === 1) await new Promise<void>((r) => (release = r));
-        return { loads };
-      },
+    const cache = testCache(async () => {
+      loads++;
+      if (loads === 1) await new Promise<void>((r) => (release = r));
+      return { loads };
     });
     const first = cache.get('k');
     await new Promise((r) => setImmediate(r));

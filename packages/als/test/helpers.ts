@@ -115,3 +115,8 @@ export async function settled(als: RunningAls, timeout = 5_000): Promise<void> {
 export function errorCodeOf(body: Buffer | string): string | undefined {
   return (JSON.parse(body.toString()) as { errorInformation?: { errorCode?: string } }).errorInformation?.errorCode;
 }
+
+/** GET /parties/{path} on the ALS at `alsUrl`, asked as a payer FSP asks it: lookupHeaders of `traceId` and `extra`. */
+export function getParties(alsUrl: string, path: string, traceId: string, extra: Record<string, string> = {}) {
+  return call(`${alsUrl}/parties/${path}`, 'GET', lookupHeaders(traceId, extra));
+}

@@ -3,6 +3,7 @@ import {
   call,
   callbackHeaders,
   errorCodeOf,
+  getParties,
   lookupHeaders,
   newTraceId,
   type Stack,
@@ -28,7 +29,7 @@ describe('no silent loss while central-ledger is down', () => {
     ledger.state.down = true;
     stack = await startStack({ sims: { adminFaults: ledger.faults } });
     const traceId = newTraceId();
-    const res = await call(`${stack.als.url}/parties/MSISDN/46700000001`, 'GET', lookupHeaders(traceId));
+    const res = await getParties(stack.als.url, 'MSISDN/46700000001', traceId);
     expect(res.status).toBe(500);
     expect(errorCodeOf(res.body)).toBe('2001');
     expect(JSON.parse(res.body).errorInformation.errorDescription).toContain('payerfsp');
@@ -41,12 +42,12 @@ describe('no silent loss while central-ledger is down', () => {
     // Participants are asked every time (no participant cache); endpoints stay cached.
     stack = await startStack({ sims: { adminFaults: ledger.faults }, config: { participantCacheTtlMs: 0 } });
     const warm = newTraceId();
-    expect((await call(`${stack.als.url}/parties/MSISDN/46700000002`, 'GET', lookupHeaders(warm))).status).toBe(202);
+    expect((await getParties(stack.als.url, 'MSISDN/46700000002', warm)).status).toBe(202);
     expect((await stack.sims.payer?.waitForCallback(warm, 5_000))?.kind).toBe('success');
 
     ledger.state.down = true;
     const traceId = newTraceId();
-    const res = await call(`${stack.als.url}/parties/MSISDN/46700000003`, 'GET', lookupHeaders(traceId));
+    const res = await getParties(stack.als.url, 'MSISDN/46700000003', traceId);
     expect(res.status).toBe(202);
     const callback = await stack.sims.payer?.waitForCallback(traceId, 5_000);
     expect(callback?.kind).toBe('error');
@@ -59,7 +60,7 @@ describe('no silent loss while central-ledger is down', () => {
     stack = await startStack({ sims: { adminFaults: ledger.faults }, config: { participantCacheTtlMs: 0 } });
     // A lookup while central-ledger is up caches the payer's and the payee's callback endpoints.
     const warm = newTraceId();
-    expect((await call(`${stack.als.url}/parties/MSISDN/46700000004`, 'GET', lookupHeaders(warm))).status).toBe(202);
+    expect((await getParties(stack.als.url, 'MSISDN/46700000004', warm)).status).toBe(202);
     expect((await stack.sims.payer?.waitForCallback(warm, 5_000))?.kind).toBe('success');
 
     ledger.state.down = true;
@@ -87,11 +88,11 @@ describe('admission control', () => {
     const { sims, als } = stack;
     const traces = [1, 2, 3, 4].map(() => newTraceId());
     const accepted = await Promise.all(
-      traces.map((trace, n) => call(`${als.url}/parties/MSISDN/4670000010${n + 1}`, 'GET', lookupHeaders(trace))),
+      traces.map((trace, n) => getParties(als.url, `MSISDN/4670000010${n + 1}`, trace)),
     );
     expect(accepted.map((r) => r.status)).toEqual([202, 202, 202, 202]);
     const refusedTrace = newTraceId();
-    const refused = await call(`${als.url}/parties/MSISDN/46700000105`, 'GET', lookupHeaders(refusedTrace));
+    const refused = await getParties(als.url, 'MSISDN/46700000105', refusedTrace);
     expect(refused.status).toBe(503);
     expect(errorCodeOf(refused.body)).toBe('2003');
     const raw = await fetch(`${als.url}/participants/MSISDN/46700000106`, {
@@ -112,13 +113,10 @@ describe('admission control', () => {
 
     // The bound counts lookups in flight, not requests ever made: once those finish, lookups are admitted.
     await expect
-      .poll(
-        async () => (await call(`${als.url}/parties/MSISDN/46700000107`, 'GET', lookupHeaders(newTraceId()))).status,
-        {
-          timeout: 5_000,
-          interval: 200,
-        },
-      )
+      .poll(async () => (await getParties(als.url, 'MSISDN/46700000107', newTraceId())).status, {
+        timeout: 5_000,
+        interval: 200,
+      })
       .toBe(202);
   });
 
@@ -128,21 +126,18 @@ describe('admission control', () => {
     // A payee that calls back frees the slot at once: lookups one after the other are all admitted.
     for (const n of [1, 2, 3]) {
       const traceId = newTraceId();
-      expect((await call(`${als.url}/parties/MSISDN/4670000020${n}`, 'GET', lookupHeaders(traceId))).status).toBe(202);
+      expect((await getParties(als.url, `MSISDN/4670000020${n}`, traceId)).status).toBe(202);
       expect((await sims.payer?.waitForCallback(traceId, 5_000))?.kind).toBe('success');
     }
     // 40499... is not found at the oracle: the ALS's own error callback ends the lookup and frees the slot.
     const notFound = newTraceId();
-    expect((await call(`${als.url}/parties/MSISDN/40499000001`, 'GET', lookupHeaders(notFound))).status).toBe(202);
+    expect((await getParties(als.url, 'MSISDN/40499000001', notFound)).status).toBe(202);
     expect((await sims.payer?.waitForCallback(notFound, 5_000))?.kind).toBe('error');
     await expect
-      .poll(
-        async () => (await call(`${als.url}/parties/MSISDN/46700000204`, 'GET', lookupHeaders(newTraceId()))).status,
-        {
-          timeout: 500,
-          interval: 20,
-        },
-      )
+      .poll(async () => (await getParties(als.url, 'MSISDN/46700000204', newTraceId())).status, {
+        timeout: 500,
+        interval: 20,
+      })
       .toBe(202);
   });
 
@@ -150,19 +145,16 @@ describe('admission control', () => {
     stack = await startStack({ sims: { dropRate: 1 }, config: { maxLookupsInFlight: 1, lookupCallbackWaitMs: 800 } });
     const { als } = stack;
     const started = performance.now();
-    expect((await call(`${als.url}/parties/MSISDN/46700000301`, 'GET', lookupHeaders(newTraceId()))).status).toBe(202);
+    expect((await getParties(als.url, 'MSISDN/46700000301', newTraceId())).status).toBe(202);
     // The forward is done (the payee took the GET and will never call back): the slot is still held.
     await vi.waitFor(() => expect(stack?.sims.payee.stats.dropped).toBe(1));
-    const refused = await call(`${als.url}/parties/MSISDN/46700000302`, 'GET', lookupHeaders(newTraceId()));
+    const refused = await getParties(als.url, 'MSISDN/46700000302', newTraceId());
     expect(refused.status).toBe(503);
     await expect
-      .poll(
-        async () => (await call(`${als.url}/parties/MSISDN/46700000303`, 'GET', lookupHeaders(newTraceId()))).status,
-        {
-          timeout: 3_000,
-          interval: 50,
-        },
-      )
+      .poll(async () => (await getParties(als.url, 'MSISDN/46700000303', newTraceId())).status, {
+        timeout: 3_000,
+        interval: 50,
+      })
       .toBe(202);
     expect(performance.now() - started).toBeGreaterThan(700);
   });

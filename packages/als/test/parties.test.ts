@@ -4,7 +4,7 @@ import {
   call,
   callbackHeaders,
   errorCodeOf,
-  lookupHeaders,
+  getParties,
   newTraceId,
   type Stack,
   settled,
@@ -34,8 +34,7 @@ describe('GET /parties happy path', () => {
   it('answers 202 and delivers the payee party to the payer, asking the oracle', async () => {
     const traceId = newTraceId();
     const id = '46700000001';
-    const res = await call(`${stack.als.url}/parties/MSISDN/${id}`, 'GET', {
-      ...lookupHeaders(traceId),
+    const res = await getParties(stack.als.url, `MSISDN/${id}`, traceId, {
       tracestate: `tx_end2end_start_ts=${Date.now()}`,
     });
     expect(res.status).toBe(202);
@@ -54,11 +53,7 @@ describe('GET /parties happy path', () => {
     const traceId = newTraceId();
     const before = stack.sims.oracle.stats.get;
     // 40412345 is "not found" at the oracle: only a direct forward can find it.
-    const res = await call(
-      `${stack.als.url}/parties/MSISDN/40412345`,
-      'GET',
-      lookupHeaders(traceId, { 'fspiop-destination': 'payeefsp2' }),
-    );
+    const res = await getParties(stack.als.url, 'MSISDN/40412345', traceId, { 'fspiop-destination': 'payeefsp2' });
     expect(res.status).toBe(202);
     const callback = await onlyCallback(traceId);
     expect(callback.kind).toBe('success');
@@ -68,7 +63,7 @@ describe('GET /parties happy path', () => {
 
   it('looks up a party with a SubId and with ?currency=', async () => {
     const withSub = newTraceId();
-    await call(`${stack.als.url}/parties/MSISDN/46700000002/WALLET`, 'GET', lookupHeaders(withSub));
+    await getParties(stack.als.url, 'MSISDN/46700000002/WALLET', withSub);
     const sub = await onlyCallback(withSub);
     expect(sub.path).toBe('/parties/MSISDN/46700000002/WALLET');
     expect(JSON.parse(sub.body.toString()).party.partyIdInfo.partySubIdOrType).toBe('WALLET');
@@ -77,7 +72,7 @@ describe('GET /parties happy path', () => {
   it('with ?currency= asks the oracle of that currency only, and calls back 3003 when there is none', async () => {
     // The original has no fallback to an oracle without currency (src/models/oracle/facade.js).
     const noOracle = newTraceId();
-    await call(`${stack.als.url}/parties/MSISDN/46700000003?currency=USD`, 'GET', lookupHeaders(noOracle));
+    await getParties(stack.als.url, 'MSISDN/46700000003?currency=USD', noOracle);
     const refused = await onlyCallback(noOracle);
     expect(refused.path).toBe('/parties/MSISDN/46700000003/error');
     expect(JSON.parse(refused.body.toString()).errorInformation).toEqual({
@@ -93,17 +88,15 @@ describe('GET /parties happy path', () => {
     );
     expect(added.status).toBe(201);
     const withCurrency = newTraceId();
-    await call(`${stack.als.url}/parties/MSISDN/46700000003?currency=USD`, 'GET', lookupHeaders(withCurrency));
+    await getParties(stack.als.url, 'MSISDN/46700000003?currency=USD', withCurrency);
     expect((await onlyCallback(withCurrency)).kind).toBe('success');
   });
 
   it('answers a version 2.0 request with a 2.0 callback', async () => {
     const traceId = newTraceId();
-    await call(
-      `${stack.als.url}/parties/MSISDN/46700000004`,
-      'GET',
-      lookupHeaders(traceId, { accept: 'application/vnd.interoperability.parties+json;version=2.0' }),
-    );
+    await getParties(stack.als.url, 'MSISDN/46700000004', traceId, {
+      accept: 'application/vnd.interoperability.parties+json;version=2.0',
+    });
     const callback = await onlyCallback(traceId);
     expect(callback.headers['content-type']).toContain('version=2.0');
   });
@@ -187,7 +180,7 @@ describe('GET /parties asynchronous errors: exactly one error callback each', ()
   for (const [name, id, extra, code] of cases) {
     it(`calls back ${code} for ${name}`, async () => {
       const traceId = newTraceId();
-      const res = await call(`${stack.als.url}/parties/MSISDN/${id}`, 'GET', lookupHeaders(traceId, extra));
+      const res = await getParties(stack.als.url, `MSISDN/${id}`, traceId, extra);
       expect(res.status).toBe(202);
       const callback = await onlyCallback(traceId);
       expect(callback.kind).toBe('error');
@@ -225,7 +218,7 @@ describe('GET /parties asynchronous errors: exactly one error callback each', ()
     });
     try {
       const traceId = newTraceId();
-      await call(`${stack.als.url}/parties/MSISDN/${id}${sub}`, 'GET', lookupHeaders(traceId));
+      await getParties(stack.als.url, `MSISDN/${id}${sub}`, traceId);
       const callback = await onlyCallback(traceId);
       expect(callback.path).toBe(`/parties/MSISDN/${id}${sub}/error`);
       expect(JSON.parse(callback.body.toString()).errorInformation).toEqual({
@@ -243,11 +236,7 @@ describe('GET /parties asynchronous errors: exactly one error callback each', ()
     expect(stack.sims.oracle.lookup('MSISDN', id)).not.toEqual([]);
     const deletes = stack.sims.oracle.stats.delete;
     const traceId = newTraceId();
-    await call(
-      `${stack.als.url}/parties/MSISDN/${id}`,
-      'GET',
-      lookupHeaders(traceId, { 'fspiop-destination': 'nosuchfsp' }),
-    );
+    await getParties(stack.als.url, `MSISDN/${id}`, traceId, { 'fspiop-destination': 'nosuchfsp' });
     const callback = await onlyCallback(traceId);
     expect(JSON.parse(callback.body.toString()).errorInformation).toEqual({
       errorCode: '3204',
@@ -279,7 +268,7 @@ describe('GET /parties asynchronous errors: exactly one error callback each', ()
 
   it('sends the error callback from the Hub in the requester version (1.1)', async () => {
     const traceId = newTraceId();
-    await call(`${stack.als.url}/parties/MSISDN/40400002`, 'GET', lookupHeaders(traceId));
+    await getParties(stack.als.url, 'MSISDN/40400002', traceId);
     const callback = await onlyCallback(traceId);
     expect(callback.headers['fspiop-source']).toBe('Hub');
     expect(callback.headers['fspiop-destination']).toBe('payerfsp');

@@ -1,8 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createTopic, type TestTopic } from '@mojafast/testkit';
-import type { Producer } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type PositionService, startPositionService } from '../src/main.js';
 import { insertTransfers, type ProvisionedState } from '../src/testing/transfers.js';
 import {
   type BulkParties,
@@ -13,18 +11,7 @@ import {
   proceeded,
   rejectMessage,
 } from './bulk-fixtures.js';
-import {
-  createTestLedger,
-  newTopics,
-  openProducer,
-  positionOf,
-  produce,
-  quietLogger,
-  statesOf,
-  type TestLedger,
-  TopicReader,
-  testConfig,
-} from './helpers.js';
+import { positionOf, produce, reservedThen, statesOf, TopicReader, useLedgerWithTopics } from './helpers.js';
 
 /**
  * Issue #12 item 2 against the real broker and database: each action of central-ledger's one-at-a-time position
@@ -32,14 +19,8 @@ import {
  * field by field (shapes and their sources: bulk-fixtures.ts); a redelivery changes nothing; bad input gets the
  * original's error.
  */
-let ledger: TestLedger;
-let input: TestTopic;
-let notifications: TestTopic;
 let bulk: TestTopic;
-let producer: Producer;
-let notificationReader: TopicReader;
 let bulkReader: TopicReader;
-let service: PositionService;
 
 const dfsps = [
   { name: 'bulkpayer', netDebitCap: '1000', liquidity: '10000' },
@@ -47,7 +28,7 @@ const dfsps = [
 ];
 
 const account = (name: string) => {
-  const found = ledger.ledger.accounts.get(`${name}:USD`);
+  const found = env.ledger.ledger.accounts.get(`${name}:USD`);
   if (!found) throw new Error(name);
   return found.position;
 };
@@ -61,19 +42,19 @@ const parties = (amount = '10'): BulkParties => ({
 });
 
 async function provision(t: BulkParties, state: ProvisionedState) {
-  await insertTransfers(ledger.knex, [{ ...t, state }], ledger.ledger.accounts);
+  await insertTransfers(env.ledger.knex, [{ ...t, state }], env.ledger.ledger.accounts);
   return t;
 }
 
 /** A state the upstream handler writes before it sends the message on (fulfil handler's handlePayeeResponse). */
 async function addState(transferId: string, transferStateId: string, reason: string | null = null) {
-  await ledger.knex('transferStateChange').insert({ transferId, transferStateId, reason });
+  await env.ledger.knex('transferStateChange').insert({ transferId, transferStateId, reason });
 }
 
 /** Sends one message and returns what arrives on `reader` about the transfer after it. */
 async function send(message: { key: string; value: string }, reader: TopicReader, transferId: string) {
   const before = reader.values.length;
-  await produce(producer, input.name, [message]);
+  await produce(env.producer, env.input.name, [message]);
   let found: Record<string, unknown> | undefined;
   await expect
     .poll(() => (found = reader.values.slice(before).find((n) => n.id === transferId)), { timeout: 20_000 })
@@ -82,12 +63,12 @@ async function send(message: { key: string; value: string }, reader: TopicReader
 }
 
 async function reasonOf(transferId: string, transferStateId: string) {
-  const row = await ledger.knex('transferStateChange').where({ transferId, transferStateId }).first('reason');
+  const row = await env.ledger.knex('transferStateChange').where({ transferId, transferStateId }).first('reason');
   return row?.reason as string | null | undefined;
 }
 
 async function positionChangesOf(transferId: string) {
-  return ledger
+  return env.ledger
     .knex('participantPositionChange as ppc')
     .join('transferStateChange as tsc', 'tsc.transferStateChangeId', 'ppc.transferStateChangeId')
     .where('tsc.transferId', transferId)
@@ -97,68 +78,81 @@ async function positionChangesOf(transferId: string) {
 
 const anyId = expect.any(String);
 
+/** Reserves `t` by its bulk-prepare, then writes the state the upstream handler writes before it sends the message on. */
+async function reserveThen(t: BulkParties, payer: number, transferStateId: string, reason: string) {
+  await send(bulkPrepareMessage(t, payer), bulkReader, t.transferId);
+  await addState(t.transferId, transferStateId, reason);
+}
+
+/** Delivers `message` again: the position stays `position` and the transfer keeps its four state changes. */
+async function expectRedeliveryChangesNothing(
+  message: { key: string; value: string },
+  reader: TopicReader,
+  transferId: string,
+  account: number,
+  position: string,
+) {
+  await send(message, reader, transferId);
+  expect(await positionOf(env.ledger.knex, account)).toBe(position);
+  expect((await statesOf(env.ledger.knex, transferId)).length).toBe(4);
+}
+
+// The bulk-processing topic is made before the handler starts and dropped after it stopped (vitest runs
+// after-hooks in reverse order).
 beforeAll(async () => {
-  ledger = await createTestLedger('position_bulk', { currencies: ['USD'], dfsps });
-  [input, notifications] = await newTopics('position_bulk');
   bulk = await createTopic({ prefix: 'position_bulk_processing' });
-  producer = await openProducer();
-  notificationReader = await TopicReader.open(notifications);
   bulkReader = await TopicReader.open(bulk);
-  service = await startPositionService(
-    testConfig(ledger.db, input, notifications, { bulkProcessingTopic: bulk.name }),
-    { logger: quietLogger },
-  );
-}, 60_000);
+});
 
 afterAll(async () => {
-  await service?.stop();
-  await notificationReader?.close();
   await bulkReader?.close();
-  await producer?.disconnect();
-  await input?.drop();
-  await notifications?.drop();
   await bulk?.drop();
-  await ledger?.drop();
 });
+
+const env = useLedgerWithTopics(
+  'position_bulk',
+  { currencies: ['USD'], dfsps },
+  { timeout: 60_000, service: () => ({ bulkProcessingTopic: bulk.name }) },
+);
 
 describe('bulk-prepare', () => {
   it('RECEIVED_PREPARE → RESERVED, + amount on the payer, the message itself to topic-bulk-processing; a redelivery changes nothing', async () => {
     const t = await provision(parties('10'), 'RECEIVED_PREPARE');
     const payer = account('bulkpayer');
-    const before = Number(await positionOf(ledger.knex, payer));
+    const before = Number(await positionOf(env.ledger.knex, payer));
     const message = bulkPrepareMessage(t, payer);
     const note = await send(message, bulkReader, t.transferId);
-    expect(await statesOf(ledger.knex, t.transferId)).toEqual(['RECEIVED_PREPARE', 'RESERVED']);
-    expect(await positionOf(ledger.knex, payer)).toBe((before + 10).toFixed(4));
+    expect(await statesOf(env.ledger.knex, t.transferId)).toEqual(['RECEIVED_PREPARE', 'RESERVED']);
+    expect(await positionOf(env.ledger.knex, payer)).toBe((before + 10).toFixed(4));
     expect(await positionChangesOf(t.transferId)).toEqual([
       { participantCurrencyId: payer, change: '10.00', transferStateId: 'RESERVED' },
     ]);
     // Kafka.proceed without an error: the incoming value, event type bulk-processing, state success.
     expect(note).toEqual(proceeded(message.value, 'bulk-processing', anyId));
-    expect(notificationReader.values.some((n) => n.id === t.transferId)).toBe(false);
+    expect(env.reader.values.some((n) => n.id === t.transferId)).toBe(false);
 
     const again = await send(message, bulkReader, t.transferId);
     expect(again).toEqual(proceeded(message.value, 'bulk-processing', anyId));
-    expect(await statesOf(ledger.knex, t.transferId)).toEqual(['RECEIVED_PREPARE', 'RESERVED']);
-    expect(await positionOf(ledger.knex, payer)).toBe((before + 10).toFixed(4));
+    expect(await statesOf(env.ledger.knex, t.transferId)).toEqual(['RECEIVED_PREPARE', 'RESERVED']);
+    expect(await positionOf(env.ledger.knex, payer)).toBe((before + 10).toFixed(4));
   });
 
   it('past the net debit cap (1000): ABORTED_REJECTED "Payer limit error", 4200 from the Hub to the payer on topic-bulk-processing', async () => {
     const t = await provision(parties('5000'), 'RECEIVED_PREPARE');
     const payer = account('bulkpayer');
-    const before = await positionOf(ledger.knex, payer);
+    const before = await positionOf(env.ledger.knex, payer);
     const message = bulkPrepareMessage(t, payer);
     const note = await send(message, bulkReader, t.transferId);
-    expect(await statesOf(ledger.knex, t.transferId)).toEqual(['RECEIVED_PREPARE', 'ABORTED_REJECTED']);
+    expect(await statesOf(env.ledger.knex, t.transferId)).toEqual(['RECEIVED_PREPARE', 'ABORTED_REJECTED']);
     expect(await reasonOf(t.transferId, 'ABORTED_REJECTED')).toBe('Payer limit error');
-    expect(await positionOf(ledger.knex, payer)).toBe(before);
+    expect(await positionOf(env.ledger.knex, payer)).toBe(before);
     // handler.js TransferService.logTransferError: a transferError row naming the ABORTED_REJECTED state change.
-    const rejectedChange = await ledger
+    const rejectedChange = await env.ledger
       .knex('transferStateChange')
       .where({ transferId: t.transferId, transferStateId: 'ABORTED_REJECTED' })
       .first('transferStateChangeId');
     const transferErrorRows = () =>
-      ledger
+      env.ledger
         .knex('transferError')
         .where({ transferId: t.transferId })
         .select('transferStateChangeId', 'errorCode', 'errorDescription');
@@ -199,8 +193,8 @@ describe('bulk-prepare', () => {
       to: 'bulkpayer',
       content: { payload: { errorInformation: { errorCode: '4200' } } },
     });
-    expect(await statesOf(ledger.knex, t.transferId)).toEqual(['RECEIVED_PREPARE', 'ABORTED_REJECTED']);
-    expect(await positionOf(ledger.knex, payer)).toBe(before);
+    expect(await statesOf(env.ledger.knex, t.transferId)).toEqual(['RECEIVED_PREPARE', 'ABORTED_REJECTED']);
+    expect(await positionOf(env.ledger.knex, payer)).toBe(before);
     expect((await transferErrorRows()).length).toBe(1);
   });
 });
@@ -209,16 +203,11 @@ describe('bulk-commit', () => {
   it('RECEIVED_FULFIL → COMMITTED, + the payee amount (negative) on the payee, the message to topic-bulk-processing; a redelivery changes nothing', async () => {
     const t = await provision(parties('7'), 'RECEIVED_FULFIL');
     const payee = account('bulkpayee');
-    const before = Number(await positionOf(ledger.knex, payee));
+    const before = Number(await positionOf(env.ledger.knex, payee));
     const message = bulkCommitMessage(t, payee);
     const note = await send(message, bulkReader, t.transferId);
-    expect(await statesOf(ledger.knex, t.transferId)).toEqual([
-      'RECEIVED_PREPARE',
-      'RESERVED',
-      'RECEIVED_FULFIL',
-      'COMMITTED',
-    ]);
-    expect(await positionOf(ledger.knex, payee)).toBe((before - 7).toFixed(4));
+    expect(await statesOf(env.ledger.knex, t.transferId)).toEqual(reservedThen('RECEIVED_FULFIL', 'COMMITTED'));
+    expect(await positionOf(env.ledger.knex, payee)).toBe((before - 7).toFixed(4));
     expect(await positionChangesOf(t.transferId)).toEqual([
       { participantCurrencyId: payee, change: '-7.00', transferStateId: 'COMMITTED' },
     ]);
@@ -226,17 +215,17 @@ describe('bulk-commit', () => {
 
     const again = await send(message, bulkReader, t.transferId);
     expect(again).toEqual(proceeded(message.value, 'bulk-processing', anyId));
-    expect(await positionOf(ledger.knex, payee)).toBe((before - 7).toFixed(4));
-    expect((await statesOf(ledger.knex, t.transferId)).length).toBe(4);
+    expect(await positionOf(env.ledger.knex, payee)).toBe((before - 7).toFixed(4));
+    expect((await statesOf(env.ledger.knex, t.transferId)).length).toBe(4);
   });
 
   it('bad input, a transfer not in RECEIVED_FULFIL: nothing written, 2001 "Invalid State: RECEIVED_PREPARE - expected: RECEIVED_FULFIL" from the Hub', async () => {
     const t = await provision(parties('3'), 'RECEIVED_PREPARE');
     const payee = account('bulkpayee');
-    const before = await positionOf(ledger.knex, payee);
+    const before = await positionOf(env.ledger.knex, payee);
     const note = await send(bulkCommitMessage(t, payee), bulkReader, t.transferId);
-    expect(await statesOf(ledger.knex, t.transferId)).toEqual(['RECEIVED_PREPARE']);
-    expect(await positionOf(ledger.knex, payee)).toBe(before);
+    expect(await statesOf(env.ledger.knex, t.transferId)).toEqual(['RECEIVED_PREPARE']);
+    expect(await positionOf(env.ledger.knex, payee)).toBe(before);
     expect(note).toMatchObject({
       from: 'Hub',
       to: 'bulkpayee',
@@ -258,17 +247,12 @@ describe('bulk-timeout-reserved', () => {
   it('RESERVED_TIMEOUT → EXPIRED_RESERVED "Transfer expired", - amount on the payer, 3303 as the message came (not from the Hub); a redelivery changes nothing', async () => {
     const t = await provision(parties('4'), 'RESERVED_TIMEOUT');
     const payer = account('bulkpayer');
-    const before = Number(await positionOf(ledger.knex, payer));
+    const before = Number(await positionOf(env.ledger.knex, payer));
     const message = bulkTimeoutMessage(t, payer);
     const note = await send(message, bulkReader, t.transferId);
-    expect(await statesOf(ledger.knex, t.transferId)).toEqual([
-      'RECEIVED_PREPARE',
-      'RESERVED',
-      'RESERVED_TIMEOUT',
-      'EXPIRED_RESERVED',
-    ]);
+    expect(await statesOf(env.ledger.knex, t.transferId)).toEqual(reservedThen('RESERVED_TIMEOUT', 'EXPIRED_RESERVED'));
     expect(await reasonOf(t.transferId, 'EXPIRED_RESERVED')).toBe('Transfer expired');
-    expect(await positionOf(ledger.knex, payer)).toBe((before - 4).toFixed(4));
+    expect(await positionOf(env.ledger.knex, payer)).toBe((before - 4).toFixed(4));
     const sent = JSON.parse(message.value);
     expect(note).toMatchObject({
       id: t.transferId,
@@ -289,9 +273,7 @@ describe('bulk-timeout-reserved', () => {
         },
       },
     });
-    await send(message, bulkReader, t.transferId);
-    expect(await positionOf(ledger.knex, payer)).toBe((before - 4).toFixed(4));
-    expect((await statesOf(ledger.knex, t.transferId)).length).toBe(4);
+    await expectRedeliveryChangesNothing(message, bulkReader, t.transferId, payer, (before - 4).toFixed(4));
   });
 });
 
@@ -299,28 +281,20 @@ describe('bulk-abort', () => {
   it('RECEIVED_ERROR → ABORTED_ERROR with the reason the fulfil handler wrote, - amount on the payer, the message to topic-bulk-processing as a success; a redelivery changes nothing', async () => {
     const t = await provision(parties('6'), 'RECEIVED_PREPARE');
     const payer = account('bulkpayer');
-    const start = await positionOf(ledger.knex, payer);
-    await send(bulkPrepareMessage(t, payer), bulkReader, t.transferId);
-    await addState(t.transferId, 'RECEIVED_ERROR', 'Payee transaction limit reached');
+    const start = await positionOf(env.ledger.knex, payer);
+    await reserveThen(t, payer, 'RECEIVED_ERROR', 'Payee transaction limit reached');
     const message = bulkAbortMessage(t, payer);
     const note = await send(message, bulkReader, t.transferId);
-    expect(await statesOf(ledger.knex, t.transferId)).toEqual([
-      'RECEIVED_PREPARE',
-      'RESERVED',
-      'RECEIVED_ERROR',
-      'ABORTED_ERROR',
-    ]);
+    expect(await statesOf(env.ledger.knex, t.transferId)).toEqual(reservedThen('RECEIVED_ERROR', 'ABORTED_ERROR'));
     expect(await reasonOf(t.transferId, 'ABORTED_ERROR')).toBe('Payee transaction limit reached');
-    expect(await positionOf(ledger.knex, payer)).toBe(start);
+    expect(await positionOf(env.ledger.knex, payer)).toBe(start);
     expect(await positionChangesOf(t.transferId)).toEqual([
       { participantCurrencyId: payer, change: '6.00', transferStateId: 'RESERVED' },
       { participantCurrencyId: payer, change: '-6.00', transferStateId: 'ABORTED_ERROR' },
     ]);
     // handler.js passes no fspiopError: a success carrying the payee's errorInformation as it came.
     expect(note).toEqual(proceeded(message.value, 'bulk-processing', anyId));
-    await send(message, bulkReader, t.transferId);
-    expect(await positionOf(ledger.knex, payer)).toBe(start);
-    expect((await statesOf(ledger.knex, t.transferId)).length).toBe(4);
+    await expectRedeliveryChangesNothing(message, bulkReader, t.transferId, payer, start);
   });
 });
 
@@ -328,33 +302,25 @@ describe('reject', () => {
   it('RECEIVED_REJECT → ABORTED_REJECTED with its reason, - amount on the payer, the message to the notification topic; a redelivery changes nothing', async () => {
     const t = await provision(parties('8'), 'RECEIVED_PREPARE');
     const payer = account('bulkpayer');
-    const start = await positionOf(ledger.knex, payer);
-    await send(bulkPrepareMessage(t, payer), bulkReader, t.transferId);
-    await addState(t.transferId, 'RECEIVED_REJECT', 'rejected by payee');
+    const start = await positionOf(env.ledger.knex, payer);
+    await reserveThen(t, payer, 'RECEIVED_REJECT', 'rejected by payee');
     const message = rejectMessage(t, payer);
-    const note = await send(message, notificationReader, t.transferId);
-    expect(await statesOf(ledger.knex, t.transferId)).toEqual([
-      'RECEIVED_PREPARE',
-      'RESERVED',
-      'RECEIVED_REJECT',
-      'ABORTED_REJECTED',
-    ]);
+    const note = await send(message, env.reader, t.transferId);
+    expect(await statesOf(env.ledger.knex, t.transferId)).toEqual(reservedThen('RECEIVED_REJECT', 'ABORTED_REJECTED'));
     expect(await reasonOf(t.transferId, 'ABORTED_REJECTED')).toBe('rejected by payee');
-    expect(await positionOf(ledger.knex, payer)).toBe(start);
+    expect(await positionOf(env.ledger.knex, payer)).toBe(start);
     expect(note).toEqual(proceeded(message.value, 'notification', anyId));
-    await send(message, notificationReader, t.transferId);
-    expect(await positionOf(ledger.knex, payer)).toBe(start);
-    expect((await statesOf(ledger.knex, t.transferId)).length).toBe(4);
+    await expectRedeliveryChangesNothing(message, env.reader, t.transferId, payer, start);
   });
 
   it('bad input, a reject of a transfer whose prepare was refused: nothing written, 2001 from the Hub', async () => {
     const t = await provision(parties('9'), 'RECEIVED_PREPARE');
     await addState(t.transferId, 'ABORTED_REJECTED', 'Payer limit error');
     const payer = account('bulkpayer');
-    const before = await positionOf(ledger.knex, payer);
-    const note = await send(rejectMessage(t, payer), notificationReader, t.transferId);
-    expect(await statesOf(ledger.knex, t.transferId)).toEqual(['RECEIVED_PREPARE', 'ABORTED_REJECTED']);
-    expect(await positionOf(ledger.knex, payer)).toBe(before);
+    const before = await positionOf(env.ledger.knex, payer);
+    const note = await send(rejectMessage(t, payer), env.reader, t.transferId);
+    expect(await statesOf(env.ledger.knex, t.transferId)).toEqual(['RECEIVED_PREPARE', 'ABORTED_REJECTED']);
+    expect(await positionOf(env.ledger.knex, payer)).toBe(before);
     expect(note).toMatchObject({
       from: 'Hub',
       to: 'bulkpayee',

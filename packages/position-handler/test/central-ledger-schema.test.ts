@@ -1,8 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { TestTopic } from '@mojafast/testkit';
-import type { Producer } from 'kafkajs';
 import type { Knex } from 'knex';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { startPositionService } from '../src/main.js';
 import { insertFxTransfers, insertTransfers, provisionLedger } from '../src/testing/index.js';
 import { generatePositionMessages, generateTransfers } from '../src/testing/messages.js';
@@ -11,52 +9,31 @@ import { fxPrepareMessage, fxTimeoutMessage } from './fx-fixtures.js';
 import {
   createTestLedger,
   errorOf,
-  newTopics,
-  openProducer,
   positionOf,
   produce,
+  provisionFxParties,
   quietLogger,
   statesOf,
-  type TestLedger,
-  TopicReader,
   testConfig,
+  useLedgerWithTopics,
 } from './helpers.js';
 
-let ledger: TestLedger;
-let input: TestTopic;
-let output: TestTopic;
-let producer: Producer;
-let reader: TopicReader;
-
-beforeAll(async () => {
-  ledger = await createTestLedger(
-    'position_clschema',
-    {
-      currencies: ['USD'],
-      dfsps: [
-        { name: 'clpayer', netDebitCap: '15', liquidity: '1000' },
-        { name: 'clpayee', netDebitCap: '1000', liquidity: '1000' },
-      ],
-    },
-    migrateAndSeedCentralLedger,
-  );
-  [input, output] = await newTopics('position_clschema');
-  producer = await openProducer();
-  reader = await TopicReader.open(output);
-}, 180_000);
-
-afterAll(async () => {
-  await reader?.close();
-  await producer?.disconnect();
-  await input?.drop();
-  await output?.drop();
-  await ledger?.drop();
-});
+const env = useLedgerWithTopics(
+  'position_clschema',
+  {
+    currencies: ['USD'],
+    dfsps: [
+      { name: 'clpayer', netDebitCap: '15', liquidity: '1000' },
+      { name: 'clpayee', netDebitCap: '1000', liquidity: '1000' },
+    ],
+  },
+  { migrate: migrateAndSeedCentralLedger, timeout: 180_000 },
+);
 
 it('runs unchanged on a database made by central-ledger 19.5.5 migrations and seeds: prepare, 4200, commit', async () => {
-  const migrations = await ledger.knex('migration').count({ n: '*' });
+  const migrations = await env.ledger.knex('migration').count({ n: '*' });
   expect(Number(migrations[0]?.n)).toBeGreaterThan(200);
-  const account = (name: string) => ledger.ledger.accounts.get(`${name}:USD`)?.position ?? -1;
+  const account = (name: string) => env.ledger.ledger.accounts.get(`${name}:USD`)?.position ?? -1;
   const [first, second] = generateTransfers({ transfers: 2, dfsps: ['clpayer', 'clpayee'], currencies: ['USD'] }).map(
     (t) => ({ ...t, payer: 'clpayer', payee: 'clpayee' }),
   );
@@ -68,30 +45,30 @@ it('runs unchanged on a database made by central-ledger 19.5.5 migrations and se
   });
   if (!first || !second || !committed) throw new Error('generator');
   await insertTransfers(
-    ledger.knex,
+    env.ledger.knex,
     [
       { ...first, state: 'RECEIVED_PREPARE' },
       { ...second, state: 'RECEIVED_PREPARE' },
       { ...committed, state: 'RECEIVED_FULFIL' },
     ],
-    ledger.ledger.accounts,
+    env.ledger.ledger.accounts,
   );
   const accountOf = (dfsp: string) => account(dfsp);
-  await produce(producer, input.name, [
+  await produce(env.producer, env.input.name, [
     ...generatePositionMessages({ transfers: [first, second], action: 'prepare', accountOf }),
     ...generatePositionMessages({ transfers: [committed], action: 'commit', accountOf }),
   ]);
-  const service = await startPositionService(testConfig(ledger.db, input, output), { logger: quietLogger });
+  const service = await startPositionService(testConfig(env.ledger.db, env.input, env.output), { logger: quietLogger });
   try {
-    const notes = await reader.waitFor(3);
-    expect(await statesOf(ledger.knex, first.transferId)).toEqual(['RECEIVED_PREPARE', 'RESERVED']);
-    expect(await statesOf(ledger.knex, second.transferId)).toEqual(['RECEIVED_PREPARE', 'ABORTED_REJECTED']);
-    expect((await statesOf(ledger.knex, committed.transferId)).at(-1)).toBe('COMMITTED');
-    expect(await positionOf(ledger.knex, account('clpayer'))).toBe('10.0000');
-    expect(await positionOf(ledger.knex, account('clpayee'))).toBe('-4.0000');
+    const notes = await env.reader.waitFor(3);
+    expect(await statesOf(env.ledger.knex, first.transferId)).toEqual(['RECEIVED_PREPARE', 'RESERVED']);
+    expect(await statesOf(env.ledger.knex, second.transferId)).toEqual(['RECEIVED_PREPARE', 'ABORTED_REJECTED']);
+    expect((await statesOf(env.ledger.knex, committed.transferId)).at(-1)).toBe('COMMITTED');
+    expect(await positionOf(env.ledger.knex, account('clpayer'))).toBe('10.0000');
+    expect(await positionOf(env.ledger.knex, account('clpayee'))).toBe('-4.0000');
     const byId = new Map(notes.map((n) => [n.id, n]));
     expect(errorOf(byId.get(second.transferId) as never)?.errorCode).toBe('4200');
-    const change = await ledger.knex('participantPositionChange').first('participantCurrencyId', 'change', 'value');
+    const change = await env.ledger.knex('participantPositionChange').first('participantCurrencyId', 'change', 'value');
     expect(change).toMatchObject({ participantCurrencyId: account('clpayer'), change: '10.00', value: '10.0000' });
   } finally {
     await service.stop();
@@ -149,13 +126,13 @@ it("our migrations' FX tables have central-ledger 19.5.5's columns, types, nulla
         .whereIn('name', ['INITIATING_FSP', 'COUNTER_PARTY_FSP'])
         .orderBy('transferParticipantRoleTypeId'),
     });
-    expect(await columns(ours.knex)).toEqual(await columns(ledger.knex));
-    expect(await indexes(ours.knex)).toEqual(await indexes(ledger.knex));
-    expect(await foreignKeys(ours.knex)).toEqual(await foreignKeys(ledger.knex));
-    expect(await seeds(ours.knex)).toEqual(await seeds(ledger.knex));
+    expect(await columns(ours.knex)).toEqual(await columns(env.ledger.knex));
+    expect(await indexes(ours.knex)).toEqual(await indexes(env.ledger.knex));
+    expect(await foreignKeys(ours.knex)).toEqual(await foreignKeys(env.ledger.knex));
+    expect(await seeds(ours.knex)).toEqual(await seeds(env.ledger.knex));
 
     // Provisioning makes an FXP and an FX transfer past its reservation in either schema.
-    for (const knex of [ours.knex, ledger.knex]) {
+    for (const knex of [ours.knex, env.ledger.knex]) {
       const fx = await provisionLedger(knex, {
         currencies: ['USD', 'EUR'],
         dfsps: [
@@ -204,14 +181,7 @@ it("our migrations' FX tables have central-ledger 19.5.5's columns, types, nulla
 });
 
 it('runs FX on a database made by central-ledger 19.5.5 migrations: fx-prepare reserved with its position change, fx-timeout-reserved releasing a reservation', async () => {
-  const fxLedger = await provisionLedger(ledger.knex, {
-    currencies: ['USD', 'EUR'],
-    dfsps: [
-      { name: 'clfxpayer', netDebitCap: '1000', liquidity: '1000' },
-      { name: 'clfxp', netDebitCap: '1000', liquidity: '1000' },
-    ],
-  });
-  const payer = fxLedger.accounts.get('clfxpayer:USD')?.position as number;
+  const { accounts: fxAccounts, payer } = await provisionFxParties(env.ledger.knex, 'clfxpayer', 'clfxp', '1000');
   const fx = (state: 'RECEIVED_PREPARE' | 'RESERVED_TIMEOUT') => ({
     commitRequestId: randomUUID(),
     determiningTransferId: randomUUID(),
@@ -225,16 +195,16 @@ it('runs FX on a database made by central-ledger 19.5.5 migrations: fx-prepare r
   });
   const prepared = fx('RECEIVED_PREPARE');
   const expiring = fx('RESERVED_TIMEOUT');
-  await insertFxTransfers(ledger.knex, [prepared, expiring], fxLedger.accounts);
+  await insertFxTransfers(env.ledger.knex, [prepared, expiring], fxAccounts);
   // The expiring one's reservation is on the payer: 7.
-  expect(await positionOf(ledger.knex, payer)).toBe('7.0000');
-  const before = reader.values.length;
-  await produce(producer, input.name, [fxPrepareMessage(prepared, payer), fxTimeoutMessage(expiring, payer)]);
-  const service = await startPositionService(testConfig(ledger.db, input, output), { logger: quietLogger });
+  expect(await positionOf(env.ledger.knex, payer)).toBe('7.0000');
+  const before = env.reader.values.length;
+  await produce(env.producer, env.input.name, [fxPrepareMessage(prepared, payer), fxTimeoutMessage(expiring, payer)]);
+  const service = await startPositionService(testConfig(env.ledger.db, env.input, env.output), { logger: quietLogger });
   try {
-    await reader.waitFor(before + 2);
+    await env.reader.waitFor(before + 2);
     const states = async (commitRequestId: string) =>
-      ledger
+      env.ledger
         .knex('fxTransferStateChange')
         .where({ commitRequestId })
         .orderBy('fxTransferStateChangeId')
@@ -247,8 +217,8 @@ it('runs FX on a database made by central-ledger 19.5.5 migrations: fx-prepare r
       'EXPIRED_RESERVED',
     ]);
     // + 7 (fx-prepare) - 7 (fx-timeout-reserved) on 7.
-    expect(await positionOf(ledger.knex, payer)).toBe('7.0000');
-    const changes = await ledger
+    expect(await positionOf(env.ledger.knex, payer)).toBe('7.0000');
+    const changes = await env.ledger
       .knex('participantPositionChange as ppc')
       .join('fxTransferStateChange as f', 'f.fxTransferStateChangeId', 'ppc.fxTransferStateChangeId')
       .whereIn('f.commitRequestId', [prepared.commitRequestId, expiring.commitRequestId])

@@ -1,79 +1,36 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { TestTopic } from '@mojafast/testkit';
+import { readDashboardFixture, prometheusSamples as samples, type TestTopic } from '@mojafast/testkit';
 import type { Producer } from 'kafkajs';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { readConfig } from '../src/config/index.js';
 import { startPositionService } from '../src/main.js';
 import { generatePositionMessages, generateTransfers } from '../src/testing/messages.js';
 import { insertTransfers } from '../src/testing/transfers.js';
-import {
-  createTestLedger,
-  newTopics,
-  openProducer,
-  produce,
-  quietLogger,
-  type TestLedger,
-  TopicReader,
-  testConfig,
-} from './helpers.js';
+import { produce, quietLogger, type TestLedger, type TopicReader, testConfig, useLedgerWithTopics } from './helpers.js';
 
 // The metric names the community dashboards query for central-ledger's position handler
 // (fixtures/dashboard-metrics.json, a fact list taken from mojaloop/helm's dashboards), each expected on the
 // real /metrics of a running handler after it applied and refused prepares from the real broker.
-interface Entry {
-  readonly name: string;
-  readonly labels: readonly string[];
-  readonly dashboard: string;
-}
-const fixture = JSON.parse(readFileSync(new URL('./fixtures/dashboard-metrics.json', import.meta.url), 'utf8')) as {
-  covered: Entry[];
-  notCovered: Entry[];
-};
-
-/**
- * name → the label sets of its samples on a Prometheus text page. A histogram's `_count` sample counts
- * only once something was observed (a series bound in advance renders 0 before that).
- */
-function samples(text: string): Map<string, string[]> {
-  const found = new Map<string, string[]>();
-  for (const line of text.split('\n')) {
-    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})? (\S+)$/.exec(line);
-    if (!match?.[1] || (match[1].endsWith('_count') && !(Number(match[3]) > 0))) continue;
-    const list = found.get(match[1]) ?? [];
-    list.push(match[2] ?? '');
-    found.set(match[1], list);
-  }
-  return found;
-}
+const fixture = readDashboardFixture(new URL('./fixtures/dashboard-metrics.json', import.meta.url));
 
 describe('dashboard metrics on /metrics', () => {
+  const env = useLedgerWithTopics('position_dashboard', {
+    currencies: ['USD'],
+    dfsps: [
+      { name: 'dashpayer', netDebitCap: '1000', liquidity: '1000' },
+      { name: 'dashpayee', netDebitCap: '1000', liquidity: '1000' },
+    ],
+  });
+  // The names the cases use, bound once useLedgerWithTopics's set-up ran.
   let ledger: TestLedger;
   let input: TestTopic;
   let output: TestTopic;
   let producer: Producer;
   let reader: TopicReader;
-
-  beforeAll(async () => {
-    ledger = await createTestLedger('position_dashboard', {
-      currencies: ['USD'],
-      dfsps: [
-        { name: 'dashpayer', netDebitCap: '1000', liquidity: '1000' },
-        { name: 'dashpayee', netDebitCap: '1000', liquidity: '1000' },
-      ],
-    });
-    [input, output] = await newTopics('position_dashboard');
-    producer = await openProducer();
-    reader = await TopicReader.open(output);
-  });
-
-  afterAll(async () => {
-    await reader?.close();
-    await producer?.disconnect();
-    await input?.drop();
-    await output?.drop();
-    await ledger?.drop();
+  beforeAll(() => {
+    ({ ledger, input, output, producer, reader } = env);
   });
 
   it('lists dashboard names only once and never one it also calls uncovered', () => {

@@ -1,26 +1,21 @@
 import { randomUUID } from 'node:crypto';
-import type { TestTopic } from '@mojafast/testkit';
-import type { Producer } from 'kafkajs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { startPositionService } from '../src/main.js';
-import { insertFxTransfers, insertTransfers, provisionLedger } from '../src/testing/index.js';
+import { insertFxTransfers, insertTransfers } from '../src/testing/index.js';
 import { generatePositionMessages, generateTransfers } from '../src/testing/messages.js';
 import { fxPrepareMessage } from './fx-fixtures.js';
 import {
   committedOffset,
-  createTestLedger,
   kafkaClients,
-  newTopics,
-  openProducer,
   plus,
   positionOf,
   produce,
+  provisionFxParties,
   quietLogger,
   refuseBusCalls,
-  type TestLedger,
-  TopicReader,
   testConfig,
   useKafkaClient,
+  useLedgerWithTopics,
   waitForCommittedOffset,
   withTopics,
 } from './helpers.js';
@@ -28,36 +23,17 @@ import {
 describe.each(kafkaClients)('faults (KAFKA_CLIENT=%s)', (kafkaClient) => {
   beforeAll(() => useKafkaClient(kafkaClient));
 
-  let ledger: TestLedger;
-  let input: TestTopic;
-  let output: TestTopic;
-  let producer: Producer;
-  let reader: TopicReader;
-
-  beforeAll(async () => {
-    ledger = await createTestLedger('position_faults', {
-      currencies: ['USD'],
-      dfsps: [
-        { name: 'faultpayer', netDebitCap: '100000', liquidity: '100000' },
-        { name: 'faultpayee', netDebitCap: '100000', liquidity: '100000' },
-      ],
-    });
-    [input, output] = await newTopics('position_faults');
-    producer = await openProducer();
-    reader = await TopicReader.open(output);
-  });
-
-  afterAll(async () => {
-    await reader?.close();
-    await producer?.disconnect();
-    await input?.drop();
-    await output?.drop();
-    await ledger?.drop();
+  const env = useLedgerWithTopics('position_faults', {
+    currencies: ['USD'],
+    dfsps: [
+      { name: 'faultpayer', netDebitCap: '100000', liquidity: '100000' },
+      { name: 'faultpayee', netDebitCap: '100000', liquidity: '100000' },
+    ],
   });
 
   /** How many of these transfers have a RESERVED state change: each prepare applied writes exactly one. */
   async function reservedCount(transfers: readonly { transferId: string }[]): Promise<number> {
-    const rows = await ledger
+    const rows = await env.ledger
       .knex('transferStateChange')
       .count({ n: '*' })
       .where({ transferStateId: 'RESERVED' })
@@ -79,21 +55,25 @@ describe.each(kafkaClients)('faults (KAFKA_CLIENT=%s)', (kafkaClient) => {
       currencies: ['USD'],
     }).map((t) => ({ ...t, payer: 'faultpayer', payee: 'faultpayee', amount }));
     await insertTransfers(
-      ledger.knex,
+      env.ledger.knex,
       transfers.map((t) => ({ ...t, state: 'RECEIVED_PREPARE' as const })),
-      ledger.ledger.accounts,
+      env.ledger.ledger.accounts,
     );
-    const payer = ledger.ledger.accounts.get('faultpayer:USD')?.position ?? -1;
-    await produce(producer, topic, generatePositionMessages({ transfers, action: 'prepare', accountOf: () => payer }));
+    const payer = env.ledger.ledger.accounts.get('faultpayer:USD')?.position ?? -1;
+    await produce(
+      env.producer,
+      topic,
+      generatePositionMessages({ transfers, action: 'prepare', accountOf: () => payer }),
+    );
     return { transfers, payer };
   }
 
   it('DB fault mid-batch (the position-change INSERT is refused 3 times, after the state changes were inserted): rolled back, retried, applied once, offsets held back meanwhile', async () => {
-    const { payer } = await preparesFromFaultPayer(50, input.name, '10');
-    const group = `${input.name}-group`;
+    const { payer } = await preparesFromFaultPayer(50, env.input.name, '10');
+    const group = `${env.input.name}-group`;
     const offsetsDuringFaults: Promise<string>[] = [];
     let failures = 0;
-    const service = await startPositionService(testConfig(ledger.db, input, output, { batchSize: 20 }), {
+    const service = await startPositionService(testConfig(env.ledger.db, env.input, env.output, { batchSize: 20 }), {
       logger: quietLogger,
       decorateStore(store) {
         const positionChangesSql = store.positionChangesSql.bind(store);
@@ -102,7 +82,7 @@ describe.each(kafkaClients)('faults (KAFKA_CLIENT=%s)', (kafkaClient) => {
         store.positionChangesSql = (...args) => {
           if (failures < 3) {
             failures += 1;
-            offsetsDuringFaults.push(committedOffset(group, input.name));
+            offsetsDuringFaults.push(committedOffset(group, env.input.name));
             return { sql: 'INSERT INTO participantPositionChange (injectedFaultNoSuchColumn) VALUES (1)', values: [] };
           }
           return positionChangesSql(...args);
@@ -111,13 +91,16 @@ describe.each(kafkaClients)('faults (KAFKA_CLIENT=%s)', (kafkaClient) => {
       },
     });
     try {
-      await reader.waitFor(50);
-      await waitForCommittedOffset(group, input.name, '50', 10_000);
+      await env.reader.waitFor(50);
+      await waitForCommittedOffset(group, env.input.name, '50', 10_000);
       expect(await Promise.all(offsetsDuringFaults)).toEqual(['-1', '-1', '-1']);
-      const states = await ledger.knex('transferStateChange').count({ n: '*' }).where({ transferStateId: 'RESERVED' });
+      const states = await env.ledger
+        .knex('transferStateChange')
+        .count({ n: '*' })
+        .where({ transferStateId: 'RESERVED' });
       expect(Number(states[0]?.n)).toBe(50);
-      expect(await positionOf(ledger.knex, payer)).toBe('500.0000');
-      const ids = reader.values.map((n) => n.id);
+      expect(await positionOf(env.ledger.knex, payer)).toBe('500.0000');
+      const ids = env.reader.values.map((n) => n.id);
       expect(new Set(ids).size).toBe(50);
       expect(ids).toHaveLength(50);
       expect(await service.registry.getSingleMetricAsString('position_db_retries_total')).toMatch(
@@ -131,7 +114,7 @@ describe.each(kafkaClients)('faults (KAFKA_CLIENT=%s)', (kafkaClient) => {
   it('graceful stop in the middle of the work: every written chunk is notified and its offset committed', async () => {
     await withTopics('position_stop', async ({ input: stopIn, output: stopOut, reader: stopReader }) => {
       const { transfers } = await preparesFromFaultPayer(1500, stopIn.name, '1');
-      const service = await startPositionService(testConfig(ledger.db, stopIn, stopOut, { batchSize: 10 }), {
+      const service = await startPositionService(testConfig(env.ledger.db, stopIn, stopOut, { batchSize: 10 }), {
         logger: quietLogger,
       });
       await stopReader.waitFor(1);
@@ -148,11 +131,11 @@ describe.each(kafkaClients)('faults (KAFKA_CLIENT=%s)', (kafkaClient) => {
   it('notifications refused by the broker (the second chunk produce fails twice): fetched again, replayed, nothing written twice, every transfer notified, offsets past acknowledged notifications only', async () => {
     await withTopics('position_produce_fault', async ({ input: faultIn, output: faultOut, reader: faultReader }) => {
       const { transfers, payer } = await preparesFromFaultPayer(100, faultIn.name, '3');
-      const before = await positionOf(ledger.knex, payer);
+      const before = await positionOf(env.ledger.knex, payer);
       const group = `${faultIn.name}-group`;
       const offsetsAtFaults: string[] = [];
       let fault = { failures: () => 0 };
-      const service = await startPositionService(testConfig(ledger.db, faultIn, faultOut, { batchSize: 20 }), {
+      const service = await startPositionService(testConfig(env.ledger.db, faultIn, faultOut, { batchSize: 20 }), {
         logger: quietLogger,
         decorateBus(bus) {
           fault = refuseBusCalls(bus, 'produce', {
@@ -173,7 +156,7 @@ describe.each(kafkaClients)('faults (KAFKA_CLIENT=%s)', (kafkaClient) => {
         // Never committed past the chunk whose notifications failed (the first chunk is offsets 0-19).
         for (const offset of offsetsAtFaults) expect(Number(offset)).toBeLessThanOrEqual(20);
         expect(await reservedCount(transfers)).toBe(100);
-        expect(await positionOf(ledger.knex, payer)).toBe(plus(before, '300'));
+        expect(await positionOf(env.ledger.knex, payer)).toBe(plus(before, '300'));
         expect(new Set(faultReader.values.map((n) => n.id)).size).toBe(100);
         expect(await service.registry.getSingleMetricAsString('position_messages_total')).toMatch(
           /position_messages_total\{action="prepare",result="replayed"\} [1-9]/,
@@ -187,10 +170,10 @@ describe.each(kafkaClients)('faults (KAFKA_CLIENT=%s)', (kafkaClient) => {
   it('offset commit refused by the broker (the first two commits fail): the chunks are fetched again and replayed, nothing written twice, every transfer notified, the offset committed in the end', async () => {
     await withTopics('position_commit_fault', async ({ input: commitIn, output: commitOut, reader: commitReader }) => {
       const { transfers, payer } = await preparesFromFaultPayer(60, commitIn.name, '2');
-      const before = await positionOf(ledger.knex, payer);
+      const before = await positionOf(env.ledger.knex, payer);
       const group = `${commitIn.name}-group`;
       let fault = { failures: () => 0 };
-      const service = await startPositionService(testConfig(ledger.db, commitIn, commitOut, { batchSize: 20 }), {
+      const service = await startPositionService(testConfig(env.ledger.db, commitIn, commitOut, { batchSize: 20 }), {
         logger: quietLogger,
         decorateBus(bus) {
           fault = refuseBusCalls(bus, 'commit', {
@@ -205,7 +188,7 @@ describe.each(kafkaClients)('faults (KAFKA_CLIENT=%s)', (kafkaClient) => {
         await waitForCommittedOffset(group, commitIn.name, '60');
         expect(fault.failures()).toBe(2);
         expect(await reservedCount(transfers)).toBe(60);
-        expect(await positionOf(ledger.knex, payer)).toBe(plus(before, '120'));
+        expect(await positionOf(env.ledger.knex, payer)).toBe(plus(before, '120'));
         await commitReader.waitFor(60);
         expect(new Set(commitReader.values.map((n) => n.id)).size).toBe(60);
         expect(await service.registry.getSingleMetricAsString('position_messages_total')).toMatch(
@@ -219,24 +202,22 @@ describe.each(kafkaClients)('faults (KAFKA_CLIENT=%s)', (kafkaClient) => {
 
   it('FX in the stream: fx-prepares interleaved with prepares, the second chunk produce refused twice: every transfer and fxTransfer RESERVED once, the payer moved once by each, every one notified', async () => {
     await withTopics('position_fx_fault', async ({ input: fxIn, output: fxOut, reader: fxReader }) => {
-      const fxLedger = await provisionLedger(ledger.knex, {
-        currencies: ['USD', 'EUR'],
-        dfsps: [
-          { name: 'faultpayer', netDebitCap: '100000', liquidity: '100000' },
-          { name: 'faultfxp', netDebitCap: '100000', liquidity: '100000' },
-        ],
-      });
-      const payer = fxLedger.accounts.get('faultpayer:USD')?.position as number;
-      const before = await positionOf(ledger.knex, payer);
+      const { accounts: fxAccounts, payer } = await provisionFxParties(
+        env.ledger.knex,
+        'faultpayer',
+        'faultfxp',
+        '100000',
+      );
+      const before = await positionOf(env.ledger.knex, payer);
       const transfers = generateTransfers({
         transfers: 40,
         dfsps: ['faultpayer', 'faultpayee'],
         currencies: ['USD'],
       }).map((t) => ({ ...t, payer: 'faultpayer', payee: 'faultpayee', amount: '2' }));
       await insertTransfers(
-        ledger.knex,
+        env.ledger.knex,
         transfers.map((t) => ({ ...t, state: 'RECEIVED_PREPARE' as const })),
-        ledger.ledger.accounts,
+        env.ledger.ledger.accounts,
       );
       const fxs = transfers.map((t) => ({
         commitRequestId: randomUUID(),
@@ -249,18 +230,18 @@ describe.each(kafkaClients)('faults (KAFKA_CLIENT=%s)', (kafkaClient) => {
         targetAmount: '1',
       }));
       await insertFxTransfers(
-        ledger.knex,
+        env.ledger.knex,
         fxs.map((fx) => ({ ...fx, state: 'RECEIVED_PREPARE' as const })),
-        fxLedger.accounts,
+        fxAccounts,
       );
       const prepares = generatePositionMessages({ transfers, action: 'prepare', accountOf: () => payer });
       await produce(
-        producer,
+        env.producer,
         fxIn.name,
         fxs.flatMap((fx, i) => [fxPrepareMessage(fx, payer), prepares[i] as { key: string; value: string }]),
       );
       let fault = { failures: () => 0 };
-      const service = await startPositionService(testConfig(ledger.db, fxIn, fxOut, { batchSize: 20 }), {
+      const service = await startPositionService(testConfig(env.ledger.db, fxIn, fxOut, { batchSize: 20 }), {
         logger: quietLogger,
         decorateBus(bus) {
           fault = refuseBusCalls(bus, 'produce', { from: 2, times: 2, message: 'injected fault: NOT_ENOUGH_REPLICAS' });
@@ -272,7 +253,7 @@ describe.each(kafkaClients)('faults (KAFKA_CLIENT=%s)', (kafkaClient) => {
         await waitForCommittedOffset(`${fxIn.name}-group`, fxIn.name, '80', 10_000);
         expect(fault.failures()).toBe(2);
         expect(await reservedCount(transfers)).toBe(40);
-        const fxReserved = await ledger
+        const fxReserved = await env.ledger
           .knex('fxTransferStateChange')
           .count({ n: '*' })
           .where({ transferStateId: 'RESERVED' })
@@ -282,7 +263,7 @@ describe.each(kafkaClients)('faults (KAFKA_CLIENT=%s)', (kafkaClient) => {
           );
         expect(Number(fxReserved[0]?.n)).toBe(40);
         // 40 × 2 (plain) + 40 × 1 (FX source amount), each once.
-        expect(await positionOf(ledger.knex, payer)).toBe(plus(before, '120'));
+        expect(await positionOf(env.ledger.knex, payer)).toBe(plus(before, '120'));
         const ids = new Set(fxReader.values.map((n) => n.id));
         for (const id of [...transfers.map((t) => t.transferId), ...fxs.map((fx) => fx.commitRequestId)]) {
           expect(ids.has(id)).toBe(true);

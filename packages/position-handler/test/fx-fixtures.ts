@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { FxTransferSpec } from '../src/testing/transfers.js';
 
 /**
  * FX position messages in central-ledger's envelope, built as the original's own unit tests build them (central-ledger
@@ -51,16 +52,44 @@ function metadata(id: string, action: string) {
   };
 }
 
-export interface FxParties {
-  readonly commitRequestId: string;
-  readonly determiningTransferId: string;
-  readonly initiator: string;
-  readonly fxp: string;
-  readonly sourceCurrency: string;
-  readonly sourceAmount: string;
-  readonly targetCurrency: string;
-  readonly targetAmount: string;
+/**
+ * A message about `id` from `from` to `to` as central-ledger's handlers carry it: uriParams.id, the sender's headers
+ * of `contentType`, then `content` (payload and, where the message has one, context), keyed by `key`.
+ */
+function envelope(
+  key: number | string,
+  action: string,
+  contentType: string,
+  route: { from: string; to: string; id: string },
+  content: { payload: unknown; context?: unknown },
+) {
+  const value = {
+    ...route,
+    content: {
+      uriParams: { id: route.id },
+      headers: headers(contentType, route.from, route.to),
+      ...content,
+    },
+    type: 'application/json',
+    metadata: metadata(route.id, action),
+  };
+  return { key: String(key), value: JSON.stringify(value) };
 }
+
+/** The parties and amounts of a conversion, as the testing entry point provisions it (without its state). */
+/** A message about the conversion `fx`, sent by `sender` (its initiator or the FXP) to the other. */
+function fxEnvelope(
+  fx: FxParties,
+  key: number | string,
+  action: string,
+  sender: 'initiator' | 'fxp',
+  content: { payload: unknown; context?: unknown },
+) {
+  const [from, to] = sender === 'initiator' ? [fx.initiator, fx.fxp] : [fx.fxp, fx.initiator];
+  return envelope(key, action, FX_CONTENT_TYPE, { from, to, id: fx.commitRequestId }, content);
+}
+
+export type FxParties = Omit<FxTransferSpec, 'state'>;
 
 export function fxPreparePayload(fx: FxParties) {
   return {
@@ -85,20 +114,10 @@ export function fxPrepareMessage(
     amount: fx.sourceAmount,
   },
 ) {
-  const value = {
-    from: fx.initiator,
-    to: fx.fxp,
-    id: fx.commitRequestId,
-    content: {
-      uriParams: { id: fx.commitRequestId },
-      headers: headers(FX_CONTENT_TYPE, fx.initiator, fx.fxp),
-      payload: dataUri(FX_CONTENT_TYPE, fxPreparePayload(fx)),
-      context: cyril === null ? {} : { cyrilResult: cyril },
-    },
-    type: 'application/json',
-    metadata: metadata(fx.commitRequestId, 'fx-prepare'),
-  };
-  return { key: String(key), value: JSON.stringify(value) };
+  return fxEnvelope(fx, key, 'fx-prepare', 'initiator', {
+    payload: dataUri(FX_CONTENT_TYPE, fxPreparePayload(fx)),
+    context: cyril === null ? {} : { cyrilResult: cyril },
+  });
 }
 
 export const FX_FULFIL = {
@@ -108,36 +127,16 @@ export const FX_FULFIL = {
 };
 
 export function fxReserveMessage(fx: FxParties, key: number | string) {
-  const value = {
-    from: fx.fxp,
-    to: fx.initiator,
-    id: fx.commitRequestId,
-    content: {
-      uriParams: { id: fx.commitRequestId },
-      headers: headers(FX_CONTENT_TYPE, fx.fxp, fx.initiator),
-      payload: dataUri(FX_CONTENT_TYPE, FX_FULFIL),
-      context: { cyrilResult: {} },
-    },
-    type: 'application/json',
-    metadata: metadata(fx.commitRequestId, 'fx-reserve'),
-  };
-  return { key: String(key), value: JSON.stringify(value) };
+  return fxEnvelope(fx, key, 'fx-reserve', 'fxp', {
+    payload: dataUri(FX_CONTENT_TYPE, FX_FULFIL),
+    context: { cyrilResult: {} },
+  });
 }
 
 export function fxTimeoutMessage(fx: FxParties, key: number | string) {
-  const value = {
-    from: fx.initiator,
-    to: fx.fxp,
-    id: fx.commitRequestId,
-    content: {
-      uriParams: { id: fx.commitRequestId },
-      headers: headers(FX_CONTENT_TYPE, fx.initiator, fx.fxp),
-      payload: dataUri(FX_CONTENT_TYPE, { commitRequestId: fx.commitRequestId }),
-    },
-    type: 'application/json',
-    metadata: metadata(fx.commitRequestId, 'fx-timeout-reserved'),
-  };
-  return { key: String(key), value: JSON.stringify(value) };
+  return fxEnvelope(fx, key, 'fx-timeout-reserved', 'initiator', {
+    payload: dataUri(FX_CONTENT_TYPE, { commitRequestId: fx.commitRequestId }),
+  });
 }
 
 export const FULFIL = {
@@ -152,20 +151,16 @@ export function fxCommitMessage(
   key: number | string,
   cyrilResult: Record<string, unknown>,
 ) {
-  const value = {
-    from: transfer.payee,
-    to: transfer.payer,
-    id: transfer.transferId,
-    content: {
-      uriParams: { id: transfer.transferId },
-      headers: headers(TRANSFERS_CONTENT_TYPE, transfer.payee, transfer.payer),
+  return envelope(
+    key,
+    'commit',
+    TRANSFERS_CONTENT_TYPE,
+    { from: transfer.payee, to: transfer.payer, id: transfer.transferId },
+    {
       payload: dataUri(TRANSFERS_CONTENT_TYPE, FULFIL),
       context: { cyrilResult },
     },
-    type: 'application/json',
-    metadata: metadata(transfer.transferId, 'commit'),
-  };
-  return { key: String(key), value: JSON.stringify(value) };
+  );
 }
 
 /** An fx-abort (or fx-abort-validation) from the FXP with its cyrilResult. */
@@ -175,18 +170,8 @@ export function fxAbortMessage(
   cyrilResult: Record<string, unknown>,
   action: 'fx-abort' | 'fx-abort-validation' = 'fx-abort',
 ) {
-  const value = {
-    from: fx.fxp,
-    to: fx.initiator,
-    id: fx.commitRequestId,
-    content: {
-      uriParams: { id: fx.commitRequestId },
-      headers: headers(FX_CONTENT_TYPE, fx.fxp, fx.initiator),
-      payload: { errorInformation: { errorCode: '5104', errorDescription: 'Payee Rejected' } },
-      context: { cyrilResult },
-    },
-    type: 'application/json',
-    metadata: metadata(fx.commitRequestId, action),
-  };
-  return { key: String(key), value: JSON.stringify(value) };
+  return fxEnvelope(fx, key, action, 'fxp', {
+    payload: { errorInformation: { errorCode: '5104', errorDescription: 'Payee Rejected' } },
+    context: { cyrilResult },
+  });
 }

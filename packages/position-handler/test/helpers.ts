@@ -10,11 +10,12 @@ import {
 import type { Consumer, Producer } from 'kafkajs';
 import type { Knex } from 'knex';
 import type { Pool } from 'mysql2';
-import { expect, vi } from 'vitest';
+import { afterAll, beforeAll, expect, vi } from 'vitest';
 import { chunkBySize } from '../src/bus/chunk.js';
 import type { PositionBus } from '../src/bus/types.js';
 import { loadConfig, type PositionConfig } from '../src/config/index.js';
 import { formatAmount, parseAmount } from '../src/ledger/amount.js';
+import { type PositionService, startPositionService } from '../src/main.js';
 import { createLogger } from '../src/observe/logger.js';
 import { createKnex, createStorePool, endStorePool } from '../src/store/db.js';
 import { migrateLatest } from '../src/store/migrations.js';
@@ -46,6 +47,21 @@ export async function createTestLedger(prefix: string, spec: LedgerSpec, migrate
       await db.drop();
     },
   };
+}
+
+/**
+ * Adds a payer-side conversion's parties to a test's ledger: `payer` and the FXP `fxp` in USD and EUR, each with
+ * `limit` as net debit cap and liquidity. Answers their accounts and the payer's USD position account.
+ */
+export async function provisionFxParties(knex: Knex, payer: string, fxp: string, limit: string) {
+  const { accounts } = await provisionLedger(knex, {
+    currencies: ['USD', 'EUR'],
+    dfsps: [
+      { name: payer, netDebitCap: limit, liquidity: limit },
+      { name: fxp, netDebitCap: limit, liquidity: limit },
+    ],
+  });
+  return { accounts, payer: accounts.get(`${payer}:USD`)?.position as number };
 }
 
 /** The Kafka clients the handler's suites run over (describe.each), KAFKA_CLIENT's values. */
@@ -150,6 +166,9 @@ export async function statesOf(knex: Knex, transferId: string): Promise<string[]
   return rows.map((r: { transferStateId: string }) => r.transferStateId);
 }
 
+/** A transfer's (or fxTransfer's) state history: RECEIVED_PREPARE, RESERVED, then `later`. */
+export const reservedThen = (...later: string[]) => ['RECEIVED_PREPARE', 'RESERVED', ...later];
+
 /** The committed offset of the group on partition 0 ('-1' when none). */
 export async function committedOffset(group: string, topic: string): Promise<string> {
   const admin = testKafka().admin();
@@ -220,3 +239,54 @@ export function eventOf(notification: Record<string, unknown>) {
 
 /** a + b of two decimal amounts, as the position columns print them. */
 export const plus = (a: string, b: string) => formatAmount(parseAmount(a) + parseAmount(b));
+
+/** What useLedgerWithTopics sets up for a suite: filled in its beforeAll, closed and dropped in its afterAll. */
+export interface LedgerWithTopics {
+  readonly ledger: TestLedger;
+  readonly input: TestTopic;
+  readonly output: TestTopic;
+  readonly producer: Producer;
+  /** Reads `output` from its start. */
+  readonly reader: TopicReader;
+  /** Only when `service` was asked for. */
+  readonly service: PositionService;
+}
+
+/**
+ * A suite's own ledger (migrated by `migrate`, provisioned with `spec`), input and output topics, a producer and a
+ * reader of the output; with `service`, a handler over them with those settings on top of testConfig's. Registers
+ * the suite's beforeAll (`timeout` ms) and afterAll, so call it in the suite's body: vitest runs after-hooks in
+ * reverse order, so the suite's own afterAll hooks registered before this one run after it.
+ */
+export function useLedgerWithTopics(
+  prefix: string,
+  spec: LedgerSpec,
+  options: {
+    migrate?: (knex: Knex) => Promise<void>;
+    timeout?: number;
+    service?: (env: LedgerWithTopics) => Partial<PositionConfig>;
+  } = {},
+): LedgerWithTopics {
+  const env: { -readonly [K in keyof LedgerWithTopics]?: LedgerWithTopics[K] } = {};
+  beforeAll(async () => {
+    env.ledger = await createTestLedger(prefix, spec, options.migrate);
+    [env.input, env.output] = await newTopics(prefix);
+    env.producer = await openProducer();
+    env.reader = await TopicReader.open(env.output);
+    if (options.service) {
+      const over = options.service(env as LedgerWithTopics);
+      env.service = await startPositionService(testConfig(env.ledger.db, env.input, env.output, over), {
+        logger: quietLogger,
+      });
+    }
+  }, options.timeout);
+  afterAll(async () => {
+    await env.service?.stop();
+    await env.reader?.close();
+    await env.producer?.disconnect();
+    await env.input?.drop();
+    await env.output?.drop();
+    await env.ledger?.drop();
+  });
+  return env as LedgerWithTopics;
+}

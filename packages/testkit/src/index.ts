@@ -1,3 +1,9 @@
+export {
+  type DashboardFixture,
+  type DashboardMetric,
+  prometheusSamples,
+  readDashboardFixture,
+} from './dashboard-metrics.js';
 export { createTopic, type TestTopic, type TopicOptions, testKafka } from './kafka.js';
 export { createDatabase, type DatabaseConnection, type TestDatabase } from './mysql.js';
 export { uniqueName } from './names.js';
