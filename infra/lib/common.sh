@@ -3,6 +3,9 @@
 
 : "${ROOT:?ROOT must be set before sourcing common.sh}"
 STATE_DIR="${MOJAFAST_STATE_DIR:-$ROOT/.infra}"
+# Made here, not by whichever step first needs it: with Node 24 and pnpm already on PATH no toolchain step
+# runs, and the dependency install writes its log into this folder first.
+mkdir -p "$STATE_DIR"
 # Debian installs mariadbd and mariadb-install-db in /usr/sbin, which a non-login PATH (CI's) may lack.
 case ":$PATH:" in *:/usr/sbin:*) ;; *) export PATH="$PATH:/usr/sbin:/sbin" ;; esac
 
