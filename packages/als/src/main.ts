@@ -155,6 +155,7 @@ export async function startAls(config: Config): Promise<RunningAls> {
     observe: metrics.observeStage,
     endToEnd: metrics.endToEnd,
     count: metrics.event,
+    egress: metrics.egress,
   };
 
   const inflight = new Set<Promise<void>>();

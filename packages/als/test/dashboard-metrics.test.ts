@@ -117,6 +117,21 @@ describe('dashboard metrics on /metrics', () => {
     expect(text).toMatch(/^als_requests_total\{route="parties_get",status="202"\} [1-9]/m);
   });
 
+  it('gives the egress histograms the original labels and counts them (participantEndpoint/facade.js)', async () => {
+    const text = await (await fetch(`${stack.als.adminUrl}/metrics`)).text();
+    // The lookups above resolved payeefsp's parties GET endpoint and sent it the request; the callbacks went
+    // to payerfsp's parties PUT endpoint.
+    expect(text).toMatch(
+      /^moja_als_egress_getParticipantEndpoint_count\{success="true",endpointType="FSPIOP_CALLBACK_URL_PARTIES_GET",participantName="[^"]+",serviceName="account-lookup-service"\} [1-9]/m,
+    );
+    expect(text).toMatch(
+      /^moja_als_egress_sendRequestToParticipant_count\{success="true",endpointType="FSPIOP_CALLBACK_URL_PARTIES_PUT",participantName="payerfsp",serviceName="account-lookup-service"\} [1-9]/m,
+    );
+    expect(text).toMatch(
+      /^moja_als_egress_validateParticipant_count\{success="true",serviceName="account-lookup-service"\} [1-9]/m,
+    );
+  });
+
   it('records a lookup that ends in the ALS error callback as success="false" (the original domain timer)', async () => {
     // Bad input: a party the oracle does not know (the simulator's 404 prefix); the ALS answers 3204.
     const traceId = newTraceId();

@@ -70,15 +70,25 @@ export async function sendErrorCallback(
 ): Promise<void> {
   const started = performance.now();
   const { party, resource } = target;
+  const endpointType = callbackEndpoint(resource, party.subId !== undefined, true);
+  // The original's egress timers (src/models/participantEndpoint/facade.js), success false when it threw.
+  let sending = false;
+  let sendStarted = started;
   try {
-    const endpoints = await ports.endpoints(target.requester);
-    const template = endpoints.get(callbackEndpoint(resource, party.subId !== undefined, true));
+    let template: string | undefined;
+    try {
+      template = (await ports.endpoints(target.requester)).get(endpointType);
+    } finally {
+      ports.egress('getParticipantEndpoint', endpointType, target.requester, template !== undefined, started);
+    }
     if (!template) throw new UpstreamError(target.requester, 'no error callback endpoint');
     const url = fillTemplate(template, {
       partyIdType: party.type,
       partyIdentifier: party.id,
       partySubIdOrType: party.subId,
     });
+    sending = true;
+    sendStarted = performance.now();
     const uri = partyPath(resource, party.type, party.id, party.subId, true);
     await ports.send({
       url,
@@ -93,8 +103,10 @@ export async function sendErrorCallback(
       ),
       body: ports.serialiseError(error.information()),
     });
+    ports.egress('sendRequestToParticipant', endpointType, target.requester, true, sendStarted);
     ports.count('error_callback_sent');
   } catch {
+    if (sending) ports.egress('sendRequestToParticipant', endpointType, target.requester, false, sendStarted);
     ports.count('error_callback_failed');
   } finally {
     ports.observe('callback', started);

@@ -4,7 +4,7 @@ import type { CallbackError } from './failures.js';
 import { asAlsError } from './failures.js';
 import { forwardHeaders } from './headers.js';
 import type { PartyCallback, PartyLookup } from './parties.js';
-import type { DiscoveryPorts } from './types.js';
+import type { DiscoveryPorts, EgressStep } from './types.js';
 
 /**
  * Sends one FSP (or a proxy) the GET /parties of a lookup. `destination` is the FSPIOP-Destination it
@@ -19,29 +19,46 @@ export async function forwardLookup(
   destination: string | null = fsp,
 ): Promise<AlsError | undefined> {
   const { party } = request;
+  const endpointType = party.subId === undefined ? Endpoint.PARTIES_GET : Endpoint.PARTIES_SUB_ID_GET;
   let url: string;
   const started = performance.now();
+  // The original's egress timers (src/models/participantEndpoint/facade.js): validateParticipant around the
+  // central-ledger check, getParticipantEndpoint around the endpoint look-up, success false when it threw.
+  let step: EgressStep = 'validateParticipant';
+  let stepStarted = started;
   try {
     const participant = await ports.participant(fsp);
+    ports.egress(step, '', '', participant !== undefined, stepStarted);
     if (!participant?.isActive) {
       return request.destination === fsp
         ? new AlsError('DESTINATION_NOT_FOUND', { destination: fsp })
         : new AlsError('PARTY_NOT_FOUND');
     }
-    const endpointType = party.subId === undefined ? Endpoint.PARTIES_GET : Endpoint.PARTIES_SUB_ID_GET;
+    step = 'getParticipantEndpoint';
+    stepStarted = performance.now();
     const template = (await ports.endpoints(fsp)).get(endpointType);
+    ports.egress(step, endpointType, fsp, template !== undefined, stepStarted);
     if (!template) return new AlsError('NO_ENDPOINT', { destination: fsp, endpoint: endpointType });
     url = fillTemplate(template, { partyIdType: party.type, partyIdentifier: party.id, partySubIdOrType: party.subId });
   } catch (error) {
+    ports.egress(
+      step,
+      step === 'validateParticipant' ? '' : endpointType,
+      step === 'validateParticipant' ? '' : fsp,
+      false,
+      stepStarted,
+    );
     return asAlsError(error, 'SWITCH_FAILED');
   } finally {
     ports.observe('endpoint', started);
   }
   const sendStarted = performance.now();
+  let sent = false;
   try {
     const headers = forwardHeaders(request.headers, request.source, destination ?? fsp, 'GET');
     if (destination === null) delete headers['fspiop-destination'];
     await ports.send({ url, method: 'GET', headers });
+    sent = true;
     return undefined;
   } catch (error) {
     ports.count('forward_failed');
@@ -50,24 +67,27 @@ export async function forwardLookup(
       reason: error instanceof Error ? error.message : String(error),
     });
   } finally {
+    ports.egress('sendRequestToParticipant', endpointType, fsp, sent, sendStarted);
     ports.observe('forward', sendStarted);
   }
 }
 
 /**
- * PUTs a payee's callback, its bytes as received, to `url` of `sendTo` (the FSP itself, or the proxy it sits
- * behind), with FSPIOP-Destination `destination`. A failed send is answered to the callback's source by
+ * PUTs a payee's callback, its bytes as received, to `url` (its endpoint of `endpointType`) of `sendTo` (the
+ * FSP itself, or the proxy it sits behind), with FSPIOP-Destination `destination`. A failed send is answered to the callback's source by
  * `fail` (DESTINATION_UNREACHABLE naming `sendTo`).
  */
 export async function sendCallback(
   ports: DiscoveryPorts,
   callback: PartyCallback,
   url: string,
+  endpointType: string,
   sendTo: string,
   destination: string,
   fail: (error: CallbackError) => Promise<void>,
 ): Promise<void> {
   const sendStarted = performance.now();
+  let sent = false;
   try {
     await ports.send({
       url,
@@ -75,6 +95,7 @@ export async function sendCallback(
       headers: forwardHeaders(callback.headers, callback.source, destination, 'PUT'),
       body: callback.body,
     });
+    sent = true;
     ports.count('callback_forwarded');
   } catch (error) {
     ports.count('forward_failed');
@@ -85,6 +106,7 @@ export async function sendCallback(
       }),
     );
   } finally {
+    ports.egress('sendRequestToParticipant', endpointType, sendTo, sent, sendStarted);
     ports.observe('callback', sendStarted);
   }
 }

@@ -329,14 +329,20 @@ async function forwardPut(
 ): Promise<void> {
   const { party } = callback;
   const endpointType = callbackEndpoint('parties', party.subId !== undefined, callback.isError);
-  const template = (await ports.endpoints(sendTo)).get(endpointType);
+  const started = performance.now();
+  let template: string | undefined;
+  try {
+    template = (await ports.endpoints(sendTo)).get(endpointType);
+  } finally {
+    ports.egress('getParticipantEndpoint', endpointType, sendTo, template !== undefined, started);
+  }
   if (!template) return fail(new AlsError('NO_ENDPOINT', { destination: sendTo, endpoint: endpointType }));
   const url = fillTemplate(template, {
     partyIdType: party.type,
     partyIdentifier: party.id,
     partySubIdOrType: party.subId,
   });
-  await sendCallback(ports, callback, url, sendTo, destination, fail);
+  await sendCallback(ports, callback, url, endpointType, sendTo, destination, fail);
 }
 
 /**

@@ -54,14 +54,19 @@ export async function handleParticipant(ports: DiscoveryPorts, request: Particip
   const started = performance.now();
   try {
     const requester = await ports.participant(request.source);
+    // The original's egress_validateParticipant (src/models/participantEndpoint/facade.js).
+    ports.egress('validateParticipant', '', '', requester !== undefined, started);
     if (!requester?.isActive) return fail(new AlsError('SOURCE_NOT_FOUND'));
     if (method === 'POST' || method === 'PUT') {
       // Ours: an fspId that is no participant is refused before the oracle stores it (the original stores
       // it, then fails to find the fspId's endpoint).
+      const ownerStarted = performance.now();
       const owner = await ports.participant(request.fspId as string);
+      ports.egress('validateParticipant', '', '', owner !== undefined, ownerStarted);
       if (!owner?.isActive) return fail(new AlsError('UNKNOWN_FSP', { fspId: request.fspId as string }));
     }
   } catch (error) {
+    ports.egress('validateParticipant', '', '', false, started);
     ports.observe('oracle', started);
     return fail(asAlsError(error, 'SWITCH_FAILED'));
   }
@@ -120,10 +125,17 @@ export async function handleParticipant(ports: DiscoveryPorts, request: Particip
   }
 
   const sendStarted = performance.now();
+  const endpointType = callbackEndpoint('participants', party.subId !== undefined, false);
+  // The original's egress timers (src/models/participantEndpoint/facade.js), success false when it threw.
+  let sending = false;
+  let stepStarted = sendStarted;
   try {
-    const endpoints = await ports.endpoints(recipient);
-    const endpointType = callbackEndpoint('participants', party.subId !== undefined, false);
-    const template = endpoints.get(endpointType);
+    let template: string | undefined;
+    try {
+      template = (await ports.endpoints(recipient)).get(endpointType);
+    } finally {
+      ports.egress('getParticipantEndpoint', endpointType, recipient, template !== undefined, sendStarted);
+    }
     if (!template) throw new AlsError('NO_ENDPOINT', { destination: recipient, endpoint: endpointType });
     const headers = hubHeaders(
       request.headers,
@@ -136,6 +148,8 @@ export async function handleParticipant(ports: DiscoveryPorts, request: Particip
     // POST/PUT with FSPIOP-Destination: the original sends the requester's headers as they came, so the
     // requester stays FSPIOP-Source.
     if ((method === 'POST' || method === 'PUT') && request.destination) headers['fspiop-source'] = request.source;
+    sending = true;
+    stepStarted = performance.now();
     await ports.send({
       url: fillTemplate(template, {
         partyIdType: party.type,
@@ -146,7 +160,9 @@ export async function handleParticipant(ports: DiscoveryPorts, request: Particip
       headers,
       body,
     });
+    ports.egress('sendRequestToParticipant', endpointType, recipient, true, stepStarted);
   } catch (error) {
+    if (sending) ports.egress('sendRequestToParticipant', endpointType, recipient, false, stepStarted);
     // The original tells the requester that its answer could not be delivered.
     ports.count('forward_failed');
     await fail(
@@ -350,19 +366,33 @@ async function putToBatchRequester(
   suffix: '' | '/error',
   body: Parameters<DiscoveryPorts['send']>[0]['body'],
 ): Promise<void> {
-  const template = (await ports.endpoints(request.source)).get(endpoint);
+  // The original's egress timers (src/models/participantEndpoint/facade.js), success false when it threw.
+  const started = performance.now();
+  let template: string | undefined;
+  try {
+    template = (await ports.endpoints(request.source)).get(endpoint);
+  } finally {
+    ports.egress('getParticipantEndpoint', endpoint, request.source, template !== undefined, started);
+  }
   if (!template) throw new UpstreamError(request.source, `no ${endpoint} endpoint`);
-  await ports.send({
-    url: fillTemplate(template, { requestId: request.requestId }),
-    method: 'PUT',
-    headers: hubHeaders(
-      request.headers,
-      ports.hubName,
-      request.source,
-      `/participants/${encodeURIComponent(request.requestId)}${suffix}`,
-      'participants',
-      request.version,
-    ),
-    body,
-  });
+  const sendStarted = performance.now();
+  let sent = false;
+  try {
+    await ports.send({
+      url: fillTemplate(template, { requestId: request.requestId }),
+      method: 'PUT',
+      headers: hubHeaders(
+        request.headers,
+        ports.hubName,
+        request.source,
+        `/participants/${encodeURIComponent(request.requestId)}${suffix}`,
+        'participants',
+        request.version,
+      ),
+      body,
+    });
+    sent = true;
+  } finally {
+    ports.egress('sendRequestToParticipant', endpoint, request.source, sent, sendStarted);
+  }
 }

@@ -101,8 +101,10 @@ async function checkDestination(
   const started = performance.now();
   try {
     const participant = await ports.participant(destination);
+    ports.egress('validateParticipant', '', '', participant !== undefined, started);
     if (participant?.isActive) return undefined;
   } catch (error) {
+    ports.egress('validateParticipant', '', '', false, started);
     ports.observe('endpoint', started);
     return asAlsError(error, 'SWITCH_FAILED');
   }
@@ -168,13 +170,20 @@ export async function forwardCallback(ports: DiscoveryPorts, callback: PartyCall
   if (problem !== undefined) return fail(new AlsError('INVALID_PARTY_ID', { reason: problem }));
 
   const destinationName = callback.destination;
+  const endpointType = callbackEndpoint(callback.resource, party.subId !== undefined, callback.isError);
   let url: string;
   const started = performance.now();
+  // The original's egress timers (src/models/participantEndpoint/facade.js): validateParticipant per
+  // participant checked, getParticipantEndpoint around the endpoint look-up; success false when it threw.
+  let resolving = false;
+  let stepStarted = started;
   try {
     const [source, destination] = await Promise.all([
       ports.participant(callback.source),
       callback.destination === undefined ? undefined : ports.participant(callback.destination),
     ]);
+    ports.egress('validateParticipant', '', '', source !== undefined, started);
+    if (destinationName !== undefined) ports.egress('validateParticipant', '', '', destination !== undefined, started);
     if (!source?.isActive) {
       ports.count('unknown_source');
       return;
@@ -182,11 +191,16 @@ export async function forwardCallback(ports: DiscoveryPorts, callback: PartyCall
     if (destinationName === undefined || !destination?.isActive) {
       return fail(new AlsError('CALLBACK_DESTINATION_UNKNOWN', { destination: destinationName ?? '(none)' }));
     }
-    const endpointType = callbackEndpoint(callback.resource, party.subId !== undefined, callback.isError);
+    resolving = true;
+    stepStarted = performance.now();
     const template = (await ports.endpoints(destinationName)).get(endpointType);
+    resolving = false;
+    ports.egress('getParticipantEndpoint', endpointType, destinationName, template !== undefined, stepStarted);
     if (!template) return fail(new AlsError('NO_ENDPOINT', { destination: destinationName, endpoint: endpointType }));
     url = fillTemplate(template, { partyIdType: party.type, partyIdentifier: party.id, partySubIdOrType: party.subId });
   } catch (error) {
+    if (resolving) ports.egress('getParticipantEndpoint', endpointType, destinationName ?? '', false, stepStarted);
+    else ports.egress('validateParticipant', '', '', false, started);
     const failure = asAlsError(error, 'SWITCH_FAILED');
     // central-ledger could not be asked about the source or the destination. The original answers only the
     // PUT's source, so the requester of the lookup never hears how it ended (a silent loss). The requester
@@ -213,5 +227,5 @@ export async function forwardCallback(ports: DiscoveryPorts, callback: PartyCall
     ports.observe('endpoint', started);
   }
 
-  await sendCallback(ports, callback, url, destinationName, destinationName, fail);
+  await sendCallback(ports, callback, url, endpointType, destinationName, destinationName, fail);
 }

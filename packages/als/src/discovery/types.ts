@@ -51,6 +51,12 @@ export interface OutboundRequest {
 
 export type Stage = 'validation' | 'oracle' | 'endpoint' | 'forward' | 'callback';
 
+/**
+ * The original's egress timers (src/models/participantEndpoint/facade.js): checking a participant with
+ * central-ledger, resolving one of its endpoints of a type, and sending it a request.
+ */
+export type EgressStep = 'validateParticipant' | 'getParticipantEndpoint' | 'sendRequestToParticipant';
+
 export type DiscoveryEvent =
   | 'unknown_source'
   | 'error_callback_failed'
@@ -115,4 +121,10 @@ export interface DiscoveryPorts {
   observe(stage: Stage, startedAt: number): void;
   endToEnd(startedAtMs: number): void;
   count(event: DiscoveryEvent): void;
+  /**
+   * One egress step that started at `startedAt` (performance.now()) ended, `ok` or not. `endpointType` and
+   * `participant` name the endpoint resolved or the participant sent to; both are '' for validateParticipant,
+   * whose timer the original labels with `success` only.
+   */
+  egress(step: EgressStep, endpointType: string, participant: string, ok: boolean, startedAt: number): void;
 }

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { FastCounter, FastHistogram, type HistogramChild } from '@mojafast/service-kit';
 import { collectDefaultMetrics, Gauge, type Registry } from 'prom-client';
-import type { DiscoveryEvent, Stage } from '../discovery/types.js';
+import type { DiscoveryEvent, EgressStep, Stage } from '../discovery/types.js';
 import {
   createOriginalMetrics,
   noOriginalMetrics,
@@ -38,6 +38,8 @@ export interface Metrics {
   ingress(route: string, status: number, subId?: boolean): void;
   /** One flow of `route` started now; the original's domain histogram is observed when `running` settles. */
   domain(route: string, running: Promise<unknown>, failed: () => boolean): void;
+  /** The original's egress histograms (DiscoveryPorts.egress): `startedAt` is a performance.now(). */
+  egress(step: EgressStep, endpointType: string, participant: string, ok: boolean, startedAt: number): void;
   retry(): void;
   /** Reports the lookups in flight and their bound on every scrape (nothing on the hot path). */
   watchAdmission(read: () => { inFlight: number; limit: number }): void;
@@ -151,6 +153,9 @@ export function createMetrics(
       if (status < 300) originals.ingress(route, subId, validationSeconds);
     },
     domain: originals.domain,
+    egress(step, endpointType, participant, ok, startedAt) {
+      originals.egress(step, endpointType, participant, ok, (performance.now() - startedAt) / 1000);
+    },
     retry() {
       retries.inc();
     },

@@ -1,5 +1,6 @@
 import { FastHistogram, type HistogramChild } from '@mojafast/service-kit';
 import { collectDefaultMetrics, type Registry } from 'prom-client';
+import type { EgressStep } from '../discovery/types.js';
 
 /**
  * The metric names the community dashboards query for the ALS (mojaloop/helm
@@ -70,6 +71,11 @@ export interface OriginalMetrics {
   ingress(route: string, subId: boolean, seconds: number): void;
   /** The domain histogram of one flow, observed when `running` settles; `failed` is read then. */
   domain(route: string, running: Promise<unknown>, failed: () => boolean): void;
+  /**
+   * The original's egress histogram `egress_<step>` (src/models/participantEndpoint/facade.js): labels
+   * success, endpointType, participantName; validateParticipant's only success.
+   */
+  egress(step: EgressStep, endpointType: string, participant: string, ok: boolean, seconds: number): void;
 }
 
 interface Outcomes {
@@ -81,7 +87,15 @@ interface Outcomes {
 export const noOriginalMetrics: OriginalMetrics = Object.freeze({
   ingress() {},
   domain() {},
+  egress() {},
 });
+
+/**
+ * Bound (step, endpointType, participant) children at most: the participant comes from request headers
+ * (an error callback's requester), so a flood of made-up names must not grow /metrics without bound.
+ * Beyond it a new combination is not recorded; known ones still are.
+ */
+const MAX_EGRESS_SERIES = 10_000;
 
 /**
  * Registers the original's names on `registry`. Every child is bound here, once: a request costs one map
@@ -122,6 +136,38 @@ export function createOriginalMetrics(
   const domain = new Map<string, Outcomes>();
   for (const [route, id] of Object.entries(DOMAIN)) domain.set(route, outcomes(id));
 
+  const validate = outcomes('egress_validateParticipant');
+  // step → endpointType → participant → its two children, bound on first use and kept: a request costs
+  // three map reads, no label object and no key string.
+  const egress = new Map<EgressStep, Map<string, Map<string, Outcomes>>>();
+  let egressSeries = 0;
+  const egressChildren = (step: EgressStep, endpointType: string, participantName: string) => {
+    let byType = egress.get(step);
+    if (!byType) {
+      byType = new Map();
+      egress.set(step, byType);
+    }
+    let byParticipant = byType.get(endpointType);
+    if (!byParticipant) {
+      byParticipant = new Map();
+      byType.set(endpointType, byParticipant);
+    }
+    let found = byParticipant.get(participantName);
+    if (!found && egressSeries < MAX_EGRESS_SERIES) {
+      egressSeries += 1;
+      const labels = (success: string) =>
+        Object.assign({ success, endpointType, participantName }, defaultLabels, {
+          success,
+          endpointType,
+          participantName,
+        });
+      const id = `egress_${step}`;
+      found = { ok: histogram(id).child(labels('true')), failed: histogram(id).child(labels('false')) };
+      byParticipant.set(participantName, found);
+    }
+    return found;
+  };
+
   return {
     ingress(route, subId, seconds) {
       ingress.get(route)?.[subId ? 1 : 0].observe(seconds);
@@ -134,6 +180,10 @@ export function createOriginalMetrics(
         () => (failed() ? flow.failed : flow.ok).observe((performance.now() - started) / 1000),
         () => flow.failed.observe((performance.now() - started) / 1000),
       );
+    },
+    egress(step, endpointType, participant, ok, seconds) {
+      const children = step === 'validateParticipant' ? validate : egressChildren(step, endpointType, participant);
+      if (children) (ok ? children.ok : children.failed).observe(seconds);
     },
   };
 }
