@@ -58,8 +58,20 @@ export function buildLayer(root: string, recipe: LayerRecipe, target: string, op
   const deploy = `${recipe.deploy.slice(0, recipe.deploy.length - recipe.out.length)}${target}`;
   const commands = [...(options.build ? recipe.build : []), deploy];
   for (const line of commands) {
-    const result = spawnSync('sh', ['-c', line], { cwd: root, encoding: 'utf8', env: process.env });
-    if (result.status !== 0) throw new Error(`${line} failed (${result.status}):\n${result.stdout}${result.stderr}`);
+    // Bounded: a sync spawn blocks the test worker, so no test timeout could end it; pnpm was seen to hang
+    // instead of exiting after the registry refused its TLS (no CA for a proxy), stalling the whole suite.
+    const result = spawnSync('sh', ['-c', line], {
+      cwd: root,
+      encoding: 'utf8',
+      env: process.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: 180_000,
+      killSignal: 'SIGKILL',
+    });
+    if (result.status !== 0) {
+      const why = result.error ? ` (${result.error.message})` : '';
+      throw new Error(`${line} failed (${result.status ?? result.signal})${why}:\n${result.stdout}${result.stderr}`);
+    }
   }
   return { commands };
 }
