@@ -3,7 +3,14 @@ export { defineEnvConfig, type EnvConfig, type EnvSchema, type Setting, type Set
 export { FastCounter, FastHistogram, type FastHistogramOptions, type HistogramChild } from './fast-metrics.js';
 export { runService, type ServiceRun } from './lifecycle.js';
 export { createLogger, type Logger, type LoggerOptions, type LogLevel } from './logger.js';
-export { METRIC_PREFIX_PATTERN, metricLabelsText, parseMetricLabels } from './metric-labels.js';
+export {
+  METRIC_PREFIX_PATTERN,
+  metricLabelsText,
+  type OriginalMetricsOptions,
+  originalMetricsDefaults,
+  parseMetricLabels,
+  withDefaultLabels,
+} from './metric-labels.js';
 export {
   type HealthReport,
   healthReport,

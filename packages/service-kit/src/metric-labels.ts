@@ -37,3 +37,27 @@ export function metricLabelsText(value: unknown): { text: string; paths: string[
     paths: found.map(([path]) => path),
   };
 }
+
+/** The originals' metric names as a deployment sets them: prefix and default labels (INSTRUMENTATION.METRICS.config). */
+export interface OriginalMetricsOptions {
+  /** Put before every name (INSTRUMENTATION.METRICS.config.prefix). */
+  readonly prefix: string;
+  /**
+   * On every series, under the series' own labels (central-services-metrics sets them as the registry's
+   * default labels, which prom-client puts under a metric's own: a series' `success` is never replaced).
+   */
+  readonly defaultLabels: Readonly<Record<string, string>>;
+}
+
+/** An original's own defaults: its config/default.json prefix and its `serviceName` default label. */
+export function originalMetricsDefaults(prefix: string, serviceName: string): OriginalMetricsOptions {
+  return Object.freeze({ prefix, defaultLabels: Object.freeze({ serviceName }) });
+}
+
+/** A series' labels: its own first, then the default labels it does not have (its own are never replaced). */
+export function withDefaultLabels(
+  own: Record<string, string>,
+  defaults: Readonly<Record<string, string>>,
+): Record<string, string> {
+  return Object.assign({ ...own }, defaults, own);
+}

@@ -1,4 +1,9 @@
-import { FastHistogram, type HistogramChild } from '@mojafast/service-kit';
+import {
+  FastHistogram,
+  type HistogramChild,
+  type OriginalMetricsOptions,
+  originalMetricsDefaults,
+} from '@mojafast/service-kit';
 import { collectDefaultMetrics, type Registry } from 'prom-client';
 import type { EgressStep } from '../discovery/types.js';
 
@@ -15,20 +20,9 @@ import type { EgressStep } from '../discovery/types.js';
 export const ORIGINAL_PREFIX = 'moja_als_';
 export const ORIGINAL_SERVICE_NAME = 'account-lookup-service';
 
-export interface OriginalMetricsOptions {
-  /** Put before every name (INSTRUMENTATION.METRICS.config.prefix). */
-  readonly prefix: string;
-  /**
-   * On every series, under the series' own labels (central-services-metrics sets them as the registry's
-   * default labels, which prom-client puts under a metric's own: a series' `success` is never replaced).
-   */
-  readonly defaultLabels: Readonly<Record<string, string>>;
-}
+export type { OriginalMetricsOptions };
 
-export const ORIGINAL_METRICS_DEFAULTS: OriginalMetricsOptions = Object.freeze({
-  prefix: ORIGINAL_PREFIX,
-  defaultLabels: Object.freeze({ serviceName: ORIGINAL_SERVICE_NAME }),
-});
+export const ORIGINAL_METRICS_DEFAULTS = originalMetricsDefaults(ORIGINAL_PREFIX, ORIGINAL_SERVICE_NAME);
 
 /** central-services-metrics getHistogram's default buckets (seconds). */
 const ORIGINAL_BUCKETS = [0.01, 0.05, 0.1, 0.5, 1, 2, 5];

@@ -1,4 +1,10 @@
-import { FastHistogram, type HistogramChild } from '@mojafast/service-kit';
+import {
+  FastHistogram,
+  type HistogramChild,
+  type OriginalMetricsOptions,
+  originalMetricsDefaults,
+  withDefaultLabels,
+} from '@mojafast/service-kit';
 import { collectDefaultMetrics, type Registry } from 'prom-client';
 
 /**
@@ -15,24 +21,9 @@ import { collectDefaultMetrics, type Registry } from 'prom-client';
 export const ORIGINAL_PREFIX = 'moja_cl_';
 export const ORIGINAL_SERVICE_NAME = 'central-service';
 
-export interface OriginalMetricsOptions {
-  /** Put before every name (INSTRUMENTATION.METRICS.config.prefix). */
-  readonly prefix: string;
-  /**
-   * On every series, after the series' own labels (central-services-metrics sets them as the registry's
-   * default labels, which prom-client renders after a metric's own and never over them).
-   */
-  readonly defaultLabels: Readonly<Record<string, string>>;
-}
+export type { OriginalMetricsOptions };
 
-export const ORIGINAL_METRICS_DEFAULTS: OriginalMetricsOptions = Object.freeze({
-  prefix: ORIGINAL_PREFIX,
-  defaultLabels: Object.freeze({ serviceName: ORIGINAL_SERVICE_NAME }),
-});
-
-/** A series' labels: its own first, then the default labels it does not have. */
-const withDefaults = (own: Record<string, string>, defaults: Readonly<Record<string, string>>) =>
-  Object.assign({ ...own }, defaults, own);
+export const ORIGINAL_METRICS_DEFAULTS = originalMetricsDefaults(ORIGINAL_PREFIX, ORIGINAL_SERVICE_NAME);
 
 /** central-services-metrics getHistogram's default buckets (seconds). */
 const ORIGINAL_BUCKETS = [0.01, 0.05, 0.1, 0.5, 1, 2, 5];
@@ -91,7 +82,7 @@ export function createOriginalMetrics(
     ORIGINAL_BUCKETS,
     registry,
     { skipEmpty: true },
-  ).child(withDefaults({ success: 'true' }, defaultLabels));
+  ).child(withDefaultLabels({ success: 'true' }, defaultLabels));
   // handlerBatch.js: one observation per message, from the batch's start to its end, by success and action.
   const perMessage = new FastHistogram(
     `${prefix}transfer_position`,
@@ -106,7 +97,9 @@ export function createOriginalMetrics(
     let found = children.get(key);
     if (!found) {
       const success = SUCCESS[result];
-      found = perMessage.child(withDefaults(success === undefined ? { action } : { success, action }, defaultLabels));
+      found = perMessage.child(
+        withDefaultLabels(success === undefined ? { action } : { success, action }, defaultLabels),
+      );
       children.set(key, found);
     }
     return found;
