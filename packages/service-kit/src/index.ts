@@ -4,8 +4,10 @@ export { FastCounter, FastHistogram, type FastHistogramOptions, type HistogramCh
 export { runService, type ServiceRun } from './lifecycle.js';
 export { createLogger, type Logger, type LoggerOptions, type LogLevel } from './logger.js';
 export {
+  collectOriginalProcessMetrics,
   METRIC_PREFIX_PATTERN,
   metricLabelsText,
+  ORIGINAL_HISTOGRAM_BUCKETS,
   type OriginalMetricsOptions,
   originalMetricsDefaults,
   parseMetricLabels,

@@ -1,3 +1,4 @@
+import { collectDefaultMetrics, type Registry } from 'prom-client';
 import { asText, leaves, type Tree } from './rc-source.js';
 
 /**
@@ -60,4 +61,20 @@ export function withDefaultLabels(
   defaults: Readonly<Record<string, string>>,
 ): Record<string, string> {
   return Object.assign({ ...own }, defaults, own);
+}
+
+/** central-services-metrics getHistogram's default buckets (seconds), which both originals' histograms use. */
+export const ORIGINAL_HISTOGRAM_BUCKETS: readonly number[] = Object.freeze([0.01, 0.05, 0.1, 0.5, 1, 2, 5]);
+
+/**
+ * The original's process metrics: prom-client's default metrics under its prefix and default labels, as
+ * central-services-metrics registers them. Sampled on scrape, so nothing is added per request.
+ */
+export function collectOriginalProcessMetrics(registry: Registry, options: OriginalMetricsOptions): void {
+  collectDefaultMetrics({
+    register: registry,
+    prefix: options.prefix,
+    labels: { ...options.defaultLabels },
+    eventLoopMonitoringPrecision: 10,
+  });
 }

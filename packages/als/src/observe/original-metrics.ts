@@ -1,10 +1,13 @@
 import {
+  collectOriginalProcessMetrics,
   FastHistogram,
   type HistogramChild,
+  ORIGINAL_HISTOGRAM_BUCKETS,
   type OriginalMetricsOptions,
   originalMetricsDefaults,
+  withDefaultLabels,
 } from '@mojafast/service-kit';
-import { collectDefaultMetrics, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 import type { EgressStep } from '../discovery/types.js';
 
 /**
@@ -23,9 +26,6 @@ export const ORIGINAL_SERVICE_NAME = 'account-lookup-service';
 export type { OriginalMetricsOptions };
 
 export const ORIGINAL_METRICS_DEFAULTS = originalMetricsDefaults(ORIGINAL_PREFIX, ORIGINAL_SERVICE_NAME);
-
-/** central-services-metrics getHistogram's default buckets (seconds). */
-const ORIGINAL_BUCKETS = [0.01, 0.05, 0.1, 0.5, 1, 2, 5];
 
 /**
  * Our route label → the original's ingress histogram ids (src/api/**: `ing_<operationId>`), for the path
@@ -100,27 +100,25 @@ export function createOriginalMetrics(
   options: OriginalMetricsOptions = ORIGINAL_METRICS_DEFAULTS,
 ): OriginalMetrics {
   const { prefix, defaultLabels } = options;
-  // The original's process metrics (collectDefaultMetrics with its prefix and default label); prom-client
-  // samples them on scrape, so nothing is added per request.
-  collectDefaultMetrics({
-    register: registry,
-    prefix,
-    labels: { ...defaultLabels },
-    eventLoopMonitoringPrecision: 10,
-  });
+  collectOriginalProcessMetrics(registry, options);
   const histograms = new Map<string, FastHistogram>();
   const histogram = (id: string) => {
     let found = histograms.get(id);
     if (!found) {
-      found = new FastHistogram(`${prefix}${id}`, `${id} (account-lookup-service's name)`, ORIGINAL_BUCKETS, registry);
+      found = new FastHistogram(
+        `${prefix}${id}`,
+        `${id} (account-lookup-service's name)`,
+        ORIGINAL_HISTOGRAM_BUCKETS,
+        registry,
+      );
       histograms.set(id, found);
     }
     return found;
   };
   const outcomes = (id: string): Outcomes => ({
     // The series' own label first, as prom-client renders default labels after a series' own.
-    ok: histogram(id).child(Object.assign({ success: 'true' }, defaultLabels, { success: 'true' })),
-    failed: histogram(id).child(Object.assign({ success: 'false' }, defaultLabels, { success: 'false' })),
+    ok: histogram(id).child(withDefaultLabels({ success: 'true' }, defaultLabels)),
+    failed: histogram(id).child(withDefaultLabels({ success: 'false' }, defaultLabels)),
   });
   // The original ends an ingress timer only on the way to its 2xx answer, always with success true.
   const ingress = new Map<string, readonly [HistogramChild, HistogramChild]>();
@@ -149,12 +147,7 @@ export function createOriginalMetrics(
     let found = byParticipant.get(participantName);
     if (!found && egressSeries < MAX_EGRESS_SERIES) {
       egressSeries += 1;
-      const labels = (success: string) =>
-        Object.assign({ success, endpointType, participantName }, defaultLabels, {
-          success,
-          endpointType,
-          participantName,
-        });
+      const labels = (success: string) => withDefaultLabels({ success, endpointType, participantName }, defaultLabels);
       const id = `egress_${step}`;
       found = { ok: histogram(id).child(labels('true')), failed: histogram(id).child(labels('false')) };
       byParticipant.set(participantName, found);

@@ -1,11 +1,13 @@
 import {
+  collectOriginalProcessMetrics,
   FastHistogram,
   type HistogramChild,
+  ORIGINAL_HISTOGRAM_BUCKETS,
   type OriginalMetricsOptions,
   originalMetricsDefaults,
   withDefaultLabels,
 } from '@mojafast/service-kit';
-import { collectDefaultMetrics, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 
 /**
  * The metric names the community dashboards query for central-ledger's position handler (mojaloop/helm
@@ -24,9 +26,6 @@ export const ORIGINAL_SERVICE_NAME = 'central-service';
 export type { OriginalMetricsOptions };
 
 export const ORIGINAL_METRICS_DEFAULTS = originalMetricsDefaults(ORIGINAL_PREFIX, ORIGINAL_SERVICE_NAME);
-
-/** central-services-metrics getHistogram's default buckets (seconds). */
-const ORIGINAL_BUCKETS = [0.01, 0.05, 0.1, 0.5, 1, 2, 5];
 
 /** Our message results → the original's `success` label (binItem.result in src/domain/position/*.js). */
 const SUCCESS: Readonly<Record<string, string | undefined>> = {
@@ -67,19 +66,14 @@ export function createOriginalMetrics(
   options: OriginalMetricsOptions = ORIGINAL_METRICS_DEFAULTS,
 ): OriginalMetrics {
   const { prefix, defaultLabels } = options;
-  collectDefaultMetrics({
-    register: registry,
-    prefix,
-    labels: { ...defaultLabels },
-    eventLoopMonitoringPrecision: 10,
-  });
+  collectOriginalProcessMetrics(registry, options);
   // handlerBatch.js: one observation per consumed batch (one DB transaction), success false when it failed.
   // FastHistogram: the per-message histogram is observed once per chunk and outcome with the count, not
   // once per message through prom-client's label validation and hashing; series appear once observed.
   const batch = new FastHistogram(
     `${prefix}transfer_position_batch`,
     'Consume a batch of prepare transfer messages from the kafka topic and process them (central-ledger name)',
-    ORIGINAL_BUCKETS,
+    ORIGINAL_HISTOGRAM_BUCKETS,
     registry,
     { skipEmpty: true },
   ).child(withDefaultLabels({ success: 'true' }, defaultLabels));
@@ -87,7 +81,7 @@ export function createOriginalMetrics(
   const perMessage = new FastHistogram(
     `${prefix}transfer_position`,
     'Process a prepare transfer message (central-ledger name)',
-    ORIGINAL_BUCKETS,
+    ORIGINAL_HISTOGRAM_BUCKETS,
     registry,
     { skipEmpty: true },
   );
