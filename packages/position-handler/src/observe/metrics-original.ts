@@ -27,8 +27,11 @@ export type { OriginalMetricsOptions };
 
 export const ORIGINAL_METRICS_DEFAULTS = originalMetricsDefaults(ORIGINAL_PREFIX, ORIGINAL_SERVICE_NAME);
 
+/** A message's result as the runner counts it: the ledger's outcome, or `skipped` (it could not be read). */
+export type MessageResult = 'applied' | 'rejected' | 'replayed' | 'failed' | 'skipped';
+
 /** Our message results → the original's `success` label (binItem.result in src/domain/position/*.js). */
-const SUCCESS: Readonly<Record<string, string | undefined>> = {
+const SUCCESS: Readonly<Record<MessageResult, string | undefined>> = {
   applied: 'true',
   replayed: 'true',
   rejected: 'false',
@@ -38,34 +41,43 @@ const SUCCESS: Readonly<Record<string, string | undefined>> = {
   skipped: undefined,
 };
 
+/** The original's names and labels as a deployment sets them (INSTRUMENTATION.METRICS). */
+export interface PositionOriginalMetricsOptions extends OriginalMetricsOptions {
+  /**
+   * The `fspId` label of `transfer_position` (INSTRUMENTATION.METRICS.labels.fspId), which only the
+   * one-at-a-time handler puts (src/handlers/positions/handler.js, labels success, fspId, action); empty:
+   * no such label, the batch handler's label set (handlerBatch.js: success, action).
+   */
+  readonly fspId?: string;
+}
+
+const noSeries: HistogramChild = Object.freeze({ observe() {}, observeMany() {} });
+
 /** What is recorded when central-ledger's metrics are off (its INSTRUMENTATION.METRICS.DISABLED true). */
 export const noOriginalMetrics: OriginalMetrics = Object.freeze({
-  message() {},
-  stage() {},
+  messageSeries: () => noSeries,
   transaction() {},
 });
 
 export interface OriginalMetrics {
-  /** `count` messages' result (one action and result), counted until the next stage() call observes them. */
-  message(action: string, result: string, count?: number): void;
-  /** A stage observation of the runner (see metrics.ts): closes the chunk's tally and its transaction. */
-  stage(stage: string, seconds: number): void;
-  /** A chunk's DB transaction committed (after its lock, plan and write stage observations). */
-  transaction(): void;
+  /**
+   * The `transfer_position` series of one action and result: observe on it each message's time (its
+   * chunk's, with the count). Made on first use; keep it, a look-up builds the label set.
+   */
+  messageSeries(action: string, result: MessageResult): HistogramChild;
+  /** A chunk's DB transaction committed after `seconds` (its lock, plan and write): `transfer_position_batch`. */
+  transaction(seconds: number): void;
 }
 
 /**
- * The runner reports through metrics.ts in a fixed order per chunk, each group within one synchronous step:
- * decode (malformed messages counted, then the `decode` stage); the transaction (`lock`, `plan`, `write`,
- * then the batch size); the notifications (the results counted per action and result, then the `build`
- * stage). So the results tallied since the last stage observation belong to the chunk that stage closes,
- * and the transaction time is the sum of the three stages just before the batch size.
+ * The original's per-batch and per-message histograms. Plain recorders: the caller (metrics.ts) says which
+ * series and what time, so nothing here depends on the order the runner reports in.
  */
 export function createOriginalMetrics(
   registry: Registry,
-  options: OriginalMetricsOptions = ORIGINAL_METRICS_DEFAULTS,
+  options: PositionOriginalMetricsOptions = ORIGINAL_METRICS_DEFAULTS,
 ): OriginalMetrics {
-  const { prefix, defaultLabels } = options;
+  const { prefix, defaultLabels, fspId = '' } = options;
   collectOriginalProcessMetrics(registry, options);
   // handlerBatch.js: one observation per consumed batch (one DB transaction), success false when it failed.
   // FastHistogram: the per-message histogram is observed once per chunk and outcome with the count, not
@@ -77,7 +89,8 @@ export function createOriginalMetrics(
     registry,
     { skipEmpty: true },
   ).child(withDefaultLabels({ success: 'true' }, defaultLabels));
-  // handlerBatch.js: one observation per message, from the batch's start to its end, by success and action.
+  // handlerBatch.js: one observation per message, from the batch's start to its end, by success and action;
+  // handler.js (--position): the same with fspId between them, in its label order.
   const perMessage = new FastHistogram(
     `${prefix}transfer_position`,
     'Process a prepare transfer message (central-ledger name)',
@@ -85,40 +98,18 @@ export function createOriginalMetrics(
     registry,
     { skipEmpty: true },
   );
-  const children = new Map<string, HistogramChild>();
-  const childOf = (action: string, result: string) => {
-    const key = `${action}\u0000${result}`;
-    let found = children.get(key);
-    if (!found) {
-      const success = SUCCESS[result];
-      found = perMessage.child(
-        withDefaultLabels(success === undefined ? { action } : { success, action }, defaultLabels),
-      );
-      children.set(key, found);
-    }
-    return found;
+  const labelsOf = (action: string, result: MessageResult): Record<string, string> => {
+    const success = SUCCESS[result];
+    const own: Record<string, string> = {};
+    if (success !== undefined) own.success = success;
+    if (fspId !== '') own.fspId = fspId;
+    own.action = action;
+    return withDefaultLabels(own, defaultLabels);
   };
-  const tally = new Map<HistogramChild, number>();
-  let transactionSeconds = 0;
-  let lastTransactionSeconds = 0;
-
   return {
-    message(action, result, count = 1) {
-      const child = childOf(action, result);
-      tally.set(child, (tally.get(child) ?? 0) + count);
-    },
-    stage(stage, seconds) {
-      if (stage === 'lock' || stage === 'plan' || stage === 'write') transactionSeconds += seconds;
-      if (tally.size === 0) return;
-      // Decode failures never reached a transaction; the others took the chunk's transaction and this step.
-      const elapsed = stage === 'decode' ? seconds : lastTransactionSeconds + seconds;
-      for (const [child, count] of tally) child.observeMany(elapsed, count);
-      tally.clear();
-    },
-    transaction() {
-      lastTransactionSeconds = transactionSeconds;
-      transactionSeconds = 0;
-      batch.observe(lastTransactionSeconds);
+    messageSeries: (action, result) => perMessage.child(labelsOf(action, result)),
+    transaction(seconds) {
+      batch.observe(seconds);
     },
   };
 }

@@ -1,31 +1,87 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, type Registry } from 'prom-client';
 import {
   createOriginalMetrics,
+  type MessageResult,
   noOriginalMetrics,
   ORIGINAL_METRICS_DEFAULTS,
-  type OriginalMetricsOptions,
+  type PositionOriginalMetricsOptions,
 } from './metrics-original.js';
+import { type ResultCount, ResultTally } from './result-tally.js';
+
+export { type MessageResult, type ResultCount, ResultTally };
 
 export const STAGES = ['decode', 'lock', 'plan', 'write', 'build', 'produce', 'commit'] as const;
 export type Stage = (typeof STAGES)[number];
 
+/** The time one chunk's DB transaction spent in each of its stages, in seconds. */
+export interface TransactionSeconds {
+  readonly lock: number;
+  readonly plan: number;
+  readonly write: number;
+}
+
+/**
+ * What the runner reports, one method per thing that happened to a chunk. Each records our `position_*`
+ * metrics and, beside them, the original's names (metrics-original.ts) from the same figures, so no call
+ * depends on another one made before it.
+ */
 export interface PositionMetrics {
-  readonly messages: Counter<'action' | 'result'>;
-  readonly batchSize: Histogram<never>;
-  readonly stageSeconds: Histogram<'stage'>;
-  readonly lag: Gauge<'topic' | 'partition'>;
-  readonly dbRetries: Counter<never>;
+  /**
+   * A chunk's messages were read, in `seconds` (stage `decode`). `unread`: those that could not be (skipped,
+   * or answered with an error notification), counted, and on the original's per-message histogram with
+   * the decode time: they reached no transaction.
+   */
+  chunkDecoded(seconds: number, unread: ResultTally | undefined): void;
+  /**
+   * A chunk's DB transaction of `messages` commands committed: stages `lock`, `plan`, `write`, the batch
+   * size, and the original's per-batch histogram with their sum.
+   */
+  transactionCommitted(seconds: TransactionSeconds, messages: number): void;
+  /**
+   * A chunk's notifications were built, in `buildSeconds` (stage `build`): its results counted, and each
+   * message on the original's per-message histogram with its chunk's transaction time plus the build (the
+   * original times a message from its batch's start to its produce).
+   */
+  resultsBuilt(results: ResultTally, transactionSeconds: number, buildSeconds: number): void;
+  /** A chunk's notifications were acknowledged `seconds` after they were sent (stage `produce`). */
+  notificationsAcknowledged(seconds: number): void;
+  /** A chunk's offset commit took `seconds` (stage `commit`). */
+  offsetCommitted(seconds: number): void;
+  /** Messages between the last one handled on a partition and its high watermark. */
+  consumerLag(topic: string, partition: number, lag: number): void;
+  /** A chunk's DB transaction was rolled back and will be retried. */
+  transactionRetried(): void;
+}
+
+/**
+ * A child per pair of label values, made once: the hot path is two Map look-ups, with no label object or
+ * key string built per call (prom-client still validates and hashes inside its own child calls).
+ */
+function memo<A, B, T>(make: (a: A, b: B) => T): (a: A, b: B) => T {
+  const outer = new Map<A, Map<B, T>>();
+  return (a, b) => {
+    let inner = outer.get(a);
+    if (!inner) {
+      inner = new Map();
+      outer.set(a, inner);
+    }
+    let child = inner.get(b);
+    if (!child) {
+      child = make(a, b);
+      inner.set(b, child);
+    }
+    return child;
+  };
 }
 
 /**
  * The handler's metrics on the registry it is given; process and event-loop metrics come with them. Beside
- * them, the original's names the community dashboards query (metrics-original.ts), fed from the same
- * observations: the runner reports once and both sets are recorded. `original`: their prefix and default
- * labels, or false for none of them.
+ * them, the original's names the community dashboards query (metrics-original.ts). `original`: their prefix,
+ * default labels and fspId label, or false for none of them.
  */
 export function createMetrics(
   registry: Registry,
-  original: OriginalMetricsOptions | false = ORIGINAL_METRICS_DEFAULTS,
+  original: PositionOriginalMetricsOptions | false = ORIGINAL_METRICS_DEFAULTS,
 ): PositionMetrics {
   collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 10 });
   const originals = original === false ? noOriginalMetrics : createOriginalMetrics(registry, original);
@@ -48,38 +104,65 @@ export function createMetrics(
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
     registers: [registry],
   });
-  const countMessage = messages.inc.bind(messages) as (
-    labels: { action: string; result: string },
-    count?: number,
-  ) => void;
-  messages.inc = ((labels: { action: string; result: string }, count?: number) => {
-    countMessage(labels, count);
-    originals.message(labels.action, labels.result, count);
-  }) as typeof messages.inc;
-  const observeStage = stageSeconds.observe.bind(stageSeconds) as (labels: { stage: string }, seconds: number) => void;
-  stageSeconds.observe = ((labels: { stage: string }, seconds: number) => {
-    observeStage(labels, seconds);
-    originals.stage(labels.stage, seconds);
-  }) as typeof stageSeconds.observe;
-  const observeSize = batchSize.observe.bind(batchSize) as (size: number) => void;
-  batchSize.observe = ((size: number) => {
-    observeSize(size);
-    originals.transaction();
-  }) as typeof batchSize.observe;
+  const lag = new Gauge({
+    name: 'position_consumer_lag',
+    help: 'Messages between the last one handled and the partition high watermark',
+    labelNames: ['topic', 'partition'],
+    registers: [registry],
+  });
+  const dbRetries = new Counter({
+    name: 'position_db_retries_total',
+    help: 'Batches rolled back and retried after a database error',
+    registers: [registry],
+  });
+
+  // A labelled prom-client child shows no series until it is observed, so binding them all now changes
+  // nothing on /metrics.
+  const stage = Object.fromEntries(STAGES.map((name) => [name, stageSeconds.labels({ stage: name })])) as Record<
+    Stage,
+    ReturnType<typeof stageSeconds.labels>
+  >;
+  // Both sets' series of one action and result, found with one look-up per chunk and pair.
+  const resultSeries = memo((action: string, result: MessageResult) => ({
+    counted: messages.labels({ action, result }),
+    timed: originals.messageSeries(action, result),
+  }));
+  const lagOf = memo((topic: string, partition: number) => lag.labels({ topic, partition: String(partition) }));
+  const record = (results: ResultTally, seconds: number) => {
+    for (const { action, result, count } of results) {
+      const series = resultSeries(action, result);
+      series.counted.inc(count);
+      series.timed.observeMany(seconds, count);
+    }
+  };
+
   return {
-    messages,
-    batchSize,
-    stageSeconds,
-    lag: new Gauge({
-      name: 'position_consumer_lag',
-      help: 'Messages between the last one handled and the partition high watermark',
-      labelNames: ['topic', 'partition'],
-      registers: [registry],
-    }),
-    dbRetries: new Counter({
-      name: 'position_db_retries_total',
-      help: 'Batches rolled back and retried after a database error',
-      registers: [registry],
-    }),
+    chunkDecoded(seconds, unread) {
+      stage.decode.observe(seconds);
+      if (unread) record(unread, seconds);
+    },
+    transactionCommitted(seconds, size) {
+      stage.lock.observe(seconds.lock);
+      stage.plan.observe(seconds.plan);
+      stage.write.observe(seconds.write);
+      batchSize.observe(size);
+      originals.transaction(seconds.lock + seconds.plan + seconds.write);
+    },
+    resultsBuilt(results, transactionSeconds, buildSeconds) {
+      record(results, transactionSeconds + buildSeconds);
+      stage.build.observe(buildSeconds);
+    },
+    notificationsAcknowledged(seconds) {
+      stage.produce.observe(seconds);
+    },
+    offsetCommitted(seconds) {
+      stage.commit.observe(seconds);
+    },
+    consumerLag(topic, partition, value) {
+      lagOf(topic, partition).set(value);
+    },
+    transactionRetried() {
+      dbRetries.inc();
+    },
   };
 }

@@ -5,13 +5,12 @@ import {
   type LedgerCommand,
   type Outcome,
   type PlanResult,
-  type PositionAction,
 } from '../ledger/types.js';
 import { decodeMessage, MalformedMessageError, type PositionMessage } from '../messages/decode.js';
 import { hubErrorNotification, type NotifyContext, notificationsFor } from '../messages/notify.js';
 import { oneAtATimeResult } from '../messages/one-at-a-time.js';
 import type { Logger } from '../observe/logger.js';
-import type { PositionMetrics } from '../observe/metrics.js';
+import { type PositionMetrics, ResultTally } from '../observe/metrics.js';
 import { type BatchStore, type Planner, planAndWriteBatch, type StageTimings } from './unit-of-work.js';
 
 export type { BatchStore } from './unit-of-work.js';
@@ -47,6 +46,13 @@ interface DecodedChunk {
   readonly commands: LedgerCommand[];
   /** Error notifications of messages that could not be decoded (sent ahead of the chunk's other notifications). */
   readonly errorNotifications: OutboundMessage[];
+}
+
+/** A chunk's committed transaction: its plan, and its time for the metrics of the messages it planned. */
+interface WrittenChunk {
+  readonly plan: PlanResult;
+  /** Its lock, plan and write stages together, in seconds. */
+  readonly transactionSeconds: number;
 }
 
 /** central-ledger's POSITION.COMMIT topic when its config leaves it unset (configDefaults.positionCommitTopic). */
@@ -141,7 +147,7 @@ export class PositionRunner {
         if (state.last !== settled) return true;
         const started = performance.now();
         await this.bus.commit(batch.topic, batch.partition, (BigInt(lastOffset) + 1n).toString());
-        this.metrics.stageSeconds.observe({ stage: 'commit' }, (performance.now() - started) / 1000);
+        this.metrics.offsetCommitted((performance.now() - started) / 1000);
         return true;
       } catch (error) {
         this.logger.error('notifications or offset commit failed; the chunk is fetched again', {
@@ -172,7 +178,7 @@ export class PositionRunner {
     const { messages } = batch;
     const size = this.options.batchSize;
     const chunkAt = (start: number) => messages.slice(start, start + size);
-    let nextWrite: Promise<PlanResult | undefined> | undefined;
+    let nextWrite: Promise<WrittenChunk | undefined> | undefined;
     try {
       if (messages.length === 0 || this.stopping || !batch.isActive()) return;
       // Pipelined per partition: while chunk N's transaction runs, chunk N+1 is decoded; while chunk N+1's
@@ -185,14 +191,14 @@ export class PositionRunner {
       for (let start = 0; start < messages.length; start += size) {
         const nextChunk = start + size < messages.length ? chunkAt(start + size) : undefined;
         const nextDecoded = nextChunk ? this.decodeChunk(batch, nextChunk) : undefined;
-        const plan = await write;
+        const written = await write;
         nextWrite = undefined;
         if (nextChunk && nextDecoded && !this.stopping && batch.isActive()) {
           nextWrite = this.writeChunk(batch, nextDecoded);
           // Awaited on the next turn; an unobserved rejection before then would crash the process.
           nextWrite.catch(() => {});
         }
-        const notifications = this.buildNotifications(decoded, plan);
+        const notifications = this.buildNotifications(decoded, written);
         const first = chunk[0];
         const last = chunk[chunk.length - 1];
         if (first && last && batch.isActive()) {
@@ -202,8 +208,9 @@ export class PositionRunner {
           // The fetch position moves on now; the committed offset only after the acknowledgement (settle).
           batch.resolve(last.offset);
           await this.settle(batch, produced, first.offset, last.offset);
-          this.metrics.lag.set(
-            { topic: batch.topic, partition: String(batch.partition) },
+          this.metrics.consumerLag(
+            batch.topic,
+            batch.partition,
             Number(BigInt(batch.highWatermark) - BigInt(last.offset) - 1n),
           );
         }
@@ -224,7 +231,7 @@ export class PositionRunner {
     const started = performance.now();
     const produced = this.bus.produce(notifications);
     produced.then(
-      () => this.metrics.stageSeconds.observe({ stage: 'produce' }, (performance.now() - started) / 1000),
+      () => this.metrics.notificationsAcknowledged((performance.now() - started) / 1000),
       () => {},
     );
     return produced;
@@ -235,6 +242,8 @@ export class PositionRunner {
     const decoded: PositionMessage[] = [];
     const commands: LedgerCommand[] = [];
     const errorNotifications: OutboundMessage[] = [];
+    // Made only when a message cannot be read (rare).
+    let unread: ResultTally | undefined;
     for (const message of chunk) {
       try {
         const position = decodeMessage(message.key, message.value);
@@ -250,35 +259,34 @@ export class PositionRunner {
         decoded.push(position);
       } catch (error) {
         const ctx: NotifyContext = { hubName: this.options.hubName, now: this.now() };
-        errorNotifications.push(...this.malformed(batch, message.offset, error, ctx));
+        unread ??= new ResultTally();
+        errorNotifications.push(...this.malformed(batch, message.offset, error, ctx, unread));
       }
     }
-    this.metrics.stageSeconds.observe({ stage: 'decode' }, (performance.now() - started) / 1000);
+    this.metrics.chunkDecoded((performance.now() - started) / 1000, unread);
     return { decoded, commands, errorNotifications };
   }
 
   /** One DB transaction for the chunk's commands (retried until it commits); undefined when it has none. */
-  private async writeChunk(batch: PartitionBatch, chunk: DecodedChunk): Promise<PlanResult | undefined> {
+  private async writeChunk(batch: PartitionBatch, chunk: DecodedChunk): Promise<WrittenChunk | undefined> {
     if (chunk.commands.length === 0) return undefined;
     const timings: StageTimings = { lock: 0, plan: 0, write: 0 };
     const plan = await this.withRetry(batch, () =>
       planAndWriteBatch(this.store, chunk.commands, timings, this.options.plan),
     );
-    for (const stage of ['lock', 'plan', 'write'] as const) {
-      this.metrics.stageSeconds.observe({ stage }, timings[stage] / 1000);
-    }
-    this.metrics.batchSize.observe(chunk.commands.length);
-    return plan;
+    const seconds = { lock: timings.lock / 1000, plan: timings.plan / 1000, write: timings.write / 1000 };
+    this.metrics.transactionCommitted(seconds, chunk.commands.length);
+    return { plan, transactionSeconds: seconds.lock + seconds.plan + seconds.write };
   }
 
   /** The chunk's messages to produce (sends nothing): its error notifications, then one or more per outcome. */
-  private buildNotifications(chunk: DecodedChunk, plan: PlanResult | undefined): OutboundMessage[] {
+  private buildNotifications(chunk: DecodedChunk, written: WrittenChunk | undefined): OutboundMessage[] {
     const out = chunk.errorNotifications;
-    if (!plan) return out;
+    if (!written) return out;
     const started = performance.now();
     const ctx: NotifyContext = { hubName: this.options.hubName, now: this.now() };
-    const counts = new Map<string, { action: PositionAction; result: Outcome['result']; count: number }>();
-    for (const outcome of plan.outcomes) {
+    const counts = new ResultTally();
+    for (const outcome of written.plan.outcomes) {
       const message = chunk.decoded[outcome.seq] as PositionMessage;
       this.count(message, outcome, counts);
       if (isOneAtATimeAction(message.action)) {
@@ -302,21 +310,12 @@ export class PositionRunner {
         );
       }
     }
-    // Counted once per action and result: a labelled inc per message showed in profiles (label hashing).
-    for (const { action, result, count } of counts.values()) this.metrics.messages.inc({ action, result }, count);
-    this.metrics.stageSeconds.observe({ stage: 'build' }, (performance.now() - started) / 1000);
+    this.metrics.resultsBuilt(counts, written.transactionSeconds, (performance.now() - started) / 1000);
     return out;
   }
 
-  private count(
-    message: PositionMessage,
-    outcome: Outcome,
-    counts: Map<string, { action: PositionAction; result: Outcome['result']; count: number }>,
-  ): void {
-    const key = `${message.action} ${outcome.result}`;
-    const entry = counts.get(key);
-    if (entry) entry.count += 1;
-    else counts.set(key, { action: message.action, result: outcome.result, count: 1 });
+  private count(message: PositionMessage, outcome: Outcome, counts: ResultTally): void {
+    counts.add(message.action, outcome.result);
     if (outcome.result === 'failed') {
       this.logger.warn('message not applied', {
         action: message.action,
@@ -329,20 +328,26 @@ export class PositionRunner {
 
   /**
    * A message that cannot be applied: an error notification when it names a transfer and a sender,
-   * otherwise a logged, counted skip. Either way the batch goes on.
+   * otherwise a logged skip. Either way the batch goes on; `unread` counts it.
    */
-  private malformed(batch: PartitionBatch, offset: string, error: unknown, ctx: NotifyContext): OutboundMessage[] {
+  private malformed(
+    batch: PartitionBatch,
+    offset: string,
+    error: unknown,
+    ctx: NotifyContext,
+    unread: ResultTally,
+  ): OutboundMessage[] {
     if (!(error instanceof MalformedMessageError)) throw error;
     const where = { topic: batch.topic, partition: batch.partition, offset, kind: error.kind, detail: error.message };
     const action = String(error.envelope?.metadata.event.action ?? 'unknown');
     // The label takes only known values: an action string from the wire must not grow the label set.
     const label = isPositionAction(action) ? action : 'unknown';
     if (error.envelope === undefined || error.transferId === undefined) {
-      this.metrics.messages.inc({ action: label, result: 'skipped' });
+      unread.add(label, 'skipped');
       this.logger.error('malformed message skipped', where);
       return [];
     }
-    this.metrics.messages.inc({ action: label, result: 'failed' });
+    unread.add(label, 'failed');
     this.logger.warn('malformed message answered with an error notification', where);
     const name = error.kind === 'UNSUPPORTED_ACTION' || error.kind === 'BAD_CYRIL_RESULT' ? error.kind : 'MALFORMED';
     const detail = name === 'MALFORMED' ? undefined : error.message;
@@ -367,7 +372,7 @@ export class PositionRunner {
         return await work();
       } catch (error) {
         if (this.stopping || !batch.isActive()) throw new StoppedError();
-        this.metrics.dbRetries.inc();
+        this.metrics.transactionRetried();
         this.logger.error('batch rolled back; retrying', { error: String(error), retryInMs: delay });
         await sleep(delay);
         await batch.heartbeat().catch(() => {});
