@@ -103,6 +103,7 @@ export async function startPositionService(
     config.originalMetrics && {
       prefix: config.metricsPrefix,
       defaultLabels: parseMetricLabels(config.metricsDefaultLabels) ?? {},
+      fspId: config.metricsFspId,
     },
   );
   const pool = storePoolFromConfig(config);

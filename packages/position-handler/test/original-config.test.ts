@@ -94,9 +94,44 @@ describe("central-ledger's configuration", () => {
     const env = { CONFIG_FILE: original, CLEDG_INSTRUMENTATION__METRICS__DISABLED: 'true' };
     expect(readConfig(env).config.originalMetrics).toBe(false);
     expect(readConfig({ ...env, POSITION_ORIGINAL_METRICS: 'true' }).config.originalMetrics).toBe(true);
-    // handler.js (--position) puts labels.fspId on its histogram; we do not, so it is named there.
-    expect(readConfig({ CONFIG_FILE: original }, { handlers: ['position'] }).notHonoured).toContain(
-      'INSTRUMENTATION.METRICS.labels.fspId',
+  });
+
+  it('takes INSTRUMENTATION.METRICS.labels.fspId for `handler --position` only, as handler.js and handlerBatch.js read it', () => {
+    const zoned = writeConfig('fspid.json', (tree) => {
+      tree.INSTRUMENTATION.METRICS.labels.fspId = 'zone-a';
+    });
+    const position = readConfig({ CONFIG_FILE: zoned }, { handlers: ['position'] });
+    expect(position.config.metricsFspId).toBe('zone-a');
+    expect(position.notHonoured.filter((key) => key.startsWith('INSTRUMENTATION'))).toEqual([]);
+    // Both handlers: the one-at-a-time label set (README, differences).
+    expect(readConfig({ CONFIG_FILE: zoned }, { handlers: ['positionbatch', 'position'] }).config.metricsFspId).toBe(
+      'zone-a',
+    );
+    // The batch handler's histogram has no fspId label, whatever the file says.
+    const batch = readConfig({ CONFIG_FILE: zoned }, { handlers: ['positionbatch'] });
+    expect(batch.config.metricsFspId).toBe('');
+    expect(batch.notHonoured.filter((key) => key.startsWith('INSTRUMENTATION'))).toEqual([]);
+    // The chart's file says "*"; a file without the key, or no file at all, gives the same.
+    expect(readConfig({ CONFIG_FILE: original }, { handlers: ['position'] }).config.metricsFspId).toBe('*');
+    const unset = writeConfig('fspid-unset.json', (tree) => {
+      delete tree.INSTRUMENTATION.METRICS.labels;
+    });
+    expect(readConfig({ CONFIG_FILE: unset }, { handlers: ['position'] }).config.metricsFspId).toBe('*');
+    expect(readConfig({}, { defaultFile: join(dir, 'absent'), handlers: ['position'] }).config.metricsFspId).toBe('*');
+    // rc's variable, then ours, win over the file.
+    const env = { CONFIG_FILE: zoned, CLEDG_INSTRUMENTATION__METRICS__labels__fspId: 'zone-b' };
+    expect(readConfig(env, { handlers: ['position'] }).config.metricsFspId).toBe('zone-b');
+    expect(
+      readConfig({ ...env, POSITION_METRICS_FSP_ID: 'zone-c' }, { handlers: ['position'] }).config.metricsFspId,
+    ).toBe('zone-c');
+  });
+
+  it('refuses an INSTRUMENTATION.METRICS.labels.fspId that is no label value (bad input: an object) with --position', () => {
+    const file = writeConfig('fspid-object.json', (tree) => {
+      tree.INSTRUMENTATION.METRICS.labels.fspId = { zone: 'a' };
+    });
+    expect(() => readConfig({ CONFIG_FILE: file }, { handlers: ['position'] })).toThrow(
+      /^INSTRUMENTATION\.METRICS\.labels\.fspId must be a label value/,
     );
   });
 
@@ -224,7 +259,7 @@ describe("central-ledger's configuration", () => {
       'INSTRUMENTATION.METRICS.config.prefix',
       'INSTRUMENTATION.METRICS.config.defaultLabels',
       'INSTRUMENTATION.METRICS.config.timeout',
-      'INSTRUMENTATION.METRICS.labels',
+      'INSTRUMENTATION.METRICS.labels.fspId',
     ]) {
       expect(readme).toContain(`${key}\` |`);
     }

@@ -58,6 +58,13 @@ const otherServiceKeys: readonly string[][] = [
   ['KAFKA', 'TOPIC_TEMPLATES', 'GENERAL_TOPIC_TEMPLATE', 'REGEX'],
 ];
 
+/**
+ * central-ledger's config/default.json INSTRUMENTATION.METRICS.labels.fspId: what its one-at-a-time handler
+ * labels transfer_position with when a deployment leaves the key as the chart's file has it.
+ */
+export const CENTRAL_LEDGER_FSP_ID_LABEL = '*';
+const fspIdLabelPath = ['INSTRUMENTATION', 'METRICS', 'labels', 'fspId'];
+
 const startsWith = (path: readonly string[], prefix: readonly string[]) =>
   prefix.length <= path.length && prefix.every((part, i) => path[i] === part);
 
@@ -80,7 +87,20 @@ export function mapCentralLedger(
   handlers: readonly PositionHandlerKind[],
 ): CentralLedgerMapping {
   const tree = source.tree;
-  if (tree === undefined) return { values: [], notHonoured: [] };
+  // src/handlers/positions/handler.js labels its transfer_position {success, fspId, action}, fspId being
+  // Config.INSTRUMENTATION_METRICS_LABELS.fspId; handlerBatch.js's has no fspId. With both handlers the
+  // one-at-a-time label set is kept (one label set per name: see the README's differences).
+  const oneAtATime = handlers.includes('position');
+  const fspIdLabel = (): MappedValue => {
+    const value = tree === undefined ? undefined : valueAt(tree, fspIdLabelPath);
+    const key = tree === undefined ? fspIdLabelPath.join('.') : keyName(source, fspIdLabelPath);
+    if (value === undefined) return { field: 'metricsFspId', text: CENTRAL_LEDGER_FSP_ID_LABEL, key };
+    if (typeof value === 'object' && value !== null) {
+      throw new ConfigError(key, `must be a label value (text), got ${JSON.stringify(value)}`);
+    }
+    return { field: 'metricsFspId', text: asText(value), key };
+  };
+  if (tree === undefined) return { values: oneAtATime ? [fspIdLabel()] : [], notHonoured: [] };
   const values: MappedValue[] = [];
   const used = new Set<string>();
   const seen = (path: readonly string[]) => used.add(path.join('\u0000'));
@@ -211,15 +231,14 @@ export function mapCentralLedger(
     for (const path of labels.paths) seen([...labelsPath, ...path]);
     return labels.text;
   });
+  if (oneAtATime) values.push(fspIdLabel());
   // Accepted whatever its value: `timeout` was prom-client's collection interval, which its version (15,
   // under central-services-metrics 12) no longer reads; process metrics are sampled on scrape, as ours.
-  // `labels` (INSTRUMENTATION_METRICS_LABELS) is read by the one-at-a-time handler only
-  // (src/handlers/positions/handler.js: `fspId` on transfer_position), not by the batch handler: accepted
-  // for the batch handler alone, named when --position is served (we put no fspId label there).
-  const onlyBatch = !handlers.includes('position');
+  // `labels`: only its fspId is read, by the one-at-a-time handler alone (above); the batch handler reads
+  // none of it, and no handler reads another key there.
   for (const [path] of leaves(tree)) {
     if (startsWith(path, [...instrumentation, 'config', 'timeout'])) seen(path);
-    if (onlyBatch && startsWith(path, [...instrumentation, 'labels'])) seen(path);
+    if (startsWith(path, [...instrumentation, 'labels'])) seen(path);
   }
 
   // Everything else the position handler of the original reads, that has no equivalent here, is named.

@@ -58,6 +58,11 @@ export interface PositionConfig {
   readonly metricsPrefix: string;
   /** Their default labels as `name=value,...` (INSTRUMENTATION.METRICS.config.defaultLabels). */
   readonly metricsDefaultLabels: string;
+  /**
+   * The `fspId` label of their `transfer_position` (INSTRUMENTATION.METRICS.labels.fspId, which only the
+   * one-at-a-time handler, `--position`, puts there); empty: no such label, as the batch handler.
+   */
+  readonly metricsFspId: string;
 }
 
 /** Every setting, its env variable and what it means. The README table is checked against this. */
@@ -199,6 +204,11 @@ export const configSchema: EnvSchema<PositionConfig> = Object.freeze({
     },
     doc: "labels on every one of central-ledger's metrics, e.g. serviceName=central-handler-position (INSTRUMENTATION.METRICS.config.defaultLabels)",
   },
+  metricsFspId: {
+    env: 'POSITION_METRICS_FSP_ID',
+    type: { kind: 'string', allowEmpty: true },
+    doc: "fspId label of central-ledger's transfer_position, as its one-at-a-time handler (--position) puts it (INSTRUMENTATION.METRICS.labels.fspId); empty: none, as its batch handler",
+  },
 });
 
 export const configDefaults: PositionConfig = Object.freeze({
@@ -240,6 +250,8 @@ export const configDefaults: PositionConfig = Object.freeze({
   originalMetrics: true,
   metricsPrefix: 'moja_cl_',
   metricsDefaultLabels: 'serviceName=central-service',
+  // The batch handler's label set; `handler --position` sets it (central-ledger.ts).
+  metricsFspId: '',
 });
 
 export { ConfigError, type PositionHandlerKind };
