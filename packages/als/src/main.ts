@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { type CpuProfiler, createCpuProfiler, createLogger } from '@mojafast/service-kit';
+import { type CpuProfiler, createCpuProfiler, createLogger, SERVICE_VERSION } from '@mojafast/service-kit';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import { Registry } from 'prom-client';
 import { type Config, parseMetricLabels } from './config/config.js';
@@ -86,11 +86,15 @@ export async function startAls(config: Config): Promise<RunningAls> {
   const store = await openOracleStore(config);
   const registry = new Registry();
   // The original's names with the deployment's prefix and default labels, bound once here (no cost per request).
+  const defaultLabels = parseMetricLabels(config.metricsDefaultLabels) ?? {};
   const metrics = createMetrics(
     registry,
     config.originalMetrics === 'on' && {
       prefix: config.metricsPrefix,
-      defaultLabels: parseMetricLabels(config.metricsDefaultLabels) ?? {},
+      // account-lookup-service src/server.js sets serviceVersion (its package version) on the defaultLabels it
+      // is configured with, over any given; none are configured: no labels at all.
+      defaultLabels:
+        Object.keys(defaultLabels).length > 0 ? { ...defaultLabels, serviceVersion: SERVICE_VERSION } : defaultLabels,
     },
   );
   const schemas = loadFspiopSchemas();

@@ -111,7 +111,7 @@ describe('dashboard metrics on /metrics', () => {
   it('gives the original ingress histograms success="true" and serviceName beside our own metrics', async () => {
     const text = await (await fetch(`${stack.als.adminUrl}/metrics`)).text();
     expect(text).toMatch(
-      /^moja_als_ing_getPartiesByTypeAndID_count\{success="true",serviceName="account-lookup-service"\} [1-9]/m,
+      /^moja_als_ing_getPartiesByTypeAndID_count\{success="true",serviceName="account-lookup-service",serviceVersion="0.0.0"\} [1-9]/m,
     );
     expect(text).toMatch(/^moja_als_ing_getPartiesByTypeIDAndSubID_count\{[^}]*\} [1-9]/m);
     expect(text).toMatch(/^als_requests_total\{route="parties_get",status="202"\} [1-9]/m);
@@ -122,13 +122,13 @@ describe('dashboard metrics on /metrics', () => {
     // The lookups above resolved payeefsp's parties GET endpoint and sent it the request; the callbacks went
     // to payerfsp's parties PUT endpoint.
     expect(text).toMatch(
-      /^moja_als_egress_getParticipantEndpoint_count\{success="true",endpointType="FSPIOP_CALLBACK_URL_PARTIES_GET",participantName="[^"]+",serviceName="account-lookup-service"\} [1-9]/m,
+      /^moja_als_egress_getParticipantEndpoint_count\{success="true",endpointType="FSPIOP_CALLBACK_URL_PARTIES_GET",participantName="[^"]+",serviceName="account-lookup-service",serviceVersion="0.0.0"\} [1-9]/m,
     );
     expect(text).toMatch(
-      /^moja_als_egress_sendRequestToParticipant_count\{success="true",endpointType="FSPIOP_CALLBACK_URL_PARTIES_PUT",participantName="payerfsp",serviceName="account-lookup-service"\} [1-9]/m,
+      /^moja_als_egress_sendRequestToParticipant_count\{success="true",endpointType="FSPIOP_CALLBACK_URL_PARTIES_PUT",participantName="payerfsp",serviceName="account-lookup-service",serviceVersion="0.0.0"\} [1-9]/m,
     );
     expect(text).toMatch(
-      /^moja_als_egress_validateParticipant_count\{success="true",serviceName="account-lookup-service"\} [1-9]/m,
+      /^moja_als_egress_validateParticipant_count\{success="true",serviceName="account-lookup-service",serviceVersion="0.0.0"\} [1-9]/m,
     );
   });
 
@@ -142,7 +142,7 @@ describe('dashboard metrics on /metrics', () => {
     await vi.waitFor(async () => {
       const text = await (await fetch(`${stack.als.adminUrl}/metrics`)).text();
       expect(text).toMatch(
-        /^moja_als_getPartiesByTypeAndID_count\{success="false",serviceName="account-lookup-service"\} 1$/m,
+        /^moja_als_getPartiesByTypeAndID_count\{success="false",serviceName="account-lookup-service",serviceVersion="0.0.0"\} 1$/m,
       );
     });
   });
@@ -191,14 +191,27 @@ describe("the original's INSTRUMENTATION.METRICS keys on /metrics", () => {
       /^eu_als_getPartiesByTypeAndID_count\{[^}]*\} 1$/m,
     );
     expect(text).toMatch(
-      /^eu_als_ing_getPartiesByTypeAndID_count\{success="true",serviceName="als-eu",region="eu-1"\} 1$/m,
+      /^eu_als_ing_getPartiesByTypeAndID_count\{success="true",serviceName="als-eu",region="eu-1",serviceVersion="0.0.0"\} 1$/m,
     );
     expect(text).toMatch(
-      /^eu_als_getPartiesByTypeAndID_count\{success="true",serviceName="als-eu",region="eu-1"\} 1$/m,
+      /^eu_als_getPartiesByTypeAndID_count\{success="true",serviceName="als-eu",region="eu-1",serviceVersion="0.0.0"\} 1$/m,
     );
-    expect(text).toMatch(/^eu_als_process_cpu_user_seconds_total\{serviceName="als-eu",region="eu-1"\} /m);
+    expect(text).toMatch(
+      /^eu_als_process_cpu_user_seconds_total\{serviceName="als-eu",region="eu-1",serviceVersion="0.0.0"\} /m,
+    );
     expect(text).not.toMatch(/^moja_als_/m);
     expect(text).toMatch(/^als_requests_total\{route="parties_get",status="202"\} 1$/m);
+  });
+
+  it("sets serviceVersion to this ALS's version over a file's own, as the original sets its package version", async () => {
+    const text = await metricsWith(
+      { DISABLED: false, config: { prefix: 'v_als_', defaultLabels: { serviceName: 'als', serviceVersion: '1.2.3' } } },
+      /^v_als_getPartiesByTypeAndID_count\{[^}]*\} 1$/m,
+    );
+    expect(text).toMatch(
+      /^v_als_ing_getPartiesByTypeAndID_count\{success="true",serviceName="als",serviceVersion="0.0.0"\} 1$/m,
+    );
+    expect(text).not.toContain('1.2.3');
   });
 
   it('exports none of the original names when the file says DISABLED: true, and keeps ours', async () => {

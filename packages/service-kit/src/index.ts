@@ -18,6 +18,7 @@ export {
   healthReport,
   type ObserveServer,
   type ObserveServerOptions,
+  SERVICE_VERSION,
   type ServiceHealth,
   startObserveServer,
 } from './observe-server.js';

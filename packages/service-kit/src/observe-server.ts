@@ -19,8 +19,11 @@ export interface HealthReport {
   };
 }
 
-/** Our packages' version, given where the originals give their own (versionNumber). */
-const VERSION = '0.0.0';
+/**
+ * Our packages' version, given where the originals give their own: /health's versionNumber, and the ALS's
+ * serviceVersion metric label (account-lookup-service src/server.js sets its package version there).
+ */
+export const SERVICE_VERSION = '0.0.0';
 
 /**
  * GET /health in the originals' shape (central-services-shared HealthCheck.getHealth: status, uptime,
@@ -35,7 +38,7 @@ export function healthReport(startTime: Date, services?: readonly ServiceHealth[
       status: down ? 'DOWN' : 'OK',
       uptime: process.uptime(),
       startTime: startTime.toISOString(),
-      versionNumber: VERSION,
+      versionNumber: SERVICE_VERSION,
       ...(services ? { services } : {}),
     },
   };

@@ -1,6 +1,8 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { type ParseArgsOptionDescriptor, parseArgs } from 'node:util';
+import { baselineTable, compareWithBaseline, parseBaselineEnv, scenarioArgs } from '../als/baseline.js';
 import type { LoadModel } from '../als/driver.js';
 import { faultNames, faultTable, runFaultBench } from '../als/faults.js';
 import { matrixMarkdown, matrixRow, matrixSvg } from '../als/matrix.js';
@@ -46,6 +48,11 @@ export const alsUsage = `mojafast-bench als [options]
   --matrix-duration S  measured seconds per matrix scenario (default 8)
   --report-dir DIR     where --matrix writes (default bench-results)
   --threshold EXPR     k6 syntax, repeatable: 'e2e:p(95)<25', 'checks:rate>0.99', 'lookups:rate>3000'
+  --baseline DIR       run the scenario alternately by another build of this repository (DIR: a checkout of
+                       another commit, built) and by this one, each with its own bench and ALS defaults,
+                       --rounds times (default 2, the order swapped each round); prints each side's lookups/s,
+                       ALS CPU per lookup and the ratio
+  --baseline-env K=V   set for the baseline's runs only (repeatable), e.g. a cache setting for a like-for-like pair
   --out FILE           JSON results
   --allow-remote       allow a --target that is not loopback`;
 
@@ -78,6 +85,9 @@ const options = {
   'matrix-duration': { type: 'string', default: '8' },
   'report-dir': { type: 'string', default: 'bench-results' },
   threshold: { type: 'string', multiple: true, default: [] },
+  baseline: { type: 'string' },
+  rounds: { type: 'string', default: '2' },
+  'baseline-env': { type: 'string', multiple: true, default: [] },
   out: { type: 'string' },
   'allow-remote': { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
@@ -146,6 +156,10 @@ export async function alsCommand(argv: string[]): Promise<void> {
     return;
   }
   const base = baseScenario(values);
+  if (values.baseline !== undefined) {
+    await runBaselineComparison(values, base, argv);
+    return;
+  }
   if (values.matrix) {
     await runMatrix(base, positiveInteger('--matrix-duration', values['matrix-duration']), values['report-dir']);
     return;
@@ -170,6 +184,26 @@ export async function alsCommand(argv: string[]): Promise<void> {
     json: alsResultJson(result),
   });
   if (warning) process.stdout.write(`${warning}\n`);
+}
+
+async function runBaselineComparison(values: Values, base: Scenario, argv: string[]): Promise<void> {
+  const dir = values.baseline as string;
+  if (values.matrix || base.stack.simsOnly || base.stack.target)
+    throw new Error('--baseline compares two builds of the ALS: not with --matrix, --sims-only or --target');
+  if (values.threshold.length > 0) throw new Error('--threshold applies to one run: not with --baseline');
+  const comparison = await compareWithBaseline({
+    dir,
+    ownCli: fileURLToPath(new URL('../cli.js', import.meta.url)),
+    args: scenarioArgs(argv),
+    rounds: positiveInteger('--rounds', values.rounds),
+    baselineEnv: parseBaselineEnv(values['baseline-env']),
+    progress,
+  });
+  process.stdout.write(`\nbench:als --baseline, ${base.name}\n\n${baselineTable(comparison)}\n`);
+  if (values.out) {
+    await writeJson(values.out, { comparison: 'baseline', ...comparison });
+    process.stdout.write(`results written to ${values.out}\n`);
+  }
 }
 
 async function runFaults(values: Values): Promise<void> {

@@ -1,0 +1,103 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseBaselineEnv, scenarioArgs, sideResult } from '../src/als/baseline.js';
+
+// `bench:als --baseline DIR` runs the built CLI of both checkouts; here both are this repository, so the
+// comparison itself is what is tested: both sides really ran, each wrote its result, the env given for the
+// baseline reached the baseline's ALS and only it.
+const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
+const cli = join(repoRoot, 'packages', 'bench', 'dist', 'cli.js');
+const quick = ['--duration', '1', '--warmup', '0', '--vus', '2', '--rounds', '1'];
+
+let work: string;
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), 'als-baseline-test-'));
+});
+afterAll(async () => {
+  await rm(work, { recursive: true, force: true });
+});
+
+function bench(args: string[]) {
+  return spawnSync(process.execPath, [cli, 'als', ...args], { cwd: repoRoot, encoding: 'utf8', timeout: 60_000 });
+}
+
+describe('bench:als --baseline', () => {
+  it('runs the scenario by both builds and reports each side and their ratio', async () => {
+    const out = join(work, 'comparison.json');
+    const run = bench(['--baseline', repoRoot, ...quick, '--out', out]);
+    expect(run.status, run.stderr).toBe(0);
+    const comparison = JSON.parse(await readFile(out, 'utf8'));
+    expect(comparison.comparison).toBe('baseline');
+    expect(comparison.args).toEqual(['--duration', '1', '--warmup', '0', '--vus', '2']);
+    expect(comparison.rounds).toHaveLength(1);
+    const [round] = comparison.rounds;
+    for (const side of [round.baseline, round.current]) {
+      expect(side.lookupsPerSecond).toBeGreaterThan(0);
+      expect(side.checksRate).toBe(1);
+      expect(side.alsMicrosPerLookup).toBeGreaterThan(0);
+    }
+    expect(round.ratio).toBeCloseTo(round.current.lookupsPerSecond / round.baseline.lookupsPerSecond, 6);
+    expect(run.stdout).toContain('| 1 | baseline first |');
+    expect(run.stdout).toContain('ratio (this build / baseline): lowest');
+  }, 90_000);
+
+  it("sets --baseline-env for the baseline's runs: a bad ALS setting there fails the comparison, naming the run", () => {
+    // Bad input: ALS_MAX_LOOKUPS_IN_FLIGHT=many, which the ALS refuses at start. Round 1 runs the baseline
+    // first, so the comparison stops at its run.
+    const run = bench(['--baseline', repoRoot, ...quick, '--baseline-env', 'ALS_MAX_LOOKUPS_IN_FLIGHT=many']);
+    expect(run.status).not.toBe(0);
+    expect(run.stderr).toContain('ALS_MAX_LOOKUPS_IN_FLIGHT');
+    expect(run.stderr).toMatch(/exited \d+ without a result/);
+  }, 90_000);
+
+  it('refuses a directory that holds no built bench, saying how to build it', () => {
+    const run = bench(['--baseline', work, ...quick]);
+    expect(run.status).not.toBe(0);
+    expect(run.stderr).toContain('pnpm install && pnpm -r build');
+  });
+});
+
+describe('baseline comparison parts', () => {
+  it('passes the scenario flags on and keeps the comparison flags, in either spelling, to itself', () => {
+    expect(
+      scenarioArgs([
+        '--vus',
+        '4',
+        '--baseline',
+        '/x',
+        '--rounds=3',
+        '--baseline-env',
+        'A=1',
+        '--out',
+        'o.json',
+        '--ids=new',
+      ]),
+    ).toEqual(['--vus', '4', '--ids=new']);
+  });
+
+  it('reads KEY=VALUE pairs and refuses one without a key', () => {
+    expect(parseBaselineEnv(['A=1', 'B=x=y', 'C='])).toEqual({ A: '1', B: 'x=y', C: '' });
+    expect(() => parseBaselineEnv(['=1'])).toThrow('--baseline-env must be KEY=VALUE');
+    expect(() => parseBaselineEnv(['A'])).toThrow('--baseline-env must be KEY=VALUE');
+  });
+
+  it('reads a result file of a build that did not record its commit or the ALS CPU', () => {
+    const side = sideResult({ lookups_per_s: 5000, e2e_ms: { p99: 8 }, checks_rate: 1 });
+    expect(side).toEqual({
+      lookupsPerSecond: 5000,
+      p99Ms: 8,
+      checksRate: 1,
+      alsCores: undefined,
+      alsMicrosPerLookup: undefined,
+      commit: undefined,
+    });
+    expect(
+      sideResult({ lookups_per_s: 5000, e2e_ms: { p99: 8 }, checks_rate: 1, cpu_cores: { als: 0.5 } })
+        .alsMicrosPerLookup,
+    ).toBeCloseTo(100, 6);
+  });
+});
