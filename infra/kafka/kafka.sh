@@ -56,11 +56,7 @@ KAFKA_TOOL_JAVA=(java -Xmx128m -XX:TieredStopAtLevel=1 -Djava.awt.headless=true
   -Dlog4j.configuration="file:$ROOT/infra/kafka/log4j.properties" -Dkafka.logs.dir="$KAFKA_DIR/logs"
   -cp "$KAFKA_LIBS/*")
 
-kafka_running_pid() {
-  local pid
-  pid=$(read_pid "$KAFKA_PID_FILE")
-  pid_alive "$pid" && echo "$pid"
-}
+kafka_running_pid() { running_pid "$KAFKA_PID_FILE"; }
 
 kafka_status() {
   local pid
@@ -133,14 +129,7 @@ kafka_wait_ready() {
   die "Kafka did not become ready within 90 s (see ${KAFKA_DIR#"$ROOT"/}/logs/server.log)"
 }
 
-kafka_stop() {
-  local pid
-  if pid=$(kafka_running_pid); then
-    log "stopping Kafka (pid $pid)"
-    stop_pid "$pid" 60
-  fi
-  rm -f "$KAFKA_PID_FILE"
-}
+kafka_stop() { stop_pid_file Kafka "$KAFKA_PID_FILE" 60; }
 
 kafka_reset() {
   kafka_stop

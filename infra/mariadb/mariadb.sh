@@ -8,33 +8,13 @@ MARIADB_PID_FILE="$MARIADB_DIR/mysqld.pid"
 
 mariadb_install() {
   command -v mariadbd >/dev/null && command -v mariadb-install-db >/dev/null && return 0
-  [[ $(id -u) == 0 ]] || die "mariadb-server is not installed and installing it needs root; run 'sudo apt-get install mariadb-server' or set MYSQL_EXTERNAL=1 for a running MySQL"
-  command -v apt-get >/dev/null || die "mariadb-server is not installed and apt-get is missing; install MariaDB by hand or set MYSQL_EXTERNAL=1"
-  log "installing mariadb-server with apt-get"
-  # The package's post-install would start the system's own server on port 3306; ours runs from
-  # .infra instead, so service starts are refused during the install (the policy-rc.d convention).
-  local policy=/usr/sbin/policy-rc.d added_policy=0
-  if [[ ! -e $policy ]]; then printf '#!/bin/sh\nexit 101\n' >"$policy"; chmod +x "$policy"; added_policy=1; fi
-  mkdir -p "$MARIADB_DIR"
-  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends mariadb-server mariadb-client; } \
-    >"$MARIADB_DIR/apt.log" 2>&1
-  local rc=$?
-  (( added_policy )) && rm -f "$policy"
-  (( rc == 0 )) || die "apt-get install mariadb-server failed (see ${MARIADB_DIR#"$ROOT"/}/apt.log); check access to Debian's package mirror and re-run"
-  SETUP_DID+=("mariadb-server installed")
+  apt_install_server MYSQL_EXTERNAL "$MARIADB_DIR" mariadb-server mariadb-client
 }
 
-mariadb_running_pid() {
-  local pid
-  pid=$(read_pid "$MARIADB_PID_FILE")
-  pid_alive "$pid" && echo "$pid"
-}
+mariadb_running_pid() { running_pid "$MARIADB_PID_FILE"; }
 
 mariadb_status() {
-  if [[ $MYSQL_EXTERNAL == 1 ]]; then
-    if port_open "$MYSQL_HOST" "$MYSQL_PORT"; then echo "mysql: external server answering on $MYSQL_HOST:$MYSQL_PORT"; return 0; fi
-    echo "mysql: external server at $MYSQL_HOST:$MYSQL_PORT does not answer"; return 1
-  fi
+  [[ $MYSQL_EXTERNAL == 1 ]] && { external_status mysql "$MYSQL_HOST" "$MYSQL_PORT"; return; }
   local pid
   if pid=$(mariadb_running_pid); then echo "mysql: running MariaDB (pid $pid) on $MYSQL_HOST:$MYSQL_PORT"; return 0; fi
   echo "mysql: stopped"; return 1
@@ -75,16 +55,13 @@ mariadb_start() {
   mariadb_provision
 }
 
+mariadb_ready() {
+  env -u MYSQL_HOST mariadb-admin --no-defaults --socket="$MARIADB_SOCKET" -uroot ping >/dev/null 2>&1 \
+    && port_open "$MYSQL_HOST" "$MYSQL_PORT"
+}
+
 mariadb_wait_ready() {
-  local pid=$1 deadline=$(( $(date +%s) + 60 ))
-  while (( $(date +%s) < deadline )); do
-    pid_alive "$pid" || die "MariaDB exited while starting: $(grep -h -m1 -E 'ERROR|not found|No such' "$MARIADB_DIR/logs/error.log" "$MARIADB_DIR/logs/stdout.log" 2>/dev/null | head -1 | cut -c1-200) (full log in ${MARIADB_DIR#"$ROOT"/}/logs/error.log)"
-    if env -u MYSQL_HOST mariadb-admin --no-defaults --socket="$MARIADB_SOCKET" -uroot ping >/dev/null 2>&1 && port_open "$MYSQL_HOST" "$MYSQL_PORT"; then
-      return 0
-    fi
-    sleep 0.3
-  done
-  die "MariaDB did not become ready within 60 s (see ${MARIADB_DIR#"$ROOT"/}/logs/error.log)"
+  wait_ready MariaDB "$1" 60 "$MARIADB_DIR/logs/error.log" 'error|not found|no such' mariadb_ready
 }
 
 # The services' user may create and drop databases: each test file owns a fresh one.
@@ -113,12 +90,7 @@ mariadb_provision() {
 
 mariadb_stop() {
   [[ $MYSQL_EXTERNAL == 1 ]] && return 0
-  local pid
-  if pid=$(mariadb_running_pid); then
-    log "stopping MariaDB (pid $pid)"
-    stop_pid "$pid" 60
-  fi
-  rm -f "$MARIADB_PID_FILE"
+  stop_pid_file MariaDB "$MARIADB_PID_FILE" 60
 }
 
 mariadb_reset() {

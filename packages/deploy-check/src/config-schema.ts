@@ -10,11 +10,13 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 /**
  * Reads the schema from a config module's exports without knowing its exact shape: either a list of
- * settings `{ key, env, ... }` (the ALS) or a map `key -> { env, ... }` (the position handler), plus the
- * defaults object whose keys are the settings' keys.
+ * settings `{ key, env, ... }` (the ALS) or a map `key -> { env, ... }` (the position handler, the
+ * simulators), plus the defaults object whose keys are the settings' keys.
  */
 export function schemaFromModule(exports: Record<string, unknown>): ConfigSchema {
   const keyOfEnv = new Map<string, string>();
+  // A schema map has the settings' keys too: it must not be taken for the defaults, whatever the export order.
+  const schemas = new Set<unknown>();
   for (const value of Object.values(exports)) {
     if (Array.isArray(value)) {
       for (const item of value) {
@@ -23,7 +25,10 @@ export function schemaFromModule(exports: Record<string, unknown>): ConfigSchema
       }
     } else if (isRecord(value)) {
       for (const [key, field] of Object.entries(value)) {
-        if (isRecord(field) && typeof field.env === 'string') keyOfEnv.set(field.env, key);
+        if (isRecord(field) && typeof field.env === 'string') {
+          keyOfEnv.set(field.env, key);
+          schemas.add(value);
+        }
       }
     }
   }
@@ -31,7 +36,10 @@ export function schemaFromModule(exports: Record<string, unknown>): ConfigSchema
   const keys = new Set(keyOfEnv.values());
   const defaults = Object.values(exports).find(
     (value): value is Record<string, unknown> =>
-      isRecord(value) && Object.keys(value).length > 0 && Object.keys(value).every((k) => keys.has(k)),
+      isRecord(value) &&
+      !schemas.has(value) &&
+      Object.keys(value).length > 0 &&
+      Object.keys(value).every((k) => keys.has(k)),
   );
   if (!defaults) throw new Error('the config module exports no defaults object for its schema');
   return {
@@ -41,18 +49,4 @@ export function schemaFromModule(exports: Record<string, unknown>): ConfigSchema
       return key === undefined ? undefined : defaults[key];
     },
   };
-}
-
-/**
- * The simulators' CLI: every `--flag` of its usage text is also `SIM_FLAG` (packages/sim/README.md).
- * `--{admin,oracle}-latency` expands to one flag per alternative.
- */
-export function schemaFromUsage(usage: string, defaults: Readonly<Record<string, unknown>>): ConfigSchema {
-  const envNames = new Set<string>();
-  for (const [, flag = ''] of usage.matchAll(/--([\w{},-]+)/g)) {
-    const braces = /^(.*)\{([^}]*)\}(.*)$/.exec(flag);
-    const flags = braces ? (braces[2] ?? '').split(',').map((alt) => `${braces[1]}${alt}${braces[3]}`) : [flag];
-    for (const name of flags) if (name !== 'help') envNames.add(`SIM_${name.toUpperCase().replaceAll('-', '_')}`);
-  }
-  return { envNames, defaultOf: (env) => defaults[env] };
 }

@@ -1,4 +1,4 @@
-export { type ConfigSchema, schemaFromModule, schemaFromUsage } from './config-schema.js';
+export { type ConfigSchema, schemaFromModule } from './config-schema.js';
 export { envOf, execForm, type Instruction, parseDockerfile, splitStages } from './dockerfile.js';
 export {
   buildLayer,
@@ -13,5 +13,5 @@ export {
 export * from './infra.js';
 export { type RunningService, startService } from './process.js';
 export { exportedSampleNames, metricNamesIn } from './promql.js';
-export { loadSchema, simUsage } from './schemas.js';
+export { loadSchema } from './schemas.js';
 export { type Listener, type ServiceSpec, services, servicesRoot } from './services.js';

@@ -12,8 +12,8 @@ export interface ServiceSpec {
   readonly packageDir: string;
   /** Compiled entry, relative to the package: what the container's CMD runs. */
   readonly entry: string;
-  /** The config module (schema + defaults), relative to the package; the sim reads flags instead. */
-  readonly configModule?: string;
+  /** The config module (schema + defaults), relative to the package. */
+  readonly configModule: string;
   readonly dockerfile: string;
   readonly composeService: string;
   readonly k8sDeployment: string;
@@ -65,6 +65,8 @@ export const services: readonly ServiceSpec[] = [
     packageName: '@mojafast/sim',
     packageDir: 'packages/sim',
     entry: 'dist/sim.js',
+    // Its flags are the same settings as SIM_* variables, one schema for both (packages/sim/README.md).
+    configModule: 'src/config.ts',
     dockerfile: 'infra/containers/sim.Dockerfile',
     composeService: 'sim',
     k8sDeployment: 'sim',

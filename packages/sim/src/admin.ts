@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:net';
-import { applyFaults, type FaultOptions } from './faults.js';
+import { answerUnlessFaulted, type FaultOptions } from './faults.js';
 import { type Bind, listen, pathSegments, sendJson } from './http.js';
 
 /** One participant as the simulated central-ledger knows it. */
@@ -206,9 +206,7 @@ export async function startAdminSim(opts: AdminSimOptions = {}): Promise<AdminSi
   const running = await listen(
     (req, res) => {
       req.resume();
-      const outcome = applyFaults(opts.faults, req, res);
-      if (outcome === 'pass') answer(req, res);
-      else if (outcome !== 'handled') void outcome.then((o) => o === 'pass' && answer(req, res));
+      answerUnlessFaulted(opts.faults, req, res, answer);
     },
     opts.port ?? 0,
     opts.bind,

@@ -65,6 +65,22 @@ export function applyFaults(
   });
 }
 
+/**
+ * Answers a request with `answer` unless a fault took it: at once, or after the injected latency. A request a
+ * fault answered (500) or dropped (reset) has its body drained, so a keep-alive connection can carry the next.
+ */
+export function answerUnlessFaulted(
+  faults: FaultOptions | undefined,
+  req: IncomingMessage,
+  res: ServerResponse,
+  answer: (req: IncomingMessage, res: ServerResponse) => void,
+): void {
+  const outcome = applyFaults(faults, req, res);
+  if (outcome === 'pass') answer(req, res);
+  else if (outcome === 'handled') req.resume();
+  else void outcome.then((after) => (after === 'pass' ? answer(req, res) : req.resume()));
+}
+
 /** Parses "250" or "3500-7000" (CLI and env form of a latency). */
 export function parseLatency(text: string): Latency {
   const range = /^(\d+)\s*-\s*(\d+)$/.exec(text.trim());

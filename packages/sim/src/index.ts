@@ -12,3 +12,4 @@ export {
   startPayerSim,
 } from './payer.js';
 export { type SimSet, type SimSetOptions, startSimSet } from './set.js';
+export { simUsage } from './usage.js';

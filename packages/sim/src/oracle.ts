@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { applyFaults, type FaultOptions } from './faults.js';
+import { answerUnlessFaulted, type FaultOptions } from './faults.js';
 import { type Bind, listen, pathSegments, queryOf, readBody, sendJson } from './http.js';
 
 export interface PartyEntry {
@@ -56,6 +56,25 @@ const emptyList = Buffer.from('{"partyList":[]}');
 
 function badRequest(description: string): Buffer {
   return Buffer.from(JSON.stringify({ errorInformation: { errorCode: '3101', errorDescription: description } }));
+}
+
+/**
+ * The `{fspId, currency}` body of a POST or PUT about one party, as its entry; undefined when the request was
+ * answered 400 (3101) instead, because the body is not JSON or names no fspId.
+ */
+async function readPartyEntry(req: IncomingMessage, res: ServerResponse): Promise<PartyEntry | undefined> {
+  let body: { fspId?: string; currency?: string };
+  try {
+    body = JSON.parse((await readBody(req)).toString('utf8'));
+  } catch {
+    sendJson(res, 400, badRequest('Malformed syntax - body is not JSON'));
+    return undefined;
+  }
+  if (typeof body.fspId !== 'string') {
+    sendJson(res, 400, badRequest('Malformed syntax - fspId is required'));
+    return undefined;
+  }
+  return { fspId: body.fspId, ...(body.currency ? { currency: body.currency } : {}) };
 }
 
 export async function startOracleSim(opts: OracleSimOptions = {}): Promise<OracleSim> {
@@ -153,38 +172,18 @@ export async function startOracleSim(opts: OracleSimOptions = {}): Promise<Oracl
     }
     if (req.method === 'POST') {
       stats.post++;
-      let body: { fspId?: string; currency?: string };
-      try {
-        body = JSON.parse((await readBody(req)).toString('utf8'));
-      } catch {
-        sendJson(res, 400, badRequest('Malformed syntax - body is not JSON'));
-        return;
-      }
-      if (typeof body.fspId !== 'string') {
-        sendJson(res, 400, badRequest('Malformed syntax - fspId is required'));
-        return;
-      }
-      register(type, id, subId, { fspId: body.fspId, ...(body.currency ? { currency: body.currency } : {}) });
+      const entry = await readPartyEntry(req, res);
+      if (!entry) return;
+      register(type, id, subId, entry);
       sendJson(res, 201, undefined);
       return;
     }
     if (req.method === 'PUT') {
       // The oracle API's update: the party now belongs to the body's fspId.
       stats.put++;
-      let body: { fspId?: string; currency?: string };
-      try {
-        body = JSON.parse((await readBody(req)).toString('utf8'));
-      } catch {
-        sendJson(res, 400, badRequest('Malformed syntax - body is not JSON'));
-        return;
-      }
-      if (typeof body.fspId !== 'string') {
-        sendJson(res, 400, badRequest('Malformed syntax - fspId is required'));
-        return;
-      }
-      registered.set(keyOf(type, id, subId), [
-        { fspId: body.fspId, ...(body.currency ? { currency: body.currency } : {}) },
-      ]);
+      const entry = await readPartyEntry(req, res);
+      if (!entry) return;
+      registered.set(keyOf(type, id, subId), [entry]);
       deleted.delete(keyOf(type, id, subId));
       sendJson(res, 200, undefined);
       return;
@@ -210,16 +209,7 @@ export async function startOracleSim(opts: OracleSimOptions = {}): Promise<Oracl
   };
 
   const running = await listen(
-    (req, res) => {
-      const outcome = applyFaults(opts.faults, req, res);
-      if (outcome === 'pass') handle(req, res);
-      else if (outcome !== 'handled')
-        void outcome.then((o) => {
-          if (o === 'pass') handle(req, res);
-          else req.resume();
-        });
-      else req.resume();
-    },
+    (req, res) => answerUnlessFaulted(opts.faults, req, res, handle),
     opts.port ?? 0,
     opts.bind,
   );

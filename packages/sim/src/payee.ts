@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Pool } from 'undici';
-import { applyFaults, type FaultOptions } from './faults.js';
+import { answerUnlessFaulted, type FaultOptions } from './faults.js';
 import { type Bind, httpDate, listen, pathSegments, sendJson, statusOf } from './http.js';
 
 export interface PayeeSimOptions {
@@ -149,10 +149,7 @@ export async function startPayeeSim(opts: PayeeSimOptions = {}): Promise<PayeeSi
     (req, res) => {
       req.resume();
       const fsp = headerText(req.headers['fspiop-destination']);
-      const faults = (fsp && opts.fspFaults?.[fsp]) || opts.faults;
-      const outcome = applyFaults(faults, req, res);
-      if (outcome === 'pass') answer(req, res);
-      else if (outcome !== 'handled') void outcome.then((o) => o === 'pass' && answer(req, res));
+      answerUnlessFaulted((fsp && opts.fspFaults?.[fsp]) || opts.faults, req, res, answer);
     },
     opts.port ?? 0,
     opts.bind,

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
-import { applyFaults, type FaultOptions } from './faults.js';
+import { answerUnlessFaulted, type FaultOptions } from './faults.js';
 import { type Bind, listen, pathSegments, queryOf, readBody, sendJson, traceIdOf } from './http.js';
 
 export interface ReceivedCallback {
@@ -180,12 +180,7 @@ export async function startPayerSim(opts: PayerSimOptions = {}): Promise<PayerSi
   };
 
   const running = await listen(
-    (req, res) => {
-      const outcome = applyFaults(opts.faults, req, res);
-      if (outcome === 'pass') handle(req, res);
-      else if (outcome !== 'handled') void outcome.then((o) => (o === 'pass' ? handle(req, res) : req.resume()));
-      else req.resume();
-    },
+    (req, res) => answerUnlessFaulted(opts.faults, req, res, handle),
     opts.port ?? 0,
     opts.bind,
   );

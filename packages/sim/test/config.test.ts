@@ -1,6 +1,6 @@
 import { ConfigError } from '@mojafast/service-kit';
 import { describe, expect, it } from 'vitest';
-import { loadSimConfig, simConfigDefaults } from '../src/index.js';
+import { loadSimConfig, simConfigDefaults, simConfigSchema, simUsage } from '../src/index.js';
 
 describe('sim settings (flags over SIM_* variables over defaults)', () => {
   it('gives the defaults with nothing set, every fault and option off, frozen', () => {
@@ -56,5 +56,19 @@ describe('sim settings (flags over SIM_* variables over defaults)', () => {
 
   it('refuses an unknown flag (bad input: --fspz)', () => {
     expect(() => loadSimConfig(['--fspz', '3'], {})).toThrow(/Unknown option '--fspz'/);
+  });
+
+  it('names every setting of the schema in its --help, as the flag of its variable', () => {
+    // `--{admin,oracle}-latency` in the usage stands for one flag per alternative.
+    const flags = new Set(
+      [...simUsage.matchAll(/--([\w{},-]+)/g)].flatMap(([, flag = '']) => {
+        const braces = /^(.*)\{([^}]*)\}(.*)$/.exec(flag);
+        return braces ? (braces[2] ?? '').split(',').map((alt) => `${braces[1]}${alt}${braces[3]}`) : [flag];
+      }),
+    );
+    const missing = Object.values(simConfigSchema)
+      .map((setting) => setting.env.slice('SIM_'.length).toLowerCase().replaceAll('_', '-'))
+      .filter((flag) => !flags.has(flag));
+    expect(missing).toEqual([]);
   });
 });

@@ -129,6 +129,39 @@ describe('oracle simulator', () => {
     await res.body.dump();
   });
 
+  it('lets PUT give a party to the fspId of its body; a POST or PUT whose body is not JSON or names no fspId is 400 3101 and changes nothing', async () => {
+    const oracle = track(await startOracleSim({ fsps: 0, parties: { 'MSISDN/5': [{ fspId: 'firstfsp' }] } }));
+    const send = async (method: 'POST' | 'PUT', body: string) => {
+      const res = await request(`${oracle.url}/participants/MSISDN/5`, { method, body });
+      const text = await res.body.text();
+      return { status: res.statusCode, body: text ? JSON.parse(text) : undefined };
+    };
+    expect(await send('PUT', '{"fspId":"otherfsp","currency":"EUR"}')).toEqual({ status: 200, body: undefined });
+    expect(oracle.lookup('MSISDN', '5')).toEqual([{ fspId: 'otherfsp', currency: 'EUR' }]);
+    const notJson = {
+      errorInformation: { errorCode: '3101', errorDescription: 'Malformed syntax - body is not JSON' },
+    };
+    const noFspId = {
+      errorInformation: { errorCode: '3101', errorDescription: 'Malformed syntax - fspId is required' },
+    };
+    for (const method of ['POST', 'PUT'] as const) {
+      expect(await send(method, '{"fspId":')).toEqual({ status: 400, body: notJson });
+      expect(await send(method, '{"currency":"USD"}')).toEqual({ status: 400, body: noFspId });
+      expect(await send(method, '{"fspId":7}')).toEqual({ status: 400, body: noFspId });
+    }
+    expect(oracle.lookup('MSISDN', '5')).toEqual([{ fspId: 'otherfsp', currency: 'EUR' }]);
+  });
+
+  it('answers a POST a delayed fault takes with 500 (2001) and registers nothing', async () => {
+    const oracle = track(await startOracleSim({ fsps: 0, faults: { latencyMs: 50, errorRate: 1 } }));
+    const res = await request(`${oracle.url}/participants/MSISDN/6`, { method: 'POST', body: '{"fspId":"newfsp"}' });
+    expect(res.statusCode).toBe(500);
+    expect(await res.body.json()).toMatchObject({ errorInformation: { errorCode: '2001' } });
+    // The route never ran: it counts a POST before it reads the body.
+    expect(oracle.stats.post).toBe(0);
+    expect(oracle.lookup('MSISDN', '6')).toEqual([]);
+  });
+
   it('resets the connection when the reset rate is 1', async () => {
     const oracle = track(await startOracleSim({ faults: { resetRate: 1 } }));
     await expect(request(`${oracle.url}/participants/MSISDN/1`)).rejects.toThrow();
@@ -278,6 +311,33 @@ describe('payee and payer simulators', () => {
       'success',
     );
     expect((await getJson(`${payer.url}/callbacks/ffffffffffffffffffffffffffffffff?timeoutMs=100`)).status).toBe(504);
+  });
+
+  it('answers a callback a delayed fault takes with 500 (2001) and delivers nothing; one it only delays is delivered', async () => {
+    const failing = track(await startPayerSim({ faults: { latencyMs: 50, errorRate: 1 } }));
+    const failedTrace = '33333333333333333333333333333333';
+    const res = await request(`${failing.url}/parties/MSISDN/1`, {
+      method: 'PUT',
+      headers: { traceparent: traceparent(failedTrace), 'content-type': 'application/json' },
+      body: '{"party":{}}',
+    });
+    expect(res.statusCode).toBe(500);
+    expect(((await res.body.json()) as { errorInformation: { errorCode: string } }).errorInformation.errorCode).toBe(
+      '2001',
+    );
+    expect(failing.stats.callbacks).toBe(0);
+    await expect(failing.waitForCallback(failedTrace, 100)).rejects.toBeInstanceOf(CallbackTimeoutError);
+
+    const slow = track(await startPayerSim({ faults: { latencyMs: 50 } }));
+    const slowTrace = '44444444444444444444444444444444';
+    const put = await request(`${slow.url}/parties/MSISDN/1`, {
+      method: 'PUT',
+      headers: { traceparent: traceparent(slowTrace), 'content-type': 'application/json' },
+      body: '{"party":{}}',
+    });
+    expect(put.statusCode).toBe(200);
+    await put.body.dump();
+    expect((await slow.waitForCallback(slowTrace, 5_000)).body.toString()).toBe('{"party":{}}');
   });
 
   it('applies faults per FSP: only the slow FSP waits', async () => {
