@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { FastCounter, FastHistogram, type HistogramChild } from '@mojafast/service-kit';
+import { childrenByPair, FastCounter, FastHistogram, type HistogramChild } from '@mojafast/service-kit';
 import { collectDefaultMetrics, Gauge, type Registry } from 'prom-client';
 import type { DiscoveryEvent, EgressStep, Stage } from '../discovery/types.js';
 import {
@@ -110,27 +110,12 @@ export function createMetrics(
     },
   });
 
-  // Children are bound once per label set; the hot path is two Map lookups and an addition, with no key
-  // string built per call (it showed in the ALS's profile at thousands of lookups a second).
-  const memo = <A, B, T>(make: (a: A, b: B) => T) => {
-    const outer = new Map<A, Map<B, T>>();
-    return (a: A, b: B) => {
-      let inner = outer.get(a);
-      if (!inner) {
-        inner = new Map();
-        outer.set(a, inner);
-      }
-      let child = inner.get(b);
-      if (!child) {
-        child = make(a, b);
-        inner.set(b, child);
-      }
-      return child;
-    };
-  };
-  const cacheChild = memo((cache: string, result: string) => cacheCounter.child({ cache, result }));
-  const eventChild = memo((event: string, _none: '') => events.child({ event }));
-  const requestChild = memo((route: string, status: number) => requests.child({ route, status: String(status) }));
+  // Children bound once per label set (childrenByPair): the hot path builds no label object or key string.
+  const cacheChild = childrenByPair((cache: string, result: string) => cacheCounter.child({ cache, result }));
+  const eventChild = childrenByPair((event: string, _none: '') => events.child({ event }));
+  const requestChild = childrenByPair((route: string, status: number) =>
+    requests.child({ route, status: String(status) }),
+  );
 
   return {
     observeStage(name, startedAt) {

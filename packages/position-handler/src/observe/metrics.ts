@@ -1,3 +1,4 @@
+import { childrenByPair } from '@mojafast/service-kit';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, type Registry } from 'prom-client';
 import {
   createOriginalMetrics,
@@ -54,27 +55,6 @@ export interface PositionMetrics {
 }
 
 /**
- * A child per pair of label values, made once: the hot path is two Map look-ups, with no label object or
- * key string built per call (prom-client still validates and hashes inside its own child calls).
- */
-function memo<A, B, T>(make: (a: A, b: B) => T): (a: A, b: B) => T {
-  const outer = new Map<A, Map<B, T>>();
-  return (a, b) => {
-    let inner = outer.get(a);
-    if (!inner) {
-      inner = new Map();
-      outer.set(a, inner);
-    }
-    let child = inner.get(b);
-    if (!child) {
-      child = make(a, b);
-      inner.set(b, child);
-    }
-    return child;
-  };
-}
-
-/**
  * The handler's metrics on the registry it is given; process and event-loop metrics come with them. Beside
  * them, the original's names the community dashboards query (metrics-original.ts). `original`: their prefix,
  * default labels and fspId label, or false for none of them.
@@ -123,11 +103,13 @@ export function createMetrics(
     ReturnType<typeof stageSeconds.labels>
   >;
   // Both sets' series of one action and result, found with one look-up per chunk and pair.
-  const resultSeries = memo((action: string, result: MessageResult) => ({
+  const resultSeries = childrenByPair((action: string, result: MessageResult) => ({
     counted: messages.labels({ action, result }),
     timed: originals.messageSeries(action, result),
   }));
-  const lagOf = memo((topic: string, partition: number) => lag.labels({ topic, partition: String(partition) }));
+  const lagOf = childrenByPair((topic: string, partition: number) =>
+    lag.labels({ topic, partition: String(partition) }),
+  );
   const record = (results: ResultTally, seconds: number) => {
     for (const { action, result, count } of results) {
       const series = resultSeries(action, result);
