@@ -1,3 +1,4 @@
+import { childrenByPair } from '@mojafast/service-kit';
 import type { MessageResult } from './metrics-original.js';
 
 /** `count` messages of one action with one result. */
@@ -9,27 +10,19 @@ export interface ResultCount {
 
 /**
  * A chunk's messages counted by action and result, reported once per chunk and pair: a labelled metric call
- * per message showed in profiles (label validation and hashing). Two Map look-ups per message, no key
- * string built.
+ * per message showed in profiles (label validation and hashing). Each pair's count is found as metric
+ * children are (childrenByPair: two Map look-ups, no key string built).
  */
 export class ResultTally implements Iterable<ResultCount> {
-  private readonly byAction = new Map<string, Map<MessageResult, ResultCount>>();
   private readonly counts: ResultCount[] = [];
+  private readonly countOf = childrenByPair((action: string, result: MessageResult) => {
+    const created: ResultCount = { action, result, count: 0 };
+    this.counts.push(created);
+    return created;
+  });
 
   add(action: string, result: MessageResult, count = 1): void {
-    let byResult = this.byAction.get(action);
-    if (!byResult) {
-      byResult = new Map();
-      this.byAction.set(action, byResult);
-    }
-    const entry = byResult.get(result);
-    if (entry) {
-      entry.count += count;
-      return;
-    }
-    const created = { action, result, count };
-    byResult.set(result, created);
-    this.counts.push(created);
+    this.countOf(action, result).count += count;
   }
 
   [Symbol.iterator](): Iterator<ResultCount> {
