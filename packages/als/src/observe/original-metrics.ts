@@ -1,4 +1,5 @@
 import {
+  childrenByPair,
   collectOriginalProcessMetrics,
   FastHistogram,
   type HistogramChild,
@@ -131,19 +132,10 @@ export function createOriginalMetrics(
   const validate = outcomes('egress_validateParticipant');
   // step → endpointType → participant → its two children, bound on first use and kept: a request costs
   // three map reads, no label object and no key string.
-  const egress = new Map<EgressStep, Map<string, Map<string, Outcomes>>>();
+  const byStepAndType = childrenByPair((_step: EgressStep, _endpointType: string) => new Map<string, Outcomes>());
   let egressSeries = 0;
   const egressChildren = (step: EgressStep, endpointType: string, participantName: string) => {
-    let byType = egress.get(step);
-    if (!byType) {
-      byType = new Map();
-      egress.set(step, byType);
-    }
-    let byParticipant = byType.get(endpointType);
-    if (!byParticipant) {
-      byParticipant = new Map();
-      byType.set(endpointType, byParticipant);
-    }
+    const byParticipant = byStepAndType(step, endpointType);
     let found = byParticipant.get(participantName);
     if (!found && egressSeries < MAX_EGRESS_SERIES) {
       egressSeries += 1;
