@@ -33,18 +33,13 @@ describe('dashboard metrics on /metrics', () => {
     ({ ledger, input, output, producer, reader } = env);
   });
 
-  it('lists dashboard names only once and never one it also calls uncovered', () => {
-    const covered = new Set(fixture.covered.map((e) => `${e.name} ${e.dashboard}`));
-    expect(covered.size).toBe(fixture.covered.length);
-    const names = new Set(fixture.covered.map((e) => e.name));
-    for (const entry of fixture.notCovered) expect(names.has(entry.name)).toBe(false);
-  });
-
-  it('exports every name the dashboards query, and counts each prepare once by action and success', async () => {
-    // Five prepares within the payer's net debit cap (applied) and one over it (bad input: refused, 4001).
-    const transfers = generateTransfers({ transfers: 6, dfsps: ['dashpayer', 'dashpayee'], currencies: ['USD'] }).map(
-      (t, i) => ({ ...t, payer: 'dashpayer', payee: 'dashpayee', amount: i < 5 ? '10' : '5000' }),
-    );
+  /** Prepares from dashpayer to dashpayee, one per amount, stored as received and put on the input topic. */
+  async function producePrepares(amounts: readonly string[]): Promise<void> {
+    const transfers = generateTransfers({
+      transfers: amounts.length,
+      dfsps: ['dashpayer', 'dashpayee'],
+      currencies: ['USD'],
+    }).map((t, i) => ({ ...t, payer: 'dashpayer', payee: 'dashpayee', amount: amounts[i] as string }));
     await insertTransfers(
       ledger.knex,
       transfers.map((t) => ({ ...t, state: 'RECEIVED_PREPARE' as const })),
@@ -56,6 +51,18 @@ describe('dashboard metrics on /metrics', () => {
       input.name,
       generatePositionMessages({ transfers, action: 'prepare', accountOf: () => payer }),
     );
+  }
+
+  it('lists dashboard names only once and never one it also calls uncovered', () => {
+    const covered = new Set(fixture.covered.map((e) => `${e.name} ${e.dashboard}`));
+    expect(covered.size).toBe(fixture.covered.length);
+    const names = new Set(fixture.covered.map((e) => e.name));
+    for (const entry of fixture.notCovered) expect(names.has(entry.name)).toBe(false);
+  });
+
+  it('exports every name the dashboards query, and counts each prepare once by action and success', async () => {
+    // Five prepares within the payer's net debit cap (applied) and one over it (bad input: refused, 4001).
+    await producePrepares(['10', '10', '10', '10', '10', '5000']);
     const service = await startPositionService(testConfig(ledger.db, input, output), { logger: quietLogger });
     try {
       await reader.waitFor(6);
@@ -96,20 +103,7 @@ describe('dashboard metrics on /metrics', () => {
     const { config, notHonoured } = readConfig({ CONFIG_FILE: file });
     rmSync(dir, { recursive: true });
     expect(notHonoured).toEqual([]);
-    const transfers = generateTransfers({ transfers: 2, dfsps: ['dashpayer', 'dashpayee'], currencies: ['USD'] }).map(
-      (t) => ({ ...t, payer: 'dashpayer', payee: 'dashpayee', amount: '1' }),
-    );
-    await insertTransfers(
-      ledger.knex,
-      transfers.map((t) => ({ ...t, state: 'RECEIVED_PREPARE' as const })),
-      ledger.ledger.accounts,
-    );
-    const payer = ledger.ledger.accounts.get('dashpayer:USD')?.position ?? -1;
-    await produce(
-      producer,
-      input.name,
-      generatePositionMessages({ transfers, action: 'prepare', accountOf: () => payer }),
-    );
+    await producePrepares(['1', '1']);
     const { originalMetrics, metricsPrefix, metricsDefaultLabels } = config;
     const service = await startPositionService(
       testConfig(ledger.db, input, output, {
