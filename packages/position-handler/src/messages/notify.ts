@@ -3,8 +3,11 @@ import { handlerErrors } from '../ledger/errors.js';
 import type { ErrorName, Outcome, PositionAction } from '../ledger/types.js';
 import type { Envelope, PositionMessage } from './decode.js';
 
-/** metadata.event.state of notifications, as captured from the original (position-examples/notif-*.json). */
-const SUCCESS_STATE = Object.freeze({ status: 'success', code: 0, description: 'action successful' });
+/**
+ * metadata.event.state of notifications, as captured from the original (position-examples/notif-*.json);
+ * the success one is also central-services-shared's Enum.Events.EventStatus.SUCCESS.
+ */
+export const SUCCESS_STATE = Object.freeze({ status: 'success', code: 0, description: 'action successful' });
 const FAILURE_STATE = Object.freeze({ status: 'error', code: 999, description: 'action failed' });
 
 export interface NotifyContext {

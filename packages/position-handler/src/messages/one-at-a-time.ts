@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { isBulkAction, type Outcome } from '../ledger/types.js';
 import type { PositionMessage } from './decode.js';
-import { errorPayload, type NotifyContext } from './notify.js';
+import { errorPayload, type NotifyContext, SUCCESS_STATE } from './notify.js';
 
 /**
  * Where a result of the one-at-a-time handler's actions goes (central-ledger handlers/positions/handler.js
@@ -15,9 +15,6 @@ export interface OneAtATimeResult {
   readonly destination: OneAtATimeDestination;
   readonly value: string;
 }
-
-/** metadata.event.state of a success (central-services-shared Enum.Events.EventStatus.SUCCESS). */
-const SUCCESS_STATE = Object.freeze({ status: 'success', code: 0, description: 'action successful' });
 
 /**
  * The result of a bulk action or reject, shaped as central-services-shared 18.28.2 Kafka.proceed shapes it: the

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { PositionAction } from '../ledger/types.js';
+import { SUCCESS_STATE } from '../messages/notify.js';
 
 /** A transfer as the generators and the transfer fixtures (testing/transfers.ts) both describe it. */
 export interface GeneratedTransfer {
@@ -16,6 +17,14 @@ export interface KeyedMessage {
 }
 
 const TRANSFERS_CONTENT_TYPE = 'application/vnd.interoperability.transfers+json;version=1.1';
+
+/** A position message's metadata as central-ledger's prepare and fulfil handlers put it on the topic. */
+function positionMetadata(correlationId: string, action: string, now: Date) {
+  return {
+    correlationId,
+    event: { id: randomUUID(), type: 'position', action, createdAt: now.toISOString(), state: SUCCESS_STATE },
+  };
+}
 
 function dataUri(body: unknown): string {
   return `data:${TRANSFERS_CONTENT_TYPE};base64,${Buffer.from(JSON.stringify(body)).toString('base64')}`;
@@ -66,16 +75,7 @@ export function generatePositionMessages(options: {
     const payerSide =
       action === 'prepare' || action === 'abort' || action === 'abort-validation' || action === 'timeout-reserved';
     const key = String(options.accountOf(payerSide ? t.payer : t.payee, t.currency));
-    const metadata = {
-      correlationId: t.transferId,
-      event: {
-        id: randomUUID(),
-        type: 'position',
-        action,
-        createdAt: now.toISOString(),
-        state: { status: 'success', code: 0, description: 'action successful' },
-      },
-    };
+    const metadata = positionMetadata(t.transferId, action, now);
     if (action === 'prepare') {
       const payload = {
         transferId: t.transferId,
@@ -170,16 +170,7 @@ export function generateFxPositionMessages(options: {
   const { action, accountOf } = options;
   return options.transfers.map((t) => {
     const id = action === 'fx-prepare' ? t.commitRequestId : t.transferId;
-    const metadata = {
-      correlationId: id,
-      event: {
-        id: randomUUID(),
-        type: 'position',
-        action,
-        createdAt: now.toISOString(),
-        state: { status: 'success', code: 0, description: 'action successful' },
-      },
-    };
+    const metadata = positionMetadata(id, action, now);
     if (action === 'fx-prepare') {
       const payload = {
         commitRequestId: t.commitRequestId,
