@@ -9,6 +9,7 @@ import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   centralLedgerInstallDir,
+  createDatabase,
   loadInfraSettings,
   type PrivateCentralLedger,
   startCentralLedger,
@@ -18,6 +19,7 @@ import {
 // `infra/svc start central-ledger`: central-ledger 19.5.5 itself (from the cache ./run fills), its API and its
 // handlers on the shared Kafka and MariaDB, here as a private switch (own prefix, database and ports).
 const svc = fileURLToPath(new URL('../../../infra/svc', import.meta.url));
+const migrator = fileURLToPath(new URL('../../../infra/central-ledger/migrate.mjs', import.meta.url));
 const run = promisify(execFile);
 const settings = loadInfraSettings();
 let cl: PrivateCentralLedger;
@@ -89,6 +91,40 @@ describe('infra/svc start central-ledger', () => {
       await connection.end();
     }
   });
+
+  // infra/svc start migrates the default database from central-ledger's npm tarball with our knex
+  // (migrate.mjs), without its install: the tables, columns, indexes and seeded rows must be the ones its own
+  // API makes at start.
+  it('gives the same schema and seeds as the light migration infra/svc start runs on the default database', async () => {
+    const light = await createDatabase({ prefix: 'cl_light' });
+    try {
+      await run(process.execPath, [migrator], { env: { ...process.env, CENTRAL_LEDGER_DB: light.name } });
+      const connection = await mysql.createConnection(settings.mysql);
+      try {
+        const shape = async (database: string) => {
+          const [columns] = await connection.query(
+            'SELECT table_name, column_name, column_type, is_nullable, column_default, extra, column_key FROM information_schema.columns WHERE table_schema = ? ORDER BY 1, 2',
+            [database],
+          );
+          const [indexes] = await connection.query(
+            'SELECT table_name, index_name, seq_in_index, column_name, non_unique FROM information_schema.statistics WHERE table_schema = ? ORDER BY 1, 2, 3',
+            [database],
+          );
+          const [seeded] = await connection.query(
+            `SELECT (SELECT COUNT(*) FROM \`${database}\`.currency) AS currencies, (SELECT COUNT(*) FROM \`${database}\`.transferState) AS states, (SELECT GROUP_CONCAT(name) FROM \`${database}\`.participant) AS participants, (SELECT COUNT(*) FROM \`${database}\`.migration) AS migrations`,
+          );
+          return { columns, indexes, seeded };
+        };
+        const [theirs, ours] = [await shape(cl.database), await shape(light.name)];
+        expect((theirs.columns as unknown[]).length).toBeGreaterThan(500);
+        expect(ours).toEqual(theirs);
+      } finally {
+        await connection.end();
+      }
+    } finally {
+      await light.drop();
+    }
+  }, 60_000);
 
   it('runs the prepare, fulfil, get and admin handlers in consumer groups of its prefix, with the settings it was given', async () => {
     for (const group of ['transfer-prepare', 'transfer-fulfil', 'transfer-get', 'transfer-admin']) {
