@@ -220,7 +220,7 @@ cl_prepare() {
   mkdir -p "$CL_RUN_DIR/logs"
   cl_database
   PATH="$CL_NODE_BIN:$PATH" node "$ROOT/infra/central-ledger/config.cjs" "$CL_APP" "$CL_CONFIG" \
-    >"$CL_RUN_DIR/logs/config.log" 2>&1 || die "writing central-ledger's config override failed: $(head -c 200 "$CL_RUN_DIR/logs/config.log")"
+    >"$CL_RUN_DIR/logs/config.log" 2>&1 || die "writing central-ledger's config override failed: $(tail -1 "$CL_RUN_DIR/logs/config.log" | cut -c1-200)"
   local topics
   topics=$(cl_topics)
   # shellcheck disable=SC2086 # one argument per topic

@@ -12,10 +12,18 @@
 //     in their own processes, as a deployment runs them
 //   HANDLERS.TIMEOUT.TIMEXP                      -> CENTRAL_LEDGER_TIMEOUT_CRON (how often the timeout handler
 //     looks for expired transfers; its default is every 15 s)
+//   its batch position handler's consumer batchSize -> CENTRAL_LEDGER_POSITION_BATCH_SIZE when set (a number:
+//     central-services-stream refuses the string a CLEDG_ variable would give it)
 //   PROXY_CACHE.enabled                          -> false: its default wants a Redis Cluster, and inter-scheme
 //     proxies are not part of a local switch
 const { readFileSync, writeFileSync, renameSync } = require('node:fs');
 const { join } = require('node:path');
+
+// A wrong setting ends the run with its message alone: infra/svc prints it as its one error line.
+process.on('uncaughtException', (error) => {
+  console.error(error.message);
+  process.exit(1);
+});
 
 const [packageDir, outFile] = process.argv.slice(2);
 if (!packageDir || !outFile) throw new Error('usage: node config.cjs <central-ledger package dir> <out file>');
@@ -73,5 +81,11 @@ const override = {
     },
   },
 };
+const batchSize = process.env.CENTRAL_LEDGER_POSITION_BATCH_SIZE;
+if (batchSize) {
+  if (!/^[1-9]\d*$/.test(batchSize))
+    throw new Error(`CENTRAL_LEDGER_POSITION_BATCH_SIZE must be a positive integer, got "${batchSize}"`);
+  override.KAFKA.CONSUMER.TRANSFER.POSITION_BATCH.config.options = { batchSize: Number(batchSize) };
+}
 writeFileSync(`${outFile}.tmp`, `${JSON.stringify(override, null, 2)}\n`);
 renameSync(`${outFile}.tmp`, outFile);

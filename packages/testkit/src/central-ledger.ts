@@ -39,6 +39,8 @@ export interface CentralLedgerOptions {
   /** HANDLERS.TIMEOUT.TIMEXP, e.g. `*\/2 * * * * *`; central-ledger's default looks every 15 s. */
   readonly timeoutCron?: string;
   readonly withOriginalPosition?: boolean;
+  /** Its batch position handler's consumer batch size (KAFKA.CONSUMER.TRANSFER.POSITION_BATCH batchSize; default 10). */
+  readonly positionBatchSize?: number;
   readonly settings?: InfraSettings;
 }
 
@@ -94,6 +96,7 @@ export async function startCentralLedger(options: CentralLedgerOptions = {}): Pr
     CENTRAL_LEDGER_HANDLERS_PORT: String(ports.handlers),
     CENTRAL_LEDGER_POSITION_PORT: String(ports.position),
     ...(options.timeoutCron ? { CENTRAL_LEDGER_TIMEOUT_CRON: options.timeoutCron } : {}),
+    ...(options.positionBatchSize ? { CENTRAL_LEDGER_POSITION_BATCH_SIZE: String(options.positionBatchSize) } : {}),
   };
   let stopped = false;
   const stop = async () => {

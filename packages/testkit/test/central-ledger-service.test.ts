@@ -53,7 +53,7 @@ function accepts(host: string, port: number): Promise<boolean> {
 }
 
 beforeAll(async () => {
-  cl = await startCentralLedger({ timeoutCron: '*/2 * * * * *' });
+  cl = await startCentralLedger({ timeoutCron: '*/2 * * * * *', positionBatchSize: 7 });
 }, 300_000);
 
 afterAll(async () => {
@@ -135,6 +135,7 @@ describe('infra/svc start central-ledger', () => {
     }
     const config = JSON.parse(readFileSync(join(cl.env.CENTRAL_LEDGER_RUN_DIR ?? '', 'config.json'), 'utf8'));
     expect(config.HANDLERS.TIMEOUT.TIMEXP).toBe('*/2 * * * * *');
+    expect(config.KAFKA.CONSUMER.TRANSFER.POSITION_BATCH.config.options).toEqual({ batchSize: 7 });
     expect(config.KAFKA.EVENT_TYPE_ACTION_TOPIC_MAP.POSITION.PREPARE).toBe(`${cl.prefix}topic-transfer-position-batch`);
   });
 
