@@ -162,7 +162,9 @@ apt_install() {
   if (( rc != 0 )); then
     local cause
     cause=$(grep -m1 -E '^(E:|W: Failed|Err:)' "$apt_log" | cut -c1-160 || true)
-    die "apt-get install $packages failed (exit $rc${cause:+: $cause}; see ${apt_log#"$ROOT"/}); check access to Debian's package mirror and re-run"
+    local fix="check access to Debian's package mirror and re-run"
+    [[ $cause == *"Could not get lock"* ]] && fix="another apt or dpkg run took the lock; let it finish and re-run, or raise APT_LOCK_WAIT_SECONDS"
+    die "apt-get install $packages failed (exit $rc${cause:+: $cause}; see ${apt_log#"$ROOT"/}); $fix"
   fi
   SETUP_DID+=("$packages installed")
 }

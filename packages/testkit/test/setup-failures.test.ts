@@ -99,7 +99,7 @@ echo "NOT REACHED"`);
     expect(run.stderr).not.toContain('NOT REACHED');
     expect(run.errorLines).toHaveLength(1);
     expect(run.errorLines[0]).toMatch(
-      /^\[infra\] ERROR: apt-get install redis-server redis-tools failed \(exit 100: E: Could not get lock \/var\/lib\/dpkg\/lock-frontend.*; see .*\/state\/redis\/apt\.log\)/,
+      /^\[infra\] ERROR: apt-get install redis-server redis-tools failed \(exit 100: E: Could not get lock \/var\/lib\/dpkg\/lock-frontend.*; see .*\/state\/redis\/apt\.log\); another apt or dpkg run took the lock; let it finish and re-run, or raise APT_LOCK_WAIT_SECONDS$/,
     );
     // The policy file was there while apt ran, and is gone after the failure.
     expect(aptCalls()).toEqual([
