@@ -12,18 +12,13 @@
 //     in their own processes, as a deployment runs them
 //   HANDLERS.TIMEOUT.TIMEXP                      -> CENTRAL_LEDGER_TIMEOUT_CRON (how often the timeout handler
 //     looks for expired transfers; its default is every 15 s)
-//   its batch position handler's consumer batchSize -> CENTRAL_LEDGER_POSITION_BATCH_SIZE when set (a number:
-//     central-services-stream refuses the string a CLEDG_ variable would give it)
 //   PROXY_CACHE.enabled                          -> false: its default wants a Redis Cluster, and inter-scheme
 //     proxies are not part of a local switch
+//   KAFKA.CONSUMER.TRANSFER.POSITION_BATCH.config.options.batchSize -> CENTRAL_LEDGER_POSITION_BATCH_SIZE when set
+//     (a number: central-services-stream refuses the string an rc CLEDG_ variable would give; bench:position
+//     --original runs both position handlers at one batch size)
 const { readFileSync, writeFileSync, renameSync } = require('node:fs');
 const { join } = require('node:path');
-
-// A wrong setting ends the run with its message alone: infra/svc prints it as its one error line.
-process.on('uncaughtException', (error) => {
-  console.error(error.message);
-  process.exit(1);
-});
 
 const [packageDir, outFile] = process.argv.slice(2);
 if (!packageDir || !outFile) throw new Error('usage: node config.cjs <central-ledger package dir> <out file>');
@@ -32,6 +27,11 @@ const env = (name) => {
   if (value === undefined) throw new Error(`${name} is not set (infra/services.env)`);
   return value;
 };
+// A wrong setting ends the run with its message alone: infra/svc prints it as its one error line.
+process.on('uncaughtException', (error) => {
+  console.error(error.message);
+  process.exit(1);
+});
 const defaults = JSON.parse(readFileSync(join(packageDir, 'config/default.json'), 'utf8'));
 const brokers = `${env('KAFKA_HOST')}:${env('KAFKA_PORT')}`;
 const prefix = process.env.CENTRAL_LEDGER_TOPIC_PREFIX ?? '';
@@ -83,9 +83,11 @@ const override = {
 };
 const batchSize = process.env.CENTRAL_LEDGER_POSITION_BATCH_SIZE;
 if (batchSize) {
-  if (!/^[1-9]\d*$/.test(batchSize))
-    throw new Error(`CENTRAL_LEDGER_POSITION_BATCH_SIZE must be a positive integer, got "${batchSize}"`);
-  override.KAFKA.CONSUMER.TRANSFER.POSITION_BATCH.config.options = { batchSize: Number(batchSize) };
+  const n = Number(batchSize);
+  if (!Number.isInteger(n) || n < 1) {
+    throw new Error(`CENTRAL_LEDGER_POSITION_BATCH_SIZE must be a whole number of messages, got "${batchSize}"`);
+  }
+  override.KAFKA.CONSUMER.TRANSFER.POSITION_BATCH.config.options = { batchSize: n };
 }
 writeFileSync(`${outFile}.tmp`, `${JSON.stringify(override, null, 2)}\n`);
 renameSync(`${outFile}.tmp`, outFile);
