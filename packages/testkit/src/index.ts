@@ -1,4 +1,10 @@
 export {
+  type CentralLedgerOptions,
+  centralLedgerInstallDir,
+  type PrivateCentralLedger,
+  startCentralLedger,
+} from './central-ledger.js';
+export {
   type DashboardFixture,
   type DashboardMetric,
   prometheusSamples,

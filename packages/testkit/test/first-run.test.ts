@@ -1,6 +1,7 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import mysql from 'mysql2/promise';
 import { describe, expect, it } from 'vitest';
+import { centralLedgerPackageDir } from '../../../infra/central-ledger/migrate.mjs';
 import { loadInfraSettings, parseEnvFile, testKafka } from '../src/index.js';
 
 // What `infra/svc start` (run by the global setup) leaves behind for a service started with the originals'
@@ -57,4 +58,22 @@ describe('infra/svc start: the first run of an original configuration', () => {
       }
     },
   );
+
+  // As a deployment's central-ledger API leaves it at its start: every one of its migrations applied (its
+  // knexfile's `migration` table) and its seeds in (the Hub participant, the transfer states).
+  it("leaves central-ledger's default database migrated and seeded with central-ledger's own migrations", async () => {
+    const database = servicesEnv.CENTRAL_LEDGER_DB ?? 'central_ledger';
+    const migrations = readdirSync(`${centralLedgerPackageDir()}/migrations`).filter((f) => f.endsWith('.js'));
+    const connection = await mysql.createConnection({ ...settings.mysql, database });
+    try {
+      const [applied] = await connection.query<mysql.RowDataPacket[]>('SELECT name FROM migration ORDER BY name');
+      expect(applied.map((row) => String(row.name)).sort()).toEqual([...migrations].sort());
+      const [hub] = await connection.query<mysql.RowDataPacket[]>("SELECT name FROM participant WHERE name = 'Hub'");
+      expect(hub).toHaveLength(1);
+      const [states] = await connection.query<mysql.RowDataPacket[]>('SELECT COUNT(*) AS n FROM transferState');
+      expect(Number(states[0]?.n)).toBeGreaterThan(10);
+    } finally {
+      await connection.end();
+    }
+  });
 });
