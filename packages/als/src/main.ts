@@ -134,18 +134,18 @@ export async function startAls(config: Config): Promise<RunningAls> {
     record,
   });
 
+  // Logs go to stderr (the kit's logger): stdout carries only the one "ready" line tools wait for.
+  const loggerInstance: FastifyBaseLogger = createLogger({ level: config.logLevel });
   // Proxy cache, timeout handler and JWS: all off by default, then nothing of them is wired in.
   let extras: Awaited<ReturnType<typeof setUpProxyAndJws>>;
   try {
-    extras = await setUpProxyAndJws(config, centralLedger);
+    extras = await setUpProxyAndJws(config, centralLedger, loggerInstance);
   } catch (error) {
     await Promise.allSettled([http.close(), store.close()]);
     metrics.stop();
     throw error;
   }
 
-  // Logs go to stderr (the kit's logger): stdout carries only the one "ready" line tools wait for.
-  const loggerInstance: FastifyBaseLogger = createLogger({ level: config.logLevel });
   // Every error answer and error callback counted and logged (rate-limited) at the two edges they pass.
   const failures = createFailureReporter(registry, loggerInstance);
   const ports: DiscoveryPorts = {
