@@ -13,6 +13,7 @@ import { clientErrors, frameworkErrors, registerFspiopBasics } from './http/fspi
 import { maxPartyIdLength, registerFspiopRoutes } from './http/fspiop-routes.js';
 import { registerJwsValidation } from './http/jws-hook.js';
 import { registerObserveRoutes } from './http/observe-routes.js';
+import { createFailureReporter } from './observe/failures.js';
 import { createMetrics } from './observe/metrics.js';
 import { setUpProxyAndJws } from './proxy-jws-setup.js';
 import { createCentralLedger } from './upstream/central-ledger.js';
@@ -35,6 +36,8 @@ export interface RunningAls {
   readonly admin: FastifyInstance;
   readonly registry: Registry;
   readonly profiler: CpuProfiler;
+  /** The root logger (fastify's app.log is a child of it): failures are logged here. */
+  readonly log: FastifyBaseLogger;
   /**
    * Resolves once no accepted request's background work (the flow after its 202/200) is running: the same set
    * close() drains. Tests wait for it before proving that nothing more is sent.
@@ -131,16 +134,20 @@ export async function startAls(config: Config): Promise<RunningAls> {
     record,
   });
 
+  // Logs go to stderr (the kit's logger): stdout carries only the one "ready" line tools wait for.
+  const loggerInstance: FastifyBaseLogger = createLogger({ level: config.logLevel });
   // Proxy cache, timeout handler and JWS: all off by default, then nothing of them is wired in.
   let extras: Awaited<ReturnType<typeof setUpProxyAndJws>>;
   try {
-    extras = await setUpProxyAndJws(config, centralLedger);
+    extras = await setUpProxyAndJws(config, centralLedger, loggerInstance);
   } catch (error) {
     await Promise.allSettled([http.close(), store.close()]);
     metrics.stop();
     throw error;
   }
 
+  // Every error answer and error callback counted and logged (rate-limited) at the two edges they pass.
+  const failures = createFailureReporter(registry, loggerInstance);
   const ports: DiscoveryPorts = {
     hubName: config.hubName,
     proxy: extras.proxy,
@@ -152,7 +159,10 @@ export async function startAls(config: Config): Promise<RunningAls> {
     oracleWrite: (url, method, party, body, headers) => oracles.write(url, method, party, body, headers),
     oracleBatch: (url, body, headers) => oracles.batch(url, body, headers),
     forgetParty: (party) => oracles.forget(party),
-    send: extras.wrapSend((request) => http.send(request, 'fsp')),
+    send: failures.watchSend(
+      extras.wrapSend((request) => http.send(request, 'fsp')),
+      config.hubName,
+    ),
     serialiseError: serialisers.error,
     serialiseFspId: serialisers.fspId,
     serialisePartyList: serialisers.partyList,
@@ -171,8 +181,6 @@ export async function startAls(config: Config): Promise<RunningAls> {
     );
   };
 
-  // Logs go to stderr (the kit's logger): stdout carries only the one "ready" line tools wait for.
-  const loggerInstance: FastifyBaseLogger = createLogger({ level: config.logLevel });
   // No log line per request at any level (issue #3); failures are counted on /metrics instead.
   const quiet = () => new LogController({ disableRequestLogging: true });
   const app = Fastify({
@@ -188,14 +196,18 @@ export async function startAls(config: Config): Promise<RunningAls> {
     // A 128-character ID is valid (FSPIOP PartyIdentifier); percent-encoded, each character may take 12
     // (4 UTF-8 bytes as %XX). Fastify's default of 100 refused valid IDs; the handler checks the decoded 128.
     routerOptions: { maxParamLength: maxPartyIdLength * 12 },
-    frameworkErrors: frameworkErrors(serialisers, maxPartyIdLength),
+    frameworkErrors: frameworkErrors(serialisers, maxPartyIdLength, failures),
     // A request whose headers and body have not all arrived within requestTimeoutMs is answered 408 (slow
     // bodies held a socket for ever: issue #11, item 5). Node checks every connectionsCheckingInterval.
     requestTimeout: config.requestTimeoutMs,
-    clientErrorHandler: clientErrors(serialisers, {
-      requestTimeoutMs: config.requestTimeoutMs,
-      maxHeaderBytes: maxHeaderBytes,
-    }),
+    clientErrorHandler: clientErrors(
+      serialisers,
+      {
+        requestTimeoutMs: config.requestTimeoutMs,
+        maxHeaderBytes: maxHeaderBytes,
+      },
+      failures,
+    ),
     http: {
       // A GET /parties has no body: node:http then skips its request stream's life cycle (issue #4, the
       // bench's GETs are a quarter of the ALS's exchanges). The body parser answers such requests of other
@@ -212,7 +224,7 @@ export async function startAls(config: Config): Promise<RunningAls> {
   const admission = createAdmission(config.maxLookupsInFlight, config.lookupCallbackWaitMs);
   app.addHook('onClose', async () => admission.close());
   metrics.watchAdmission(() => admission);
-  registerFspiopBasics(app, serialisers, config.bodyLimitBytes);
+  registerFspiopBasics(app, serialisers, config.bodyLimitBytes, failures);
   if (extras.jws) registerJwsValidation(app, extras.jws);
   registerFspiopRoutes(app, {
     ports,
@@ -285,6 +297,7 @@ export async function startAls(config: Config): Promise<RunningAls> {
     admin,
     registry,
     profiler,
+    log: loggerInstance,
     async idle() {
       while (inflight.size > 0) await Promise.allSettled([...inflight]);
     },

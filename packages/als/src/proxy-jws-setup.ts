@@ -3,6 +3,7 @@ import { answerExpiredLookup } from './discovery/inter-scheme.js';
 import type { DiscoveryPorts, OutboundRequest, ProxyPorts } from './discovery/types.js';
 import type { TimeoutHandler } from './handlers/timeout.js';
 import type { IncomingJwsCheck } from './http/jws-hook.js';
+import type { KeyWatchLogger } from './jws/keys.js';
 import type { CentralLedger } from './upstream/central-ledger.js';
 import type { RedisProxyCache } from './upstream/proxy-cache-redis.js';
 
@@ -32,7 +33,11 @@ export interface ProxyJws {
   close(): Promise<void>;
 }
 
-export async function setUpProxyAndJws(config: Config, centralLedger: CentralLedger): Promise<ProxyJws> {
+export async function setUpProxyAndJws(
+  config: Config,
+  centralLedger: CentralLedger,
+  log: KeyWatchLogger,
+): Promise<ProxyJws> {
   // Keys first: a missing or broken key file stops the start before anything connects.
   const keys = config.jwsValidate === 'on' || config.jwsSign === 'on' ? await import('./jws/keys.js') : undefined;
   const verificationKeys =
@@ -86,6 +91,11 @@ export async function setUpProxyAndJws(config: Config, centralLedger: CentralLed
   }
 
   let timeoutHandler: TimeoutHandler | undefined;
+  // Last, once nothing above can fail the start: keys added, replaced or removed apply without a restart.
+  const keyWatcher =
+    keys && verificationKeys
+      ? keys.watchVerificationKeys(config.jwsVerificationKeysDirectory, verificationKeys, log)
+      : undefined;
   return {
     proxy,
     proxyCache,
@@ -134,6 +144,7 @@ export async function setUpProxyAndJws(config: Config, centralLedger: CentralLed
       return timeoutHandler;
     },
     async close() {
+      keyWatcher?.close();
       await timeoutHandler?.stop();
       await proxyCache?.disconnect();
     },

@@ -39,13 +39,25 @@ describe('proxy cache on Redis', () => {
 
     expect(await cache.isPendingCallback(req, 'proxyB')).toBe(true);
     expect(await cache.isPendingCallback(req, 'proxyC')).toBe(false);
-    expect(await cache.receivedSuccessResponse(req, 'proxyB')).toBe(true);
+    expect(await cache.receivedSuccessResponse(req, 'proxyB')).toBe('first');
     expect(await redis.client.get('als:payerfsp:MSISDN:111:success')).toBe('proxyB');
     // proxyA's error is the last answer, but one proxy succeeded: nothing to tell the requester.
     expect(await cache.receivedErrorResponse(req, 'proxyA')).toBe(false);
     expect(await redis.client.exists('als:payerfsp:MSISDN:111', 'als:payerfsp:MSISDN:111:expiresAt')).toBe(0);
     // A success from a proxy that was not asked is not an inter-scheme answer.
-    expect(await cache.receivedSuccessResponse(req, 'proxyC')).toBe(false);
+    expect(await cache.receivedSuccessResponse(req, 'proxyC')).toBe('not-awaited');
+  });
+
+  it('two proxies finding the party: the first is the answer, the second is late', async () => {
+    const req = { sourceId: 'payerfsp', type: 'MSISDN', partyId: '666' };
+    await cache.setSendToProxiesList(req, ['proxyA', 'proxyB'], 20);
+    expect(await cache.receivedSuccessResponse(req, 'proxyB')).toBe('first');
+    expect(await cache.receivedSuccessResponse(req, 'proxyA')).toBe('late');
+    expect(await redis.client.keys('als:payerfsp:MSISDN:666*')).toEqual([]);
+    // A success key left behind by an earlier lookup of the party does not make the next one's answer late.
+    await redis.client.set('als:payerfsp:MSISDN:666:success', 'proxyA');
+    await cache.setSendToProxiesList(req, ['proxyA', 'proxyB'], 20);
+    expect(await cache.receivedSuccessResponse(req, 'proxyA')).toBe('first');
   });
 
   it('every proxy failing: only the last error is the last without success', async () => {

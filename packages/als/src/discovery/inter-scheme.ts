@@ -258,7 +258,10 @@ export async function forwardPartyCallbackAcrossSchemes(
       }
       if (viaProxy !== undefined && destination !== undefined) {
         const req = alsRequest(destination, party);
-        if (await proxy.cache.receivedSuccessResponse(req, viaProxy)) {
+        const success = await proxy.cache.receivedSuccessResponse(req, viaProxy);
+        // Another proxy found the party first and the requester has its answer: one callback per lookup.
+        if (success === 'late') return ports.count('proxy_success_dropped');
+        if (success === 'first') {
           // The first proxy that found the party: the oracle learns where the party lives.
           if (await isActive(ports, destination)) {
             try {

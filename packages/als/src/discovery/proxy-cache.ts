@@ -23,8 +23,11 @@ export interface ProxyCache {
   setSendToProxiesList(alsReq: AlsRequest, proxyIds: readonly string[], ttlSec: number): Promise<boolean>;
   /** Is this proxy still awaited for this lookup? */
   isPendingCallback(alsReq: AlsRequest, proxyId: string | undefined): Promise<boolean>;
-  /** A proxy answered with the party: remembered (`…:success`); false when it was not awaited. */
-  receivedSuccessResponse(alsReq: AlsRequest, proxyId: string): Promise<boolean>;
+  /**
+   * A proxy answered with the party: `first` when it is the lookup's first success (remembered in
+   * `…:success`), `late` when another proxy found it first, `not-awaited` when this proxy was not awaited.
+   */
+  receivedSuccessResponse(alsReq: AlsRequest, proxyId: string): Promise<'first' | 'late' | 'not-awaited'>;
   /** A proxy failed or answered an error: true when it was the last one awaited and none succeeded. */
   receivedErrorResponse(alsReq: AlsRequest, proxyId: string): Promise<boolean>;
   removeProxyGetPartiesTimeout(alsReq: AlsRequest, proxyId: string | undefined): Promise<boolean>;

@@ -64,6 +64,7 @@ export type DiscoveryEvent =
   | 'forward_failed'
   | 'callback_forwarded'
   | 'proxy_error_dropped'
+  | 'proxy_success_dropped'
   | 'lookup_expired';
 
 /**

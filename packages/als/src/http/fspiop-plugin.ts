@@ -4,12 +4,38 @@ import type { Readable } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AlsError } from '../fspiop/errors.js';
 import type { Serialisers } from '../fspiop/serialisers.js';
+import type { FailureReporter } from '../observe/failures.js';
 
-export function sendAlsError(reply: FastifyReply, serialisers: Serialisers, error: AlsError): FastifyReply {
+export function sendAlsError(
+  reply: FastifyReply,
+  serialisers: Serialisers,
+  error: AlsError,
+  failures?: FailureReporter,
+): FastifyReply {
+  if (failures) reportAnswer(failures, reply.request, error.status, error.information());
   return reply
     .code(error.status)
     .header('content-type', 'application/json; charset=utf-8')
     .send(serialisers.error(error.information()));
+}
+
+/** Every synchronous error answer is counted and logged (observe/failures.ts); nothing runs for a success. */
+function reportAnswer(
+  failures: FailureReporter,
+  request: FastifyRequest | undefined,
+  status: number,
+  information: { errorCode: string; errorDescription: string },
+  cause?: unknown,
+): void {
+  failures.answered({
+    status,
+    errorCode: information.errorCode,
+    errorDescription: information.errorDescription,
+    method: request?.method,
+    url: request?.url,
+    traceparent: request?.headers.traceparent,
+    cause,
+  });
 }
 
 /**
@@ -17,7 +43,7 @@ export function sendAlsError(reply: FastifyReply, serialisers: Serialisers, erro
  * (FST_ERR_BAD_URL) and a path parameter longer than `maxParamLength` (FST_ERR_MAX_PARAM_LENGTH). This is
  * its `frameworkErrors` option, so those answers are FSPIOP errors too, each with its own code.
  */
-export function frameworkErrors(serialisers: Serialisers, maxParamLength: number) {
+export function frameworkErrors(serialisers: Serialisers, maxParamLength: number, failures?: FailureReporter) {
   return (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     let alsError: AlsError;
     if (error.code === 'FST_ERR_MAX_PARAM_LENGTH')
@@ -26,7 +52,7 @@ export function frameworkErrors(serialisers: Serialisers, maxParamLength: number
       alsError = new AlsError('PATH_PARAM_TOO_LONG', { param: 'ID', limit: maxParamLength });
     else if (error.code === 'FST_ERR_BAD_URL') alsError = new AlsError('MALFORMED_URI', { path: request.url });
     else alsError = new AlsError('MALFORMED_REQUEST', { reason: error.code });
-    sendAlsError(reply, serialisers, alsError);
+    sendAlsError(reply, serialisers, alsError, failures);
   };
 }
 
@@ -37,7 +63,11 @@ export function frameworkErrors(serialisers: Serialisers, maxParamLength: number
  * over Node's limit 431 3104, a request not received within the request timeout 408 3000. The connection is
  * closed after it, as Node does: the parser cannot find the next request on it.
  */
-export function clientErrors(serialisers: Serialisers, limits: { requestTimeoutMs: number; maxHeaderBytes: number }) {
+export function clientErrors(
+  serialisers: Serialisers,
+  limits: { requestTimeoutMs: number; maxHeaderBytes: number },
+  failures?: FailureReporter,
+) {
   return (error: NodeJS.ErrnoException & { bytesParsed?: number }, socket: Socket) => {
     if (error.code === 'ECONNRESET' || socket.destroyed) return;
     let alsError: AlsError;
@@ -46,6 +76,7 @@ export function clientErrors(serialisers: Serialisers, limits: { requestTimeoutM
     else if (error.code === 'HPE_HEADER_OVERFLOW')
       alsError = new AlsError('HEADERS_TOO_LARGE', { limit: limits.maxHeaderBytes });
     else alsError = new AlsError('MALFORMED_REQUEST', { reason: error.code ?? 'unparsable' });
+    if (failures) reportAnswer(failures, undefined, alsError.status, alsError.information());
     // A response already started on this socket (a pipelined request's) cannot be followed by another one.
     const started = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent;
     if (socket.writable && !started) {
@@ -114,7 +145,12 @@ function readBody(limit: number) {
  * forwarded as they came, issue #3), FSPIOP error bodies for everything that fails before a handler
  * answers (an oversized body is 3104, an unknown route 3002), and never a 5xx for bad input.
  */
-export function registerFspiopBasics(app: FastifyInstance, serialisers: Serialisers, bodyLimit: number): void {
+export function registerFspiopBasics(
+  app: FastifyInstance,
+  serialisers: Serialisers,
+  bodyLimit: number,
+  failures?: FailureReporter,
+): void {
   app.removeAllContentTypeParsers();
   const keepBytes = readBody(bodyLimit);
   // The same parser twice: Fastify caches the parser it found per Content-Type only for a RegExp or exact
@@ -125,19 +161,27 @@ export function registerFspiopBasics(app: FastifyInstance, serialisers: Serialis
   app.addContentTypeParser('*', { bodyLimit }, keepBytes);
 
   app.setNotFoundHandler((request, reply) =>
-    sendAlsError(reply, serialisers, new AlsError('UNKNOWN_URI', { method: request.method, path: request.url })),
+    sendAlsError(
+      reply,
+      serialisers,
+      new AlsError('UNKNOWN_URI', { method: request.method, path: request.url }),
+      failures,
+    ),
   );
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    if (error instanceof AlsError) return sendAlsError(reply, serialisers, error);
+    if (error instanceof AlsError) return sendAlsError(reply, serialisers, error, failures);
     if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
-      return sendAlsError(reply, serialisers, new AlsError('BODY_TOO_LARGE', { limit: bodyLimit }));
+      return sendAlsError(reply, serialisers, new AlsError('BODY_TOO_LARGE', { limit: bodyLimit }), failures);
     if (error.statusCode !== undefined && error.statusCode < 500)
-      return sendAlsError(reply, serialisers, new AlsError('MALFORMED_BODY'));
-    request.log.error({ err: error }, 'unexpected failure while answering');
+      return sendAlsError(reply, serialisers, new AlsError('MALFORMED_BODY'), failures);
+    const information = { errorCode: '2001', errorDescription: 'Internal server error' };
+    // The reporter logs it with its stack (rate-limited); without one, it is logged here.
+    if (failures) reportAnswer(failures, request, 500, information, error);
+    else request.log.error({ err: error }, 'unexpected failure while answering');
     return reply
       .code(500)
       .header('content-type', 'application/json; charset=utf-8')
-      .send(serialisers.error({ errorCode: '2001', errorDescription: 'Internal server error' }));
+      .send(serialisers.error(information));
   });
 }

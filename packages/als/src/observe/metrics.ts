@@ -89,7 +89,7 @@ export function createMetrics(
   );
   const events = new FastCounter(
     'als_events_total',
-    'flow outcomes: callback_forwarded, forward_failed, error_callback_sent, error_callback_failed, unknown_source',
+    'flow outcomes: callback_forwarded, forward_failed, error_callback_sent, error_callback_failed, unknown_source, proxy_error_dropped, proxy_success_dropped, lookup_expired',
     registry,
   );
   const requests = new FastCounter('als_requests_total', 'FSPIOP requests accepted, by route and status', registry);

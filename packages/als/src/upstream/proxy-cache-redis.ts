@@ -87,11 +87,19 @@ export function createRedisProxyCache(options: ProxyCacheRedisOptions): RedisPro
     return client.del(...keys);
   };
 
-  /** srem + scard; on the last one the lookup's keys are dropped and `hadSuccess` tells whether one won. */
+  /**
+   * This proxy's answer is in: drops it from the lookup's set and tells whether it was the last one awaited;
+   * on the last one the lookup's keys are dropped and `hadSuccess` tells whether a proxy found the party.
+   * SREM and SCARD go in one MULTI (the original's library pipelines them): sent as two commands, two
+   * answers arriving together could both remove themselves before either counts, both see 0, and the
+   * requester would hear two outcomes. Both commands name the one set key, so a cluster runs them in its slot.
+   */
   const isLastCallback = async (req: AlsRequest, proxyId: string) => {
     const key = alsKey(req);
-    const removed = await client.srem(key, proxyId);
-    const card = await client.scard(key);
+    const results = await client.multi().srem(key, proxyId).scard(key).exec();
+    if (results === null) throw new Error('proxy cache: MULTI of SREM/SCARD was discarded');
+    const [[sremError, removed] = [], [scardError, card] = []] = results;
+    if (sremError || scardError) throw sremError ?? scardError;
     const isLast = removed === 1 && card === 0;
     let hadSuccess = false;
     if (isLast) {
@@ -102,7 +110,7 @@ export function createRedisProxyCache(options: ProxyCacheRedisOptions): RedisPro
       ]);
       hadSuccess = successCount === 1;
     }
-    return { isLast, hadSuccess };
+    return { removed: removed === 1, isLast, hadSuccess };
   };
 
   const isPendingCallback = async (req: AlsRequest, proxyId: string | undefined) => {
@@ -157,15 +165,25 @@ export function createRedisProxyCache(options: ProxyCacheRedisOptions): RedisPro
       const unique = [...new Set(proxyIds)];
       if (unique.length === 0) return false;
       const expiresAt = String(Date.now() + ttlSec * 1000);
-      const [added, set] = await Promise.all([client.sadd(key, ...unique), client.set(expiryKeyOf(req), expiresAt)]);
+      // A success key left by an earlier lookup of the party that ended without its cleanup (its expiry
+      // handled while a success was being stored) would make this lookup's first success look late.
+      const [added, set] = await Promise.all([
+        client.sadd(key, ...unique),
+        client.set(expiryKeyOf(req), expiresAt),
+        client.del(successKeyOf(req)),
+      ]);
       return added === unique.length && set === 'OK';
     },
     isPendingCallback,
     async receivedSuccessResponse(req, proxyId) {
-      if (!(await isPendingCallback(req, proxyId))) return false;
-      const set = (await client.set(successKeyOf(req), proxyId)) === 'OK';
-      await isLastCallback(req, proxyId);
-      return set;
+      if (!(await isPendingCallback(req, proxyId))) return 'not-awaited';
+      // SET NX: of two proxies that both found the party, the first is the lookup's answer (the original's
+      // plain SET lets each one win). The success key is set before this proxy leaves the set, so an error
+      // that turns out to be the last one sees it.
+      const first = (await client.set(successKeyOf(req), proxyId, 'NX')) === 'OK';
+      const { removed } = await isLastCallback(req, proxyId);
+      if (first) return 'first';
+      return removed ? 'late' : 'not-awaited';
     },
     async receivedErrorResponse(req, proxyId) {
       const { isLast, hadSuccess } = await isLastCallback(req, proxyId);
