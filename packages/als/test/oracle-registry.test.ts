@@ -118,7 +118,7 @@ describe.each(['mysql', 'memory'] as const)('the admin API on a %s oracle regist
         oracleId: expect.any(Number),
         oracleIdType: 'MSISDN',
         endpoint: { value: url, endpointType: 'URL' },
-        isDefault: true,
+        isDefault: 1,
       },
     ]);
     const before = registry.stack.sims.oracle.stats.get;
@@ -169,7 +169,7 @@ describe.each(['mysql', 'memory'] as const)('the admin API on a %s oracle regist
       oracleIdType: 'MSISDN',
       endpoint: { value: `${registry.second.url}/`, endpointType: 'URL' },
       currency: 'USD',
-      isDefault: true,
+      isDefault: 1,
     });
     const before = registry.second.stats.get;
     expect((await lookUp('46740000004')).kind).toBe('success');
@@ -361,13 +361,20 @@ describe('admin API validation: the original’s codes and texts', () => {
       '3102',
       "Missing mandatory element - /requestBody must have required property 'endpoint'",
     );
-    for (const header of ['accept', 'content-type', 'date'])
+    for (const header of ['accept', 'date'])
       expectError(
         await admin('POST', '/oracles', oracleInfo(), without(header)),
         400,
         '3102',
         `Missing mandatory element - /header must have required property '${header}'`,
       );
+    // Without Content-Type the original does not read the body: it is found without its properties.
+    expectError(
+      await admin('POST', '/oracles', oracleInfo(), without('content-type')),
+      400,
+      '3102',
+      "Missing mandatory element - /requestBody must have required property 'endpoint'",
+    );
     const { date: _date, ...noDate } = adminHeaders();
     const { accept: _accept, ...noAcceptNoDate } = noDate;
     expectError(
@@ -379,14 +386,33 @@ describe('admin API validation: the original’s codes and texts', () => {
     expect(await admin('GET', '/oracles')).toMatchObject({ status: 200, json: [] });
   });
 
-  it('requires Content-Type and Date on PUT (not Accept), Accept, Content-Type and Date on DELETE and GET', async () => {
-    for (const header of ['content-type', 'date'])
-      expectError(
-        await admin('PUT', '/oracles/1', oracleInfo(), without(header)),
-        400,
-        '3102',
-        `Missing mandatory element - /header must have required property '${header}'`,
-      );
+  it('requires Date on PUT (not Accept; without Content-Type the body is unread), Accept, Content-Type and Date on DELETE and GET', async () => {
+    expectError(
+      await admin('PUT', '/oracles/1', oracleInfo(), without('date')),
+      400,
+      '3102',
+      "Missing mandatory element - /header must have required property 'date'",
+    );
+    expectError(
+      await admin('PUT', '/oracles/1', oracleInfo(), without('content-type')),
+      400,
+      '3102',
+      "Missing mandatory element - /requestBody must have required property 'endpoint'",
+    );
+    const { 'content-type': _type, ...noType } = adminHeaders();
+    expectError(
+      await admin('PUT', '/oracles/1', undefined, noType),
+      400,
+      '3102',
+      "Missing mandatory element - /requestBody must have required property 'endpoint'",
+    );
+    const { date: _day, ...typeNoDate } = adminHeaders();
+    expectError(
+      await admin('PUT', '/oracles/1', {}, { ...typeNoDate }),
+      400,
+      '3102',
+      "Missing mandatory element - /requestBody must have required property 'endpoint'",
+    );
     expectError(
       await admin('PUT', '/oracles/1', oracleInfo(), without('accept')),
       400,

@@ -26,7 +26,8 @@ function oracleItem(record: OracleRecord) {
     oracleIdType: record.type,
     endpoint: { value: record.url, endpointType: record.endpointType },
     currency: record.currency ?? undefined,
-    isDefault: record.isDefault,
+    // The original answers the column as MySQL gives it, 1 or 0, and the community's collections assert 1.
+    isDefault: record.isDefault ? 1 : 0,
   };
 }
 
@@ -62,7 +63,7 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminRouteDeps):
   const admit = (operation: AdminOperation, request: Incoming) => {
     const input =
       operation === 'OraclesPost' || operation === 'OraclesByIdPut'
-        ? checkOracleInfo(parseAdminBody(request.body), deps.currencies)
+        ? checkOracleInfo(parseAdminBody(request.body, request.headers['content-type']), deps.currencies)
         : undefined;
     checkAdminParameters(operation, request.query, request.headers);
     return input;

@@ -103,11 +103,12 @@ const isHttpUrl = (value: string) => {
 };
 
 /**
- * The request body: what the original's raw-payload plugin makes of the bytes. A body that is not JSON
- * stays an (empty) object there, so it is checked as one and found without its required properties.
+ * The request body: what the original's raw-payload plugin makes of the bytes. A body that is not JSON, or
+ * comes without a Content-Type, stays an (empty) object there, so it is checked as one and found without
+ * its required properties.
  */
-export function parseAdminBody(raw: unknown): Json {
-  if (!Buffer.isBuffer(raw) || raw.length === 0) return {};
+export function parseAdminBody(raw: unknown, contentType: string | string[] | undefined): Json {
+  if (contentType === undefined || !Buffer.isBuffer(raw) || raw.length === 0) return {};
   try {
     return JSON.parse(raw.toString('utf8')) as Json;
   } catch {
