@@ -244,6 +244,7 @@ export async function startAls(config: Config): Promise<RunningAls> {
   registerAdminRoutes(admin, {
     registry: oracleRegistry,
     currencies: schemas.currencies,
+    metrics: registry,
     profiler,
     defaultProfileSeconds: config.profileSeconds,
   });

@@ -11,7 +11,7 @@ export interface AdminAnswer {
   readonly status: number;
   readonly headers: Record<string, string | string[] | undefined>;
   readonly text: string;
-  /** The JSON body, or undefined when there is none. */
+  /** The JSON body, or undefined when there is none (or it is not JSON). */
   readonly json: unknown;
 }
 
@@ -29,7 +29,8 @@ export async function adminCall(
     body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
   });
   const text = await res.body.text();
-  return { status: res.statusCode, headers: res.headers, text, json: text === '' ? undefined : JSON.parse(text) };
+  const json = String(res.headers['content-type'] ?? '').startsWith('application/json') ? JSON.parse(text) : undefined;
+  return { status: res.statusCode, headers: res.headers, text, json };
 }
 
 /** The errorInformation of an admin answer. */

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { type OracleSim, startOracleSim } from '@mojafast/sim';
 import { createDatabase, type TestDatabase } from '@mojafast/testkit';
 import Fastify from 'fastify';
+import { Registry as PromRegistry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadFspiopSchemas } from '../src/fspiop/schemas.js';
 import { registerAdminRoutes } from '../src/http/admin-routes.js';
@@ -465,6 +466,19 @@ describe('admin API validation: the original’s codes and texts', () => {
     expectError(get, 405, '3000', 'Generic client error - Method Not Allowed');
     expect(get.headers.allow).toBe('put,delete');
   });
+  it('counts every answer of the admin port by route and status', async () => {
+    const count = async (route: string, status: number) => {
+      const text = (await admin('GET', '/metrics')).text;
+      const line = text
+        .split('\n')
+        .find((l) => l.startsWith(`als_admin_requests_total{route="${route}",status="${status}"}`));
+      return Number(line?.split(' ')[1] ?? 0);
+    };
+    const [refused, missing] = [await count('/oracles', 400), await count('unmatched', 404)];
+    await admin('POST', '/oracles', oracleInfo({ currency: 'ZZZ' }));
+    await admin('GET', '/nothing');
+    expect([await count('/oracles', 400), await count('unmatched', 404)]).toEqual([refused + 1, missing + 1]);
+  });
 });
 
 describe('admin API when the registry fails', () => {
@@ -483,6 +497,7 @@ describe('admin API when the registry fails', () => {
       currencies: loadFspiopSchemas().currencies,
       profiler: { running: false, profile: async () => '', stop: async () => {} } as never,
       defaultProfileSeconds: 1,
+      metrics: new PromRegistry(),
     });
     const url = await app.listen({ port: 0, host: '127.0.0.1' });
     try {

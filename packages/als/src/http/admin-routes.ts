@@ -1,6 +1,7 @@
 import { errorInformation, FspiopError } from '@mojafast/fspiop';
-import type { CpuProfiler } from '@mojafast/service-kit';
+import { type CpuProfiler, FastCounter } from '@mojafast/service-kit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Registry } from 'prom-client';
 import type { OracleRecord } from '../discovery/oracles.js';
 import { addOracle, changeOracle, type OracleRegistry, removeOracle } from '../upstream/oracle-registry.js';
 import {
@@ -17,6 +18,8 @@ export interface AdminRouteDeps {
   readonly currencies: ReadonlySet<string>;
   readonly profiler: CpuProfiler;
   readonly defaultProfileSeconds: number;
+  /** Where als_admin_requests_total is registered. */
+  readonly metrics: Registry;
 }
 
 /** The original admin API's oracle item (GET /oracles). */
@@ -58,6 +61,26 @@ function refuse(reply: FastifyReply, error: AdminRequestError) {
  */
 export function registerAdminRoutes(app: FastifyInstance, deps: AdminRouteDeps): void {
   const { registry } = deps;
+
+  // Every answer of the admin port is counted; a change of the registry or a refusal is logged with what was
+  // asked and answered (operators' calls: rare, and each one matters).
+  const answers = new FastCounter('als_admin_requests_total', 'admin port answers, by route and status', deps.metrics);
+  app.addHook('onSend', async (request, reply, payload) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    answers.child({ route, status: String(reply.statusCode) }).inc();
+    if (request.method !== 'GET' || reply.statusCode >= 400) {
+      request.log.info(
+        {
+          method: request.method,
+          url: request.url,
+          status: reply.statusCode,
+          answer: reply.statusCode >= 400 ? payload : undefined,
+        },
+        'admin request',
+      );
+    }
+    return payload;
+  });
 
   /** The body (for POST and PUT), then query and headers: the original reports the first failure in that order. */
   const admit = (operation: AdminOperation, request: Incoming) => {
