@@ -255,11 +255,8 @@ export async function startAls(config: Config): Promise<RunningAls> {
   registerObserveRoutes(admin, registry, startedAt, health);
   registerAdminRoutes(admin, {
     registry: oracleRegistry,
-    partyIdTypes:
-      config.extendedPartyIdTypes === 'on'
-        ? new Set([...schemas.partyIdTypes['1.1'], ...extendedPartyIdTypes])
-        : schemas.partyIdTypes['1.1'],
-    clearEndpointCache: () => centralLedger.clear(),
+    currencies: schemas.currencies,
+    metrics: registry,
     profiler,
     defaultProfileSeconds: config.profileSeconds,
   });

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { type SimSet, startSimSet } from '@mojafast/sim';
 import { createDatabase } from '@mojafast/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adminHeaders } from './admin-client.js';
 import { call, lookupHeaders, newTraceId } from './helpers.js';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
@@ -96,7 +97,7 @@ describe('node dist/als', () => {
       expect(health.status).toBe(200);
       expect(JSON.parse(health.body)).toMatchObject({ status: 'OK', startTime: expect.any(String) });
       // The registry is the file's database (DATABASE.DATABASE): empty, so GET /oracles lists nothing.
-      const oracles = await call(`${ready.admin}/oracles`, 'GET', {});
+      const oracles = await call(`${ready.admin}/oracles`, 'GET', adminHeaders());
       expect(oracles.status).toBe(200);
       expect(JSON.parse(oracles.body)).toEqual([]);
       child.kill('SIGTERM');

@@ -1,5 +1,6 @@
 import type { ReceivedCallback } from '@mojafast/sim';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adminHeaders } from './admin-client.js';
 import { call, lookupHeaders, newTraceId, type Stack, startStack } from './helpers.js';
 
 // The answers of account-lookup-service v17.16.1 src/domain/participants/participants.js, route by route:
@@ -315,8 +316,12 @@ describe('POST /participants (batch)', () => {
       const res = await call(
         `${stack.als.adminUrl}/oracles`,
         'POST',
-        { 'content-type': 'application/json' },
-        JSON.stringify({ oracleIdType, endpoint: { value: stack.sims.oracle.url }, currency: 'USD' }),
+        adminHeaders(),
+        JSON.stringify({
+          oracleIdType,
+          endpoint: { value: stack.sims.oracle.url, endpointType: 'URL' },
+          currency: 'USD',
+        }),
       );
       expect(res.status).toBe(201);
     }

@@ -1,5 +1,6 @@
 import { hashId } from '@mojafast/sim';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { adminHeaders } from './admin-client.js';
 import {
   call,
   callbackHeaders,
@@ -83,8 +84,12 @@ describe('GET /parties happy path', () => {
     const added = await call(
       `${stack.als.adminUrl}/oracles`,
       'POST',
-      { 'content-type': 'application/json' },
-      JSON.stringify({ oracleIdType: 'MSISDN', endpoint: { value: stack.sims.oracle.url }, currency: 'USD' }),
+      adminHeaders(),
+      JSON.stringify({
+        oracleIdType: 'MSISDN',
+        endpoint: { value: stack.sims.oracle.url, endpointType: 'URL' },
+        currency: 'USD',
+      }),
     );
     expect(added.status).toBe(201);
     const withCurrency = newTraceId();

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { partyIdPatterns, partyIdProblem } from '../src/fspiop/party-id.js';
+import { adminHeaders } from './admin-client.js';
 import { call, lookupHeaders, newTraceId, type Stack, startStack } from './helpers.js';
 
 // Party-ID validation as account-lookup-service v17.16.1 src/lib/validators.js: one table of patterns per
@@ -95,10 +96,13 @@ describe('party ID validation on the wire', () => {
     expect(callback?.path).toBe(path);
   });
 
-  it('registers an oracle for CONSENT on the admin port only when the switch is on', async () => {
-    const body = JSON.stringify({ oracleIdType: 'CONSENT', endpoint: { value: 'http://127.0.0.1:9' } });
-    const headers = { 'content-type': 'application/json' };
-    expect((await call(`${stack.als.adminUrl}/oracles`, 'POST', headers, body)).status).toBe(400);
-    expect((await call(`${extended.als.adminUrl}/oracles`, 'POST', headers, body)).status).toBe(201);
+  it('registers an oracle for CONSENT on the admin port whatever the switch, as the original (its admin document lists it)', async () => {
+    const body = JSON.stringify({
+      oracleIdType: 'CONSENT',
+      endpoint: { value: 'http://127.0.0.1:9', endpointType: 'URL' },
+      currency: 'USD',
+    });
+    expect((await call(`${stack.als.adminUrl}/oracles`, 'POST', adminHeaders(), body)).status).toBe(201);
+    expect((await call(`${extended.als.adminUrl}/oracles`, 'POST', adminHeaders(), body)).status).toBe(201);
   });
 });

@@ -1,6 +1,6 @@
 import knexFactory, { type Knex } from 'knex';
 import type { OracleRecord } from '../discovery/oracles.js';
-import type { OracleInput, OracleStore } from './oracle-registry.js';
+import type { OracleFields, OracleStore } from './oracle-registry.js';
 
 export interface MysqlSettings {
   readonly host: string;
@@ -10,12 +10,27 @@ export interface MysqlSettings {
   readonly database: string;
 }
 
-/** Party ID types of FSPIOP v1.1 (section 7.5.6), the rows of the original's partyIdType seed. */
-const partyIdTypes = ['MSISDN', 'EMAIL', 'PERSONAL_ID', 'BUSINESS', 'DEVICE', 'ACCOUNT_ID', 'IBAN', 'ALIAS'];
+/**
+ * The rows of the original's partyIdType seed: the party ID types of FSPIOP v1.1 (section 7.5.6) and the
+ * third-party ones its admin API accepts.
+ */
+const partyIdTypes = [
+  'MSISDN',
+  'EMAIL',
+  'PERSONAL_ID',
+  'BUSINESS',
+  'DEVICE',
+  'ACCOUNT_ID',
+  'IBAN',
+  'ALIAS',
+  'CONSENT',
+  'THIRD_PARTY_LINK',
+];
 
 /**
  * Creates the original's tables when they are missing (an empty database), with the columns the ALS
- * reads: partyIdType, endpointType, oracleEndpoint. An existing account_lookup database is used as is.
+ * reads: partyIdType, endpointType, oracleEndpoint. An existing account_lookup database is used as is,
+ * except that party ID types of the seed it lacks are added (a database made by an older version of ours).
  */
 export async function ensureOracleSchema(db: Knex): Promise<void> {
   if (!(await db.schema.hasTable('partyIdType'))) {
@@ -26,8 +41,15 @@ export async function ensureOracleSchema(db: Knex): Promise<void> {
       t.boolean('isActive').notNullable().defaultTo(true);
       t.dateTime('createdDate').notNullable().defaultTo(db.fn.now());
     });
-    await db('partyIdType').insert(partyIdTypes.map((name) => ({ name, description: name })));
   }
+  const known = new Set((await db('partyIdType').select('name')).map((row: { name: string }) => row.name));
+  const lacking = partyIdTypes.filter((name) => !known.has(name));
+  // Several processes may start at once: a row another one just added is no error.
+  if (lacking.length > 0)
+    await db('partyIdType')
+      .insert(lacking.map((name) => ({ name, description: name })))
+      .onConflict('name')
+      .ignore();
   if (!(await db.schema.hasTable('endpointType'))) {
     await db.schema.createTable('endpointType', (t) => {
       t.increments('endpointTypeId').primary();
@@ -67,7 +89,7 @@ const toRecord = (row: Row): OracleRecord => ({
   id: row.id,
   type: row.type,
   currency: row.currency,
-  url: row.url.replace(/\/+$/, ''),
+  url: row.url,
   endpointType: row.endpointType,
   isDefault: Boolean(row.isDefault),
   isActive: Boolean(row.isActive),
@@ -86,7 +108,8 @@ export async function createMysqlOracleStore(settings: MysqlSettings): Promise<O
     db('oracleEndpoint as oe')
       .join('partyIdType as pit', 'pit.partyIdTypeId', 'oe.partyIdTypeId')
       .join('endpointType as et', 'et.endpointTypeId', 'oe.endpointTypeId')
-      .where('oe.isActive', 1)
+      .where({ 'oe.isActive': 1, 'pit.isActive': 1, 'et.isActive': 1 })
+      .orderBy('oe.oracleEndpointId')
       .select(
         'oe.oracleEndpointId as id',
         'pit.name as type',
@@ -97,25 +120,18 @@ export async function createMysqlOracleStore(settings: MysqlSettings): Promise<O
         'oe.isActive as isActive',
       );
 
-  const idsOf = async (input: Partial<OracleInput>): Promise<Record<string, unknown>> => {
-    const columns: Record<string, unknown> = {};
-    if (input.oracleIdType !== undefined) {
-      const type = await db('partyIdType').where({ name: input.oracleIdType }).first('partyIdTypeId');
-      if (!type) throw new Error(`unknown oracleIdType ${input.oracleIdType}`);
-      columns.partyIdTypeId = type.partyIdTypeId;
-    }
-    if (input.endpoint !== undefined) {
-      const endpointType = await db('endpointType')
-        .where({ type: input.endpoint.endpointType ?? 'URL' })
-        .first('endpointTypeId');
-      if (!endpointType) throw new Error(`unknown endpointType ${input.endpoint.endpointType}`);
-      columns.endpointTypeId = endpointType.endpointTypeId;
-      columns.value = input.endpoint.value;
-    }
-    if (input.currency !== undefined) columns.currencyId = input.currency;
-    if (input.isDefault !== undefined) columns.isDefault = input.isDefault;
-    return columns;
+  const idOf = async (table: string, column: string, where: Record<string, string>) => {
+    const row = await db(table).where(where).first(column);
+    if (!row) throw new Error(`${table} has no row ${JSON.stringify(where)}`);
+    return row[column] as number;
   };
+  const columnsOf = async (fields: OracleFields) => ({
+    partyIdTypeId: await idOf('partyIdType', 'partyIdTypeId', { name: fields.type }),
+    endpointTypeId: await idOf('endpointType', 'endpointTypeId', { type: fields.endpointType }),
+    currencyId: fields.currency,
+    value: fields.url,
+    isDefault: fields.isDefault,
+  });
 
   return {
     async list(type) {
@@ -123,16 +139,22 @@ export async function createMysqlOracleStore(settings: MysqlSettings): Promise<O
       if (type !== undefined) query.andWhere('pit.name', type);
       return ((await query) as Row[]).map(toRecord);
     },
-    async create(input) {
-      const [id] = await db('oracleEndpoint').insert(await idsOf(input));
+    async get(id) {
+      const row = (await select().andWhere('oe.oracleEndpointId', id).first()) as Row | undefined;
+      return row && toRecord(row);
+    },
+    async create(fields) {
+      // createdBy has no default in the original's table; its admin API writes 'Admin'.
+      const [id] = await db('oracleEndpoint').insert({ ...(await columnsOf(fields)), createdBy: 'Admin' });
       const row = (await select().andWhere('oe.oracleEndpointId', id).first()) as Row;
       return toRecord(row);
     },
-    async update(id, input) {
-      const columns = await idsOf(input);
-      if (Object.keys(columns).length === 0)
-        return (await select().andWhere('oe.oracleEndpointId', id).first()) !== undefined;
-      return (await db('oracleEndpoint').where({ oracleEndpointId: id, isActive: 1 }).update(columns)) > 0;
+    async update(id, fields) {
+      return (
+        (await db('oracleEndpoint')
+          .where({ oracleEndpointId: id, isActive: 1 })
+          .update(await columnsOf(fields))) > 0
+      );
     },
     async remove(id) {
       return (await db('oracleEndpoint').where({ oracleEndpointId: id, isActive: 1 }).update({ isActive: 0 })) > 0;
