@@ -6,6 +6,9 @@
 ARG NODE_IMAGE=node:24.21.0-bookworm-slim
 
 FROM ${NODE_IMAGE} AS build
+# Unset unless given: "0" turns off corepack's check of the pnpm tarball's registry signature, for a registry
+# (a mirror or proxy) whose metadata carries none. infra/images gives it only when the registry has none.
+ARG COREPACK_INTEGRITY_KEYS
 WORKDIR /src
 # corepack installs the pnpm version named in package.json's packageManager field, the same one CI uses.
 RUN corepack enable
@@ -13,7 +16,11 @@ COPY package.json pnpm-lock.yaml pnpm-workspace.yaml ./
 # pnpm applies patches/ (kafkajs: the TimeoutNegativeWarning guard) while it installs.
 COPY patches ./patches
 # Dependencies come from the lockfile alone, so this layer is reused until the lockfile changes.
-RUN --mount=type=cache,id=pnpm-store,target=/root/.local/share/pnpm/store pnpm fetch
+# The steps that reach the npm registry trust the host's extra CA (a TLS-intercepting proxy) when the build
+# is given one as the secret extra_ca (infra/images does, from NODE_EXTRA_CA_CERTS): a secret is mounted for
+# the step alone and never reaches a layer, this stage's or the runtime image's.
+RUN --mount=type=secret,id=extra_ca --mount=type=cache,id=pnpm-store,target=/root/.local/share/pnpm/store \
+    if [ -s /run/secrets/extra_ca ]; then export NODE_EXTRA_CA_CERTS=/run/secrets/extra_ca; fi; pnpm fetch
 COPY tsconfig.base.json tsconfig.json ./
 COPY packages ./packages
 RUN --mount=type=cache,id=pnpm-store,target=/root/.local/share/pnpm/store \
@@ -24,7 +31,9 @@ RUN pnpm --filter "@mojafast/position-handler..." run build
 # --legacy: the workspace links its packages instead of injecting them (pnpm 10 deploys injected ones only).
 # --prod: no devDependencies. Each package, this one and the workspace packages it depends on, is copied as
 # its package.json "files" field packs it: dist/ without source maps or declarations, never src/ or test/.
-RUN pnpm --filter @mojafast/position-handler deploy --legacy --prod /out
+RUN --mount=type=secret,id=extra_ca --mount=type=cache,id=pnpm-store,target=/root/.local/share/pnpm/store \
+    if [ -s /run/secrets/extra_ca ]; then export NODE_EXTRA_CA_CERTS=/run/secrets/extra_ca; fi; \
+    pnpm --filter @mojafast/position-handler deploy --legacy --prod /out
 
 FROM ${NODE_IMAGE}
 # The handler binds 127.0.0.1 by default (a developer's machine); in a container /health and /metrics must

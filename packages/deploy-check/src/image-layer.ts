@@ -19,9 +19,12 @@ export interface LayerRecipe {
   readonly dest: string;
 }
 
-/** A RUN's command without its leading BuildKit flags (--mount=…, --network=…). */
+/**
+ * A RUN's command without its leading BuildKit flags (--mount=…, --network=…) and the shell prelude that
+ * trusts the build secret's extra CA (`if [ -s /run/secrets/extra_ca ]; then export …; fi;`).
+ */
 function command(run: Instruction): string {
-  return run.args.replace(/^(--\S+\s+)+/, '');
+  return run.args.replace(/^(--\S+\s+)+/, '').replace(/^if \[[^\]]*\]; then [^;]*; fi;\s*/, '');
 }
 
 export function layerRecipe(dockerfileText: string): LayerRecipe {

@@ -18,7 +18,7 @@ import {
 } from '@mojafast/testkit';
 import { type ClusterProcess, planCluster, startOrder } from './cluster-plan.js';
 import { loadCompose } from './infra.js';
-import { type RunningService, startService } from './process.js';
+import { startService } from './process.js';
 import { type ServiceSpec, services } from './services.js';
 
 /**
@@ -48,7 +48,30 @@ export interface SmokeOptions {
   readonly from?: 'compose' | 'k8s';
   /** Upper bound of each wait (a start, a callback, a notification). */
   readonly waitMs?: number;
+  /**
+   * How a service is started: by default `node <entry>` from the package as a local process; `infra/images
+   * run` starts the service's image as a container instead (container-smoke.ts). The images' `/profiles`
+   * is rewritten to runDir for processes only.
+   */
+  readonly launch?: Launcher;
+  /** Called with the plan before any service starts (a compose tool brings the whole file up here). */
+  readonly prepare?: (plan: readonly ClusterProcess[]) => Promise<void>;
+  /** Called while everything still runs, after the lookup and the commit; its answer goes in the report. */
+  readonly inspect?: (running: ReadonlyMap<ServiceSpec['id'], Launched>) => Promise<unknown>;
 }
+
+/** A started service: what it printed, and its stop with SIGTERM. */
+export interface Launched {
+  output(): string;
+  stop(): Promise<{ code: number | null; signal: NodeJS.Signals | null; ms?: number }>;
+}
+
+export type Launcher = (launch: {
+  spec: ServiceSpec;
+  process: ClusterProcess;
+  readyWhen: (line: string) => true | undefined;
+  timeoutMs: number;
+}) => Promise<Launched>;
 
 export interface SmokeReport {
   readonly from: 'compose' | 'k8s';
@@ -56,6 +79,10 @@ export interface SmokeReport {
   readonly lookup: { status: number; callback: string; path: string };
   readonly prepare: { notification: string; payerPosition: [string, string] };
   readonly commit: { notification: string; payeePosition: [string, string] };
+  /** What options.inspect found. */
+  readonly inspection?: unknown;
+  /** How each service ended on SIGTERM, in stop order (filled once all are stopped). */
+  readonly stops: { id: string; code: number | null; signal: NodeJS.Signals | null; ms?: number }[];
 }
 
 interface Notification {
@@ -79,7 +106,7 @@ function readyJson(line: string): Record<string, unknown> | undefined {
 }
 
 /** The line each service prints once it serves. */
-const readyWhen: Record<ServiceSpec['id'], (line: string) => true | undefined> = {
+export const readyWhen: Record<ServiceSpec['id'], (line: string) => true | undefined> = {
   als: (line) => (readyJson(line)?.ready === true ? true : undefined),
   sim: (line) => (readyJson(line)?.ready === true ? true : undefined),
   'position-handler': (line) => (readyJson(line)?.msg === 'position handler started' ? true : undefined),
@@ -95,12 +122,31 @@ async function until<T>(what: string, withinMs: number, probe: () => T | undefin
   }
 }
 
+/** The default launcher: the container's command (`node <entry>`) run by this Node from the package. */
+function launchProcess(servicesRoot: string): Launcher {
+  return ({ spec, process: process_, readyWhen: ready, timeoutMs }) => {
+    // The images' WORKDIR is the package.
+    const [program, entry, ...args] = process_.command;
+    if (program !== 'node' || entry === undefined)
+      throw new Error(`smoke: ${spec.composeService} runs "${process_.command.join(' ')}", not node <entry>`);
+    return startService(join(servicesRoot, spec.packageDir, entry), {
+      cwd: join(servicesRoot, spec.packageDir),
+      args,
+      env: process_.env,
+      readyWhen: ready,
+      timeoutMs,
+    });
+  };
+}
+
 export async function runSmoke(options: SmokeOptions): Promise<SmokeReport> {
   const log = options.log ?? (() => {});
   const waitMs = options.waitMs ?? 30_000;
   const compose = loadCompose(options.repoRoot);
   const cleanups: (() => Promise<unknown>)[] = [];
-  const running = new Map<ServiceSpec['id'], RunningService<true>>();
+  const running = new Map<ServiceSpec['id'], Launched>();
+  const stops: SmokeReport['stops'] = [];
+  const launch = options.launch ?? launchProcess(options.servicesRoot);
   try {
     // What kafka-provisioning and central-ledger-migrator do in compose, for this run only.
     const topicOf = async (prefix: string, partitions = 1) => {
@@ -146,7 +192,8 @@ export async function runSmoke(options: SmokeOptions): Promise<SmokeReport> {
       from: options.from ?? 'compose',
       specs: services,
       infra: { kafkaBrokers: options.settings.kafka.brokers, mysql: options.settings.mysql },
-      runDir: options.runDir,
+      // In a container /profiles is the image's own writable directory.
+      runDir: options.launch ? '/profiles' : options.runDir,
       overrides: {
         'position-handler': {
           DB_HOST: connection.host,
@@ -163,21 +210,11 @@ export async function runSmoke(options: SmokeOptions): Promise<SmokeReport> {
       },
     });
     const byId = new Map(plan.map((p) => [p.spec.id, p]));
+    await options.prepare?.(plan);
     for (const spec of startOrder(compose, services)) {
       const process_ = byId.get(spec.id) as ClusterProcess;
       log(`starting ${spec.composeService}: ${JSON.stringify(process_.ports)}`);
-      // The container's command, run by this Node from the package (the images' WORKDIR is the package).
-      const [program, entry, ...args] = process_.command;
-      if (program !== 'node' || entry === undefined)
-        throw new Error(`smoke: ${spec.composeService} runs "${process_.command.join(' ')}", not node <entry>`);
-      const service = await startService(join(options.servicesRoot, spec.packageDir, entry), {
-        cwd: join(options.servicesRoot, spec.packageDir),
-        args,
-        env: process_.env,
-        readyWhen: readyWhen[spec.id],
-        timeoutMs: waitMs,
-      });
-      running.set(spec.id, service);
+      running.set(spec.id, await launch({ spec, process: process_, readyWhen: readyWhen[spec.id], timeoutMs: waitMs }));
     }
     const port = (id: ServiceSpec['id'], listener: string) => byId.get(id)?.ports[listener] as number;
 
@@ -245,19 +282,22 @@ export async function runSmoke(options: SmokeOptions): Promise<SmokeReport> {
     const payeeAfter = await positionOf(PAYEE);
     log(`commit: notification ${committed}, ${PAYEE} position ${payeeBefore} -> ${payeeAfter}`);
 
+    const inspection = options.inspect ? await options.inspect(running) : undefined;
     return {
       from: options.from ?? 'compose',
       processes: plan.map((p) => ({ id: p.spec.id, composeService: p.composeService, ports: p.ports })),
       lookup: { status: lookup.status, callback: callback.kind ?? 'none', path: callback.path ?? '' },
       prepare: { notification: prepared, payerPosition: [payerBefore, payerAfter] },
       commit: { notification: committed, payeePosition: [payeeBefore, payeeAfter] },
+      ...(inspection === undefined ? {} : { inspection }),
+      stops,
     };
   } catch (error) {
     for (const [id, service] of running) log(`--- ${id} output ---\n${service.output()}`);
     throw error;
   } finally {
     // SIGTERM, as compose stops a container; the reverse of the start order.
-    for (const service of [...running.values()].reverse()) await service.stop();
+    for (const [id, service] of [...running].reverse()) stops.push({ id, ...(await service.stop()) });
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
   }
 }

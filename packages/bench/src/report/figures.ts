@@ -292,7 +292,58 @@ function renderAls(files: readonly LoadedResult[]): string {
   return table(header, rows);
 }
 
+/** A container image as `infra/images sizes` measured it (packages/deploy-check image-engine-size-cli). */
+interface ImageRow {
+  readonly image: string;
+  readonly megabytes: number;
+  readonly app_layer_megabytes: number;
+  readonly over_base_megabytes: number;
+  readonly build_seconds?: {
+    readonly cold: number | null;
+    readonly warm: number | null;
+    readonly unchanged?: number | null;
+  };
+}
+
+/** infra/images sizes: one row per image, its total, application layer, what it adds to the base, build times. */
+function renderImages(files: readonly LoadedResult[]): string {
+  const header = [
+    'image',
+    'engine',
+    'base',
+    'total MB',
+    'application layer MB',
+    'over base MB',
+    'cold build s',
+    'warm build s (sources changed)',
+    'unchanged build s',
+    ...provenanceHeader,
+  ];
+  const rows = files.flatMap((file) => {
+    const r = file.result as ResultFile & {
+      engine?: string;
+      base?: { image: string; megabytes: number };
+      images?: readonly ImageRow[];
+    };
+    const seconds = (n: number | null | undefined) => (n === null || n === undefined ? '-' : String(n));
+    return (r.images ?? []).map((image) => [
+      `\`${image.image}\``,
+      r.engine ?? '-',
+      r.base ? `\`${r.base.image}\` (${r.base.megabytes} MB)` : '-',
+      String(image.megabytes),
+      String(image.app_layer_megabytes),
+      String(image.over_base_megabytes),
+      seconds(image.build_seconds?.cold),
+      seconds(image.build_seconds?.warm),
+      seconds(image.build_seconds?.unchanged),
+      ...provenanceCells(file),
+    ]);
+  });
+  return table(header, rows);
+}
+
 export const renderers: Record<string, (files: readonly LoadedResult[]) => string> = {
+  images: renderImages,
   als: renderAls,
   position: renderPosition,
   'position-variants': renderPositionVariants,

@@ -1,0 +1,345 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createKnex, migrateLatest } from '@mojafast/position-handler';
+import { generatePositionMessages, insertTransfers, provisionLedger } from '@mojafast/position-handler/testing';
+import {
+  createDatabase,
+  createTopic,
+  type InfraSettings,
+  type TestTopic,
+  testKafka,
+  uniqueName,
+} from '@mojafast/testkit';
+import { stringify } from 'yaml';
+import { freePorts, planCluster } from './cluster-plan.js';
+import { followContainer, imageOf, mainProcessIds, type RunningContainer, type StopResult } from './containers.js';
+import { type EngineName, exec, execOk } from './engine.js';
+import { type K8sContainer, k8sObject, loadK8s } from './infra.js';
+import { services } from './services.js';
+import { readyWhen } from './smoke.js';
+
+/**
+ * `podman kube play` of infra/k8s/position-handler.yaml with two replicas on a topic of four partitions,
+ * against the host's Kafka and MariaDB (a fresh topic and database of this run):
+ * - both replicas get partitions (the consumer group's assignment, read from the broker);
+ * - the probes the manifest declares answer 200 on each replica, and each main process is not root;
+ * - one replica is SIGKILLed while the prepares are being applied, and at the end every transfer is RESERVED
+ *   exactly once, each payer's position equals the sum of its transfers and of its position changes, and
+ *   every transfer was notified (the crash test's exactly-once check);
+ * - SIGTERM (`podman stop -t <terminationGracePeriodSeconds>`) ends the surviving replica with exit code 0
+ *   within the grace period.
+ *
+ * What the rendered manifest changes, and why: podman runs one pod per Deployment (it caps replicas at 1), so
+ * the Deployment appears twice, `-0` and `-1`; the pods use the host's network (Kafka and MariaDB listen on
+ * its loopback), so each replica gets its own HTTP port (env and probes; no container ports, which podman
+ * refuses on the host's network); the
+ * ConfigMap's and Secret's values, planned by cluster-plan.ts with the run's topic and database, are given
+ * as the container's env (podman 4.3's kube play looks Secrets up in its own store, not in the file); the
+ * image is the local build (imagePullPolicy Never). Everything else, securityContext (runAsNonRoot, uid 1000,
+ * read-only root filesystem), probes, grace period and the /profiles emptyDir, is the manifest's.
+ */
+export interface KubePlayReport {
+  readonly replicas: {
+    name: string;
+    port: number;
+    uid: number;
+    gid: number;
+    partitions: number[];
+    probes: Record<string, number>;
+  }[];
+  readonly transfers: number;
+  readonly killed: { replica: string; appliedBefore: number; exit: string };
+  readonly result: {
+    reserved: number;
+    reservedTwice: number;
+    positionsMatch: boolean;
+    changesMatch: boolean;
+    notified: number;
+  };
+  readonly stop: StopResult & { graceSeconds: number };
+  readonly seconds: number;
+}
+
+const DEPLOYMENT = 'central-handler-position-batch';
+const REPLICAS = 2;
+const PARTITIONS = 4;
+const PAYERS = Array.from({ length: 16 }, (_, i) => `kubepayer${i}`);
+const PAYEE = 'kubepayee';
+
+/** Decodes a consumer group member's assignment (the consumer protocol's MemberAssignment). */
+export function assignedPartitions(assignment: Buffer): Map<string, number[]> {
+  const topics = new Map<string, number[]>();
+  if (assignment.length < 6) return topics;
+  let at = 2; // version
+  const topicCount = assignment.readInt32BE(at);
+  at += 4;
+  for (let t = 0; t < topicCount; t++) {
+    const length = assignment.readInt16BE(at);
+    at += 2;
+    const topic = assignment.toString('utf8', at, at + length);
+    at += length;
+    const count = assignment.readInt32BE(at);
+    at += 4;
+    const partitions: number[] = [];
+    for (let p = 0; p < count; p++, at += 4) partitions.push(assignment.readInt32BE(at));
+    topics.set(topic, partitions);
+  }
+  return topics;
+}
+
+async function until<T>(what: string, withinMs: number, probe: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + withinMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`kube play: ${what} not within ${withinMs} ms`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+export async function runKubePlay(options: {
+  engine: EngineName;
+  repoRoot: string;
+  settings: InfraSettings;
+  runDir: string;
+  transfers?: number;
+  log?: (line: string) => void;
+}): Promise<KubePlayReport> {
+  const log = options.log ?? (() => {});
+  if (options.engine !== 'podman') throw new Error('kube play: needs podman (docker has no kube play)');
+  const started = Date.now();
+  const transfers = options.transfers ?? 6000;
+  const cleanups: (() => Promise<unknown>)[] = [];
+  const spec = services.find((s) => s.id === 'position-handler');
+  if (!spec) throw new Error('kube play: no position-handler service');
+  const file = join(options.runDir, 'kube.yaml');
+  let played = false;
+  const containers: RunningContainer[] = [];
+  try {
+    const topic = async (prefix: string, partitions = 1): Promise<TestTopic> => {
+      const created = await createTopic({ prefix, partitions, settings: options.settings });
+      cleanups.push(() => created.drop());
+      return created;
+    };
+    const input = await topic('kube-transfer-position-batch', PARTITIONS);
+    const notifications = await topic('kube-notification-event');
+    const commits = await topic('kube-transfer-position');
+    const bulk = await topic('kube-bulk-processing');
+    const database = await createDatabase({ prefix: 'kube_central_ledger', settings: options.settings });
+    cleanups.push(() => database.drop());
+    const knex = createKnex(database.connection);
+    cleanups.push(() => knex.destroy());
+    await migrateLatest(knex);
+    const ledger = await provisionLedger(knex, {
+      currencies: ['USD'],
+      dfsps: [...PAYERS, PAYEE].map((name) => ({ name, netDebitCap: '1000000', liquidity: '1000000' })),
+    });
+    const accountOf = (dfsp: string) => ledger.accounts.get(`${dfsp}:USD`)?.position as number;
+    const amountOf = (i: number) => 1 + (i % 7);
+    const batch = Array.from({ length: transfers }, (_, i) => ({
+      transferId: randomUUID(),
+      payer: PAYERS[i % PAYERS.length] as string,
+      payee: PAYEE,
+      currency: 'USD',
+      amount: String(amountOf(i)),
+    }));
+    await insertTransfers(
+      knex,
+      batch.map((t) => ({ ...t, state: 'RECEIVED_PREPARE' as const })),
+      ledger.accounts,
+    );
+    const group = uniqueName('kube-position');
+    const { connection } = database;
+
+    // The Deployment's env as the manifests give it (ConfigMap, Secret), addresses and the run's names rewritten.
+    const [planned] = await planCluster({
+      repoRoot: options.repoRoot,
+      from: 'k8s',
+      specs: [spec],
+      infra: { kafkaBrokers: options.settings.kafka.brokers, mysql: options.settings.mysql },
+      runDir: '/profiles',
+      overrides: {
+        'position-handler': {
+          DB_HOST: connection.host,
+          DB_PORT: String(connection.port),
+          DB_USER: connection.user,
+          DB_PASSWORD: connection.password,
+          DB_NAME: connection.database,
+          POSITION_TOPICS: input.name,
+          NOTIFICATION_TOPIC: notifications.name,
+          POSITION_COMMIT_TOPIC: commits.name,
+          BULK_PROCESSING_TOPIC: bulk.name,
+          POSITION_CONSUMER_GROUP: group,
+          // Small batches and a short session: the kill lands inside the work, and the survivor takes the
+          // dead replica's partitions within seconds instead of the default session timeout.
+          POSITION_BATCH_SIZE: '50',
+          KAFKA_SESSION_TIMEOUT_MS: '6000',
+        },
+      },
+    });
+    if (!planned) throw new Error('kube play: nothing planned');
+    const ports = [await freePorts(), await freePorts()];
+    const objects = loadK8s(options.repoRoot);
+    const deployment = k8sObject(objects, 'Deployment', DEPLOYMENT);
+    const suffix = randomBytes(3).toString('hex');
+    const names = ports.map((_, i) => `${DEPLOYMENT}-${suffix}-${i}`);
+    const documents = ports.map((port, i) => {
+      const copy = structuredClone(deployment) as typeof deployment & {
+        spec: { replicas: number; template: { spec: { hostNetwork?: boolean; containers: K8sContainer[] } } };
+      };
+      copy.metadata = { ...copy.metadata, name: names[i] as string };
+      copy.spec.replicas = 1;
+      copy.spec.template.spec.hostNetwork = true;
+      copy.spec.template.spec.containers = copy.spec.template.spec.containers.map((container) => {
+        // A client id per replica tells the group's members apart (on Kubernetes each pod's address does).
+        const env = { ...planned.env, POSITION_HTTP_PORT: String(port), KAFKA_CLIENT_ID: names[i] as string };
+        const probe = (p: K8sContainer['readinessProbe']) =>
+          p?.httpGet ? { ...p, httpGet: { ...p.httpGet, port } } : p;
+        // No envFrom (the planned env replaces it) and no ports: podman refuses port mappings on the host's network.
+        const { envFrom: _envFrom, ports: _ports, ...rest } = container;
+        return {
+          ...rest,
+          image: `localhost/${imageOf(spec.id)}`,
+          imagePullPolicy: 'Never',
+          env: Object.entries(env).map(([name, value]) => ({ name, value })),
+          readinessProbe: probe(container.readinessProbe),
+          livenessProbe: probe(container.livenessProbe),
+        };
+      });
+      return copy;
+    });
+    writeFileSync(file, documents.map((d) => stringify(d)).join('---\n'));
+    const grace = Number(
+      (deployment.spec as { template: { spec: { terminationGracePeriodSeconds?: number } } }).template.spec
+        .terminationGracePeriodSeconds ?? 30,
+    );
+
+    log(`kube play: ${names.join(', ')} on ports ${ports.join(', ')}, topic ${input.name} (${PARTITIONS} partitions)`);
+    played = true;
+    await execOk('podman', ['kube', 'play', file], { timeoutMs: 120_000 });
+    for (const name of names) {
+      // podman names a Deployment's pod <deployment>-pod and its containers <pod>-<container>.
+      const { stdout } = await execOk('podman', ['ps', '-a', '--format', '{{.Names}}']);
+      const containerName = stdout
+        .split('\n')
+        .map((l) => l.trim())
+        .find((l) => l.startsWith(`${name}-pod`) && l.endsWith(`-${DEPLOYMENT}`));
+      if (!containerName)
+        throw new Error(`kube play: no container of ${name} among ${stdout.trim().split('\n').join(', ')}`);
+      containers.push(await followContainer('podman', containerName, readyWhen['position-handler'], 60_000));
+    }
+
+    // Both replicas in the group, each with partitions of the topic.
+    const admin = testKafka(options.settings, 'mojafast-kube-play').admin();
+    await admin.connect();
+    cleanups.push(() => admin.disconnect());
+    const assignment = await until('both replicas holding partitions', 60_000, async () => {
+      const { groups } = await admin.describeGroups([group]);
+      const members = groups[0]?.members ?? [];
+      const parts = members.map((m) => assignedPartitions(m.memberAssignment).get(input.name) ?? []);
+      return parts.length === REPLICAS && parts.every((p) => p.length > 0) && groups[0]?.state === 'Stable'
+        ? new Map(members.map((m, i) => [m.clientId, (parts[i] ?? []).sort()]))
+        : undefined;
+    });
+    log(`kube play: assignment ${JSON.stringify([...assignment])}`);
+
+    const replicas: KubePlayReport['replicas'] = [];
+    for (const [i, container] of containers.entries()) {
+      const port = ports[i] as number;
+      const probes: Record<string, number> = {};
+      for (const kind of ['readinessProbe', 'livenessProbe'] as const) {
+        const path = deployment.spec && (documents[i]?.spec.template.spec.containers[0]?.[kind]?.httpGet?.path ?? '');
+        probes[kind] = (await fetch(`http://127.0.0.1:${port}${path}`, { signal: AbortSignal.timeout(5000) })).status;
+      }
+      replicas.push({
+        name: container.name,
+        port,
+        ...(await mainProcessIds('podman', container.name)),
+        // The client may suffix the id it was given (a connection pool's name).
+        partitions: [...assignment].find(([clientId]) => clientId.startsWith(names[i] as string))?.[1] ?? [],
+        probes,
+      });
+    }
+
+    // The prepares, then a SIGKILL of one replica once the work is under way.
+    const producer = testKafka(options.settings, 'mojafast-kube-play').producer();
+    await producer.connect();
+    cleanups.push(() => producer.disconnect());
+    const messages = generatePositionMessages({ transfers: batch, action: 'prepare', accountOf });
+    for (let i = 0; i < messages.length; i += 500)
+      await producer.send({ topic: input.name, messages: [...messages.slice(i, i + 500)] });
+    const applied = async () => {
+      const [row] = await knex('transferStateChange').count({ n: '*' }).where('transferStateId', 'RESERVED');
+      return Number(row?.n);
+    };
+    const appliedBefore = await until('the first prepares applied', 60_000, async () => {
+      const n = await applied();
+      return n > 0 ? n : undefined;
+    });
+    const victim = containers[1] as RunningContainer;
+    await execOk('podman', ['kill', '--signal', 'KILL', victim.name]);
+    const exit = (
+      await exec('podman', ['inspect', '--format', '{{.State.Status}} {{.State.ExitCode}}', victim.name])
+    ).stdout.trim();
+    log(`kube play: killed ${victim.name} with ${appliedBefore}/${transfers} applied (${exit})`);
+    if (appliedBefore >= transfers)
+      throw new Error('kube play: every prepare was applied before the kill; nothing was tested');
+
+    await until(`all ${transfers} prepares applied`, 120_000, async () =>
+      (await applied()) >= transfers ? true : undefined,
+    );
+
+    // Exactly once: one RESERVED per transfer, positions = sum of amounts = sum of position changes.
+    const rows = (await knex('transferStateChange')
+      .select('transferId')
+      .count({ n: '*' })
+      .where('transferStateId', 'RESERVED')
+      .groupBy('transferId')) as { transferId: string; n: number }[];
+    const reservedTwice = rows.filter((r) => Number(r.n) !== 1).length;
+    const expected = new Map<string, number>();
+    for (const [i, t] of batch.entries()) expected.set(t.payer, (expected.get(t.payer) ?? 0) + amountOf(i));
+    const [positions] = (await knex.raw(
+      `SELECT pp.participantCurrencyId AS id, pp.value AS value, COALESCE(SUM(ppc.change), 0) AS total
+         FROM participantPosition pp LEFT JOIN participantPositionChange ppc ON ppc.participantPositionId = pp.participantPositionId
+        WHERE pp.participantCurrencyId IN (${PAYERS.map(() => '?').join(',')}) GROUP BY pp.participantPositionId`,
+      PAYERS.map(accountOf),
+    )) as [{ id: number; value: string; total: string }[]];
+    const byAccount = new Map(positions.map((p) => [Number(p.id), p]));
+    const positionsMatch = PAYERS.every((p) => Number(byAccount.get(accountOf(p))?.value) === expected.get(p));
+    const changesMatch = positions.every((p) => Number(p.value) === Number(p.total));
+
+    const seen = new Set<string>();
+    const reader = testKafka(options.settings, 'mojafast-kube-play').consumer({ groupId: uniqueName('kube-reader') });
+    await reader.connect();
+    cleanups.push(() => reader.disconnect());
+    await reader.subscribe({ topic: notifications.name, fromBeginning: true });
+    await reader.run({
+      eachMessage: async ({ message }) => {
+        seen.add((JSON.parse(String(message.value)) as { id: string }).id);
+      },
+    });
+    await until(`notifications of all ${transfers} transfers`, 60_000, async () =>
+      seen.size >= transfers ? true : undefined,
+    ).catch(() => undefined);
+
+    // SIGTERM to the survivor, as the kubelet does on a rollout or a scale-down.
+    const survivor = containers[0] as RunningContainer;
+    const stop = await survivor.stop(grace);
+    log(`kube play: ${survivor.name} stopped in ${stop.ms} ms, exit ${stop.code}`);
+    return {
+      replicas,
+      transfers,
+      killed: { replica: victim.name, appliedBefore, exit },
+      result: { reserved: rows.length, reservedTwice, positionsMatch, changesMatch, notified: seen.size },
+      stop: { ...stop, graceSeconds: grace },
+      seconds: Math.round((Date.now() - started) / 1000),
+    };
+  } catch (error) {
+    for (const container of containers) log(`--- ${container.name} output ---\n${container.output().slice(-3000)}`);
+    throw error;
+  } finally {
+    if (played) await exec('podman', ['kube', 'down', file], { timeoutMs: 120_000 });
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
+  }
+}
