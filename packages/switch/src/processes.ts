@@ -49,7 +49,9 @@ export async function waitForLog(p: RunningProcess, pattern: RegExp, what: strin
   const deadline = Date.now() + timeoutMs;
   while (!pattern.test(p.log())) {
     if (p.child.exitCode !== null || p.child.signalCode !== null) {
-      throw new Error(`${what} exited (${p.child.exitCode ?? p.child.signalCode}) before it was ready: ${p.log().slice(-2000)}`);
+      throw new Error(
+        `${what} exited (${p.child.exitCode ?? p.child.signalCode}) before it was ready: ${p.log().slice(-2000)}`,
+      );
     }
     if (Date.now() > deadline) throw new Error(`${what} not ready within ${timeoutMs} ms: ${p.log().slice(-2000)}`);
     await new Promise((r) => setTimeout(r, 100));
@@ -64,7 +66,12 @@ export function deepMerge(base: Json, over: Json): Json {
   for (const [key, value] of Object.entries(over)) {
     const current = out[key];
     out[key] =
-      value && typeof value === 'object' && !Array.isArray(value) && current && typeof current === 'object' && !Array.isArray(current)
+      value &&
+      typeof value === 'object' &&
+      !Array.isArray(value) &&
+      current &&
+      typeof current === 'object' &&
+      !Array.isArray(current)
         ? deepMerge(current as Json, value as Json)
         : value;
   }
@@ -85,7 +92,10 @@ export function positionHandlerEntry(): string {
   return join(dirname(require.resolve('@mojafast/position-handler')), 'position.js');
 }
 
-export async function startOurPositionHandler(configFile: string, env: NodeJS.ProcessEnv = {}): Promise<RunningProcess> {
+export async function startOurPositionHandler(
+  configFile: string,
+  env: NodeJS.ProcessEnv = {},
+): Promise<RunningProcess> {
   const p = startProcess(process.execPath, [positionHandlerEntry(), 'handler', '--positionbatch'], {
     env: {
       ...process.env,

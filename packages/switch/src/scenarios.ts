@@ -236,6 +236,15 @@ export interface Scenario {
   readonly dfsps: Readonly<Partial<Record<Role, DfspPlan>>>;
   /** Waits on central-ledger's timeout handler. */
   readonly expiry?: boolean;
+  /**
+   * What the FSPs must see with our position handler: the positions and GET states, and the notifications'
+   * callbacks (sorted lines of `ScenarioContext.describe`) where they are pinned.
+   */
+  readonly expected: {
+    readonly positions: Readonly<Record<string, string>>;
+    readonly states: Readonly<Record<string, string>>;
+    readonly notifications?: readonly string[];
+  };
   readonly steps: (ctx: ScenarioContext) => Promise<void>;
 }
 
@@ -252,6 +261,15 @@ export const scenarios: readonly Scenario[] = [
     name: 'commit',
     title: 'prepare → commit',
     dfsps: plain,
+    expected: {
+      positions: { 'payer USD': '100', 'payee USD': '-100' },
+      states: { T1: 'COMMITTED' },
+      notifications: [
+        'T1 commit success: payee PUT from Hub state=COMMITTED',
+        'T1 commit success: payer PUT from payee state=COMMITTED',
+        'T1 prepare success: payee POST from payer',
+      ],
+    },
     steps: async (c) => {
       await c.prepare('T1', { currency: 'USD', amount: '100' });
       await c.fulfil('T1', 'COMMITTED', ['commit']);
@@ -261,6 +279,15 @@ export const scenarios: readonly Scenario[] = [
     name: 'reserve',
     title: 'prepare → reserve (PUT with RESERVED: the payer told, the payee PATCHed)',
     dfsps: plain,
+    expected: {
+      positions: { 'payer USD': '100', 'payee USD': '-100' },
+      states: { T1: 'COMMITTED' },
+      notifications: [
+        'T1 prepare success: payee POST from payer',
+        'T1 reserve success: payee PATCH from Hub state=COMMITTED',
+        'T1 reserve success: payer PUT from Hub state=COMMITTED',
+      ],
+    },
     steps: async (c) => {
       await c.prepare('T1', { currency: 'USD', amount: '100' });
       await c.fulfil('T1', 'RESERVED', ['reserve']);
@@ -270,6 +297,15 @@ export const scenarios: readonly Scenario[] = [
     name: 'abort',
     title: "prepare → abort by the payee's error callback",
     dfsps: plain,
+    expected: {
+      positions: { 'payer USD': '0', 'payee USD': '0' },
+      states: { T1: 'ABORTED' },
+      notifications: [
+        'T1 abort error 5100: payee PUT_ERROR from Hub error=5100',
+        'T1 abort error 5100: payer PUT_ERROR from payee error=5100',
+        'T1 prepare success: payee POST from payer',
+      ],
+    },
     steps: async (c) => {
       await c.prepare('T1', { currency: 'USD', amount: '100' });
       await c.error('T1', '5101', ['abort']);
@@ -279,6 +315,14 @@ export const scenarios: readonly Scenario[] = [
     name: 'ndc-breach',
     title: "prepare over the payer's net debit cap (4200), then one within it",
     dfsps: { payer: usd('100', '1000'), payee: usd('1000', '1000') },
+    expected: {
+      positions: { 'payer USD': '60', 'payee USD': '0' },
+      states: { T1: 'ABORTED', T2: 'RESERVED' },
+      notifications: [
+        'T1 prepare error 4200: payer PUT_ERROR from Hub error=4200',
+        'T2 prepare success: payee POST from payer',
+      ],
+    },
     steps: async (c) => {
       await c.prepare('T1', { currency: 'USD', amount: '150' });
       await c.prepare('T2', { currency: 'USD', amount: '60' });
@@ -288,6 +332,14 @@ export const scenarios: readonly Scenario[] = [
     name: 'liquidity-breach',
     title: "prepare over the payer's liquidity (4001), then one within it",
     dfsps: { payer: usd('1000', '100'), payee: usd('1000', '1000') },
+    expected: {
+      positions: { 'payer USD': '60', 'payee USD': '0' },
+      states: { T1: 'ABORTED', T2: 'RESERVED' },
+      notifications: [
+        'T1 prepare error 4001: payer PUT_ERROR from Hub error=4001',
+        'T2 prepare success: payee POST from payer',
+      ],
+    },
     steps: async (c) => {
       await c.prepare('T1', { currency: 'USD', amount: '150' });
       await c.prepare('T2', { currency: 'USD', amount: '60' });
@@ -297,6 +349,17 @@ export const scenarios: readonly Scenario[] = [
     name: 'resend',
     title: 'the same prepare sent again after its reservation, and again after its commit',
     dfsps: plain,
+    expected: {
+      positions: { 'payer USD': '100', 'payee USD': '-100' },
+      states: { T1: 'COMMITTED' },
+      notifications: [
+        'T1 commit success: payee PUT from Hub state=COMMITTED',
+        'T1 commit success: payer PUT from payee state=COMMITTED',
+        'T1 prepare success: payee POST from payer',
+        'T1 prepare-duplicate success: payer PUT from Hub state=COMMITTED',
+        'T1 prepare-duplicate success: payer PUT from Hub state=RESERVED',
+      ],
+    },
     steps: async (c) => {
       const { body } = await c.prepare('T1', { currency: 'USD', amount: '100' });
       await c.resend('T1', body);
@@ -309,6 +372,15 @@ export const scenarios: readonly Scenario[] = [
     title: 'the payee rejects (PUT with ABORTED: ignored by the fulfil handler), then the transfer expires',
     dfsps: plain,
     expiry: true,
+    expected: {
+      positions: { 'payer USD': '0', 'payee USD': '0' },
+      states: { T1: 'ABORTED' },
+      notifications: [
+        'T1 prepare success: payee POST from payer',
+        'T1 timeout-reserved error 3303: payee PUT_ERROR from Hub error=3303',
+        'T1 timeout-reserved error 3303: payer PUT_ERROR from Hub error=3303',
+      ],
+    },
     steps: async (c) => {
       await c.prepare('T1', { currency: 'USD', amount: '100', expiresInMs: 2_000 });
       await c.fulfil('T1', 'ABORTED', []);
@@ -320,6 +392,15 @@ export const scenarios: readonly Scenario[] = [
     title: "a reserved transfer expires (central-ledger's timeout handler, timeout-reserved)",
     dfsps: plain,
     expiry: true,
+    expected: {
+      positions: { 'payer USD': '0', 'payee USD': '0' },
+      states: { T1: 'ABORTED' },
+      notifications: [
+        'T1 prepare success: payee POST from payer',
+        'T1 timeout-reserved error 3303: payee PUT_ERROR from Hub error=3303',
+        'T1 timeout-reserved error 3303: payer PUT_ERROR from Hub error=3303',
+      ],
+    },
     steps: async (c) => {
       await c.prepare('T1', { currency: 'USD', amount: '100', expiresInMs: 2_000 });
       await c.expect('T1', ['timeout-reserved'], c.run.expiryTimeoutMs);
@@ -329,6 +410,25 @@ export const scenarios: readonly Scenario[] = [
     name: 'fx-commit',
     title: 'payer-side conversion: fxTransfer prepare and reserve, then the dependent transfer prepared and committed',
     dfsps: fx,
+    expected: {
+      positions: {
+        'payer USD': '100',
+        'payer EUR': '0',
+        'payee USD': '0',
+        'payee EUR': '-90',
+        'fxp USD': '-100',
+        'fxp EUR': '90',
+      },
+      states: { T1: 'COMMITTED', F1: 'COMMITTED' },
+      notifications: [
+        'F1 fx-notify success: fxp PATCH from Hub state=COMMITTED',
+        'F1 fx-prepare success: fxp POST from payer',
+        'F1 fx-reserve success: payer PUT from fxp state=RESERVED',
+        'T1 commit success: payee PUT from Hub state=COMMITTED',
+        'T1 commit success: payer PUT from payee state=COMMITTED',
+        'T1 prepare success: payee POST from payer',
+      ],
+    },
     steps: async (c) => {
       await c.fxPrepare('F1', 'T1', conversion);
       await c.fulfil('F1', 'RESERVED', ['fx-reserve']);
@@ -341,6 +441,22 @@ export const scenarios: readonly Scenario[] = [
     name: 'fx-abort-fxp-first',
     title: "FX abort: the FXP's error on its fxTransfer before the dependent transfer (fx-abort)",
     dfsps: fx,
+    expected: {
+      positions: {
+        'payer USD': '0',
+        'payer EUR': '0',
+        'payee USD': '0',
+        'payee EUR': '0',
+        'fxp USD': '0',
+        'fxp EUR': '0',
+      },
+      states: { T1: 'error 3208', F1: 'ABORTED' },
+      notifications: [
+        'F1 fx-abort error 5100: fxp PUT_ERROR from Hub error=5100',
+        'F1 fx-abort error 5100: payer PUT_ERROR from fxp error=5100',
+        'F1 fx-prepare success: fxp POST from payer',
+      ],
+    },
     steps: async (c) => {
       await c.fxPrepare('F1', 'T1', conversion);
       await c.error('F1', '5101', ['fx-abort']);
@@ -350,6 +466,26 @@ export const scenarios: readonly Scenario[] = [
     name: 'fx-abort-transfer',
     title: "FX abort: the payee's error on the dependent transfer (abort in two cyrilResult steps)",
     dfsps: fx,
+    expected: {
+      positions: {
+        'payer USD': '0',
+        'payer EUR': '0',
+        'payee USD': '0',
+        'payee EUR': '0',
+        'fxp USD': '0',
+        'fxp EUR': '0',
+      },
+      states: { T1: 'ABORTED', F1: 'ABORTED' },
+      notifications: [
+        'F1 fx-abort error 5100: Hub PUT_ERROR from Hub error=5100',
+        'F1 fx-abort error 5100: payer PUT_ERROR from Hub error=5100',
+        'F1 fx-prepare success: fxp POST from payer',
+        'F1 fx-reserve success: payer PUT from fxp state=RESERVED',
+        'T1 abort error 5100: payee PUT_ERROR from Hub error=5100',
+        'T1 abort error 5100: payer PUT_ERROR from payee error=5100',
+        'T1 prepare success: payee POST from payer',
+      ],
+    },
     steps: async (c) => {
       await c.fxPrepare('F1', 'T1', conversion);
       await c.fulfil('F1', 'RESERVED', ['fx-reserve']);
@@ -362,6 +498,19 @@ export const scenarios: readonly Scenario[] = [
     name: 'fx-abort-two-step',
     title: "FX abort: the FXP's error after the dependent transfer is reserved (two-step fx-abort)",
     dfsps: fx,
+    // The outcome a finished two-step fx-abort leaves: the FXP's EUR reservation and the payer's USD given
+    // back, both aborted; its notifications are left to the comparison with central-ledger's run.
+    expected: {
+      positions: {
+        'payer USD': '0',
+        'payer EUR': '0',
+        'payee USD': '0',
+        'payee EUR': '0',
+        'fxp USD': '0',
+        'fxp EUR': '0',
+      },
+      states: { T1: 'ABORTED', F1: 'ABORTED' },
+    },
     steps: async (c) => {
       await c.fxPrepare('F1', 'T1', conversion);
       await c.fulfil('F1', 'RESERVED', ['fx-reserve']);
@@ -375,6 +524,22 @@ export const scenarios: readonly Scenario[] = [
     title: 'FX expiry: an fxTransfer the FXP never answers expires (fx-timeout-reserved)',
     dfsps: fx,
     expiry: true,
+    expected: {
+      positions: {
+        'payer USD': '0',
+        'payer EUR': '0',
+        'payee USD': '0',
+        'payee EUR': '0',
+        'fxp USD': '0',
+        'fxp EUR': '0',
+      },
+      states: { T1: 'error 3208', F1: 'ABORTED' },
+      notifications: [
+        'F1 fx-prepare success: fxp POST from payer',
+        'F1 fx-timeout-reserved error 3303: fxp PUT_ERROR from Hub error=3303',
+        'F1 fx-timeout-reserved error 3303: payer PUT_ERROR from Hub error=3303',
+      ],
+    },
     steps: async (c) => {
       await c.fxPrepare('F1', 'T1', { ...conversion, expiresInMs: 2_000 });
       await c.expect('F1', ['fx-timeout-reserved'], c.run.expiryTimeoutMs);
@@ -388,7 +553,10 @@ const ROLE_SUFFIX: Record<Role, string> = { payer: 'pr', payee: 'pe', fxp: 'fx' 
 
 /** Onboards the scenario's DFSPs under names unique to this run: `<tag><index><role suffix>`. */
 export async function onboardScenario(run: ScenarioRun, scenario: Scenario, index: number): Promise<ScenarioContext> {
-  const names = Object.fromEntries(ROLES.map((r) => [r, `${run.tag}${index}${ROLE_SUFFIX[r]}`])) as Record<Role, string>;
+  const names = Object.fromEntries(ROLES.map((r) => [r, `${run.tag}${index}${ROLE_SUFFIX[r]}`])) as Record<
+    Role,
+    string
+  >;
   for (const role of ROLES) {
     const plan = scenario.dfsps[role];
     if (plan)
