@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 
@@ -87,9 +87,12 @@ export function writeMergedConfig(centralLedgerDir: string, overrideFile: string
 
 /** The built entry point of @mojafast/position-handler, as its package's start script runs it. */
 export function positionHandlerEntry(): string {
-  // The package's default export is dist/index.js; position.js sits beside it.
+  // Resolved through the package's own export (src/ under the tests' "source" condition, dist/ otherwise),
+  // then up to the package's folder, whose dist/ holds the entry point.
   const require = createRequire(import.meta.url);
-  return join(dirname(require.resolve('@mojafast/position-handler')), 'position.js');
+  let dir = dirname(require.resolve('@mojafast/position-handler'));
+  while (!existsSync(join(dir, 'package.json'))) dir = dirname(dir);
+  return join(dir, 'dist', 'position.js');
 }
 
 export async function startOurPositionHandler(

@@ -6,7 +6,7 @@ import { type PrivateSwitch, startPrivateSwitch } from '../src/central-ledger.js
 import { judge, lines, loadDifferences } from '../src/differences.js';
 import { SwitchDriver } from '../src/driver.js';
 import { type RunningProcess, startOurPositionHandler, writeMergedConfig } from '../src/processes.js';
-import { type Observation, type ScenarioRun, runScenarios, scenarios } from '../src/scenarios.js';
+import { type Observation, runScenarios, type ScenarioRun, scenarios } from '../src/scenarios.js';
 
 // Transfers through central-ledger 19.5.5's own prepare, fulfil, timeout and get handlers, sent as
 // ml-api-adapter sends them: first with our built position handler on the switch's position topic (reading
@@ -77,7 +77,9 @@ describe('central-ledger 19.5.5 with our position handler, then with its own', (
   it("central-ledger's own position handler gives the same notifications, positions and states, except the listed differences", () => {
     const verdict = judge(observed.ours, observed.original, differences);
     for (const { entry, diff } of verdict.pending) {
-      console.info(`pending difference in ${entry.scenario}:\n  ours: ${diff.ours.join('\n        ')}\n  central-ledger: ${diff.original.join('\n        ')}`);
+      console.info(
+        `pending difference in ${entry.scenario}:\n  ours: ${diff.ours.join('\n        ')}\n  central-ledger: ${diff.original.join('\n        ')}`,
+      );
     }
     expect(verdict.unexpected, JSON.stringify(verdict.unexpected, null, 2)).toEqual([]);
     expect(verdict.stale.map((d) => d.scenario)).toEqual([]);
