@@ -85,30 +85,49 @@ export function writeMergedConfig(centralLedgerDir: string, overrideFile: string
   writeFileSync(outFile, `${JSON.stringify(deepMerge(base, over), null, 2)}\n`);
 }
 
-/** The built entry point of @mojafast/position-handler, as its package's start script runs it. */
-export function positionHandlerEntry(): string {
-  // Resolved through the package's own export (src/ under the tests' "source" condition, dist/ otherwise),
-  // then up to the package's folder, whose dist/ holds the entry point.
+/**
+ * The built entry point `dist/<file>` of a workspace package, as its start script runs it: resolved through the
+ * package's own export (src/ under the tests' "source" condition, dist/ otherwise), then up to its folder.
+ */
+export function packageEntry(name: string, file: string): string {
   const require = createRequire(import.meta.url);
-  let dir = dirname(require.resolve('@mojafast/position-handler'));
+  let dir = dirname(require.resolve(name));
   while (!existsSync(join(dir, 'package.json'))) dir = dirname(dir);
-  return join(dir, 'dist', 'position.js');
+  return join(dir, 'dist', file);
 }
 
 export async function startOurPositionHandler(
   configFile: string,
   env: NodeJS.ProcessEnv = {},
 ): Promise<RunningProcess> {
-  const p = startProcess(process.execPath, [positionHandlerEntry(), 'handler', '--positionbatch'], {
-    env: {
-      ...process.env,
-      CONFIG_FILE: configFile,
-      // The file's PORT is central-ledger's; ours answers /health on any free port beside it.
-      POSITION_HTTP_PORT: '0',
-      LOG_LEVEL: 'info',
-      ...env,
+  const p = startProcess(
+    process.execPath,
+    [packageEntry('@mojafast/position-handler', 'position.js'), 'handler', '--positionbatch'],
+    {
+      env: {
+        ...process.env,
+        CONFIG_FILE: configFile,
+        // The file's PORT is central-ledger's; ours answers /health on any free port beside it.
+        POSITION_HTTP_PORT: '0',
+        LOG_LEVEL: 'info',
+        ...env,
+      },
     },
-  });
+  );
   await waitForLog(p, /position handler started/, 'our position handler');
   return p;
+}
+
+/** Our ALS, built, as `node dist/als` runs it; answers once it printed its ready line (with its URLs). */
+export async function startOurAls(env: NodeJS.ProcessEnv): Promise<RunningProcess & { url: string; adminUrl: string }> {
+  const p = startProcess(process.execPath, [packageEntry('@mojafast/als', 'als.js')], {
+    env: { ...process.env, ALS_HOST: '127.0.0.1', ALS_PORT: '0', ALS_ADMIN_PORT: '0', ...env },
+  });
+  await waitForLog(p, /"ready":true/, 'our ALS');
+  const line = p
+    .log()
+    .split('\n')
+    .find((l) => l.includes('"ready":true')) as string;
+  const ready = JSON.parse(line) as { url: string; admin: string };
+  return { ...p, url: ready.url, adminUrl: ready.admin };
 }
