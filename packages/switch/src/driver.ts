@@ -93,6 +93,24 @@ export class SwitchDriver {
     }
   }
 
+  /**
+   * Produces many messages in one request per topic (a benchmark's burst; ml-api-adapter sends one per HTTP
+   * request, which at load its producer batches the same way). Answers the time the broker acknowledged them.
+   */
+  async sendMany(messages: readonly AdapterMessage[]): Promise<number> {
+    const byTopic = new Map<string, { key: null; value: string }[]>();
+    for (const m of messages) {
+      const list = byTopic.get(m.topic) ?? [];
+      list.push({ key: null, value: m.value });
+      byTopic.set(m.topic, list);
+    }
+    await this.producer.sendBatch({
+      acks: -1,
+      topicMessages: [...byTopic].map(([topic, msgs]) => ({ topic, messages: msgs })),
+    });
+    return Date.now();
+  }
+
   /** The notifications about one transfer or fxTransfer, in the order they were read. */
   about(id: string): Received[] {
     return this.received.filter((r) => r.id === id);

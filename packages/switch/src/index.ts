@@ -24,6 +24,17 @@ export {
   type NotificationValue,
   notificationCallbacks,
 } from './callbacks.js';
+export * from './differences.js';
 export { type DriverOptions, type Received, SwitchDriver } from './driver.js';
 export * from './envelope.js';
+export {
+  deepMerge,
+  packageEntry,
+  type RunningProcess,
+  startOurAls,
+  startOurPositionHandler,
+  startProcess,
+  waitForLog,
+  writeSwitchConfig,
+} from './processes.js';
 export * from './scenarios.js';

@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { centralLedgerInstallDir, type PrivateCentralLedger } from '@mojafast/testkit';
 
 /**
  * Our position handler run as an operator runs it in place of central-ledger's: the built
@@ -78,10 +79,14 @@ export function deepMerge(base: Json, over: Json): Json {
   return out;
 }
 
-/** Writes central-ledger's effective configuration: its package's config/default.json under the override file. */
-export function writeMergedConfig(centralLedgerDir: string, overrideFile: string, outFile: string): void {
-  const base = JSON.parse(readFileSync(join(centralLedgerDir, 'config', 'default.json'), 'utf8')) as Json;
-  const over = JSON.parse(readFileSync(overrideFile, 'utf8')) as Json;
+/**
+ * Writes the configuration a private switch's central-ledger processes read (testkit's startCentralLedger:
+ * its package's config/default.json under the run directory's rc override, config.json) into `outFile`.
+ */
+export function writeSwitchConfig(cl: PrivateCentralLedger, outFile: string): void {
+  const app = join(centralLedgerInstallDir(), 'node_modules', '@mojaloop', 'central-ledger');
+  const base = JSON.parse(readFileSync(join(app, 'config', 'default.json'), 'utf8')) as Json;
+  const over = JSON.parse(readFileSync(join(cl.env.CENTRAL_LEDGER_RUN_DIR as string, 'config.json'), 'utf8')) as Json;
   writeFileSync(outFile, `${JSON.stringify(deepMerge(base, over), null, 2)}\n`);
 }
 

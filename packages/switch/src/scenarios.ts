@@ -48,7 +48,7 @@ export interface ScenarioRun {
   readonly callbackBase: string;
   /** How long a step waits for the notification it expects. */
   readonly stepTimeoutMs: number;
-  /** How long an expiry scenario waits for central-ledger's timeout handler (its cron runs every 15 s). */
+  /** How long an expiry scenario waits for central-ledger's timeout handler (its cron: HANDLERS.TIMEOUT.TIMEXP). */
   readonly expiryTimeoutMs: number;
 }
 

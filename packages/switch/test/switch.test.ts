@@ -8,14 +8,13 @@ import {
   startPayeeSim,
   startPayerSim,
 } from '@mojafast/sim';
-import { loadInfraSettings } from '@mojafast/testkit';
+import { loadInfraSettings, type PrivateCentralLedger, startCentralLedger } from '@mojafast/testkit';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CentralLedgerAdmin, onboardDfsp } from '../src/admin.js';
-import { type PrivateSwitch, startPrivateSwitch } from '../src/central-ledger.js';
 import { judge, lines, loadDifferences } from '../src/differences.js';
 import { SwitchDriver } from '../src/driver.js';
-import { type RunningProcess, startOurAls, startOurPositionHandler, writeMergedConfig } from '../src/processes.js';
+import { type RunningProcess, startOurAls, startOurPositionHandler, writeSwitchConfig } from '../src/processes.js';
 import { type Observation, runScenarios, type ScenarioRun, scenarios } from '../src/scenarios.js';
 
 // Transfers through central-ledger 19.5.5's own prepare, fulfil, timeout and get handlers, sent as
@@ -25,7 +24,7 @@ import { type Observation, runScenarios, type ScenarioRun, scenarios } from '../
 const differences = loadDifferences();
 const pending = new Set(differences.filter((d) => d.pending).map((d) => d.scenario));
 
-let sw: PrivateSwitch | undefined;
+let sw: PrivateCentralLedger | undefined;
 let admin: CentralLedgerAdmin;
 const theSwitch = () => {
   if (!sw) throw new Error('the switch did not start');
@@ -33,12 +32,13 @@ const theSwitch = () => {
 };
 
 beforeAll(async () => {
-  sw = await startPrivateSwitch('switch');
-  admin = new CentralLedgerAdmin(sw.apiUrl);
+  // Its timeout handler looks every 2 s (15 s by default), so the expiry scenarios take seconds.
+  sw = await startCentralLedger({ timeoutCron: '*/2 * * * * *' });
+  admin = new CentralLedgerAdmin(sw.adminUrl);
   await admin.setUpHub(['USD', 'EUR']);
 }, 400_000);
 
-afterAll(() => sw?.destroy(), 120_000);
+afterAll(() => sw?.stop(), 120_000);
 
 describe('central-ledger 19.5.5 with our position handler, then with its own', () => {
   let driver: SwitchDriver | undefined;
@@ -55,10 +55,10 @@ describe('central-ledger 19.5.5 with our position handler, then with its own', (
       // Nothing listens there: the FSPs' callbacks are read off the notification topic instead.
       callbackBase: 'http://127.0.0.1:9/fsp',
       stepTimeoutMs: 20_000,
-      expiryTimeoutMs: 45_000,
+      expiryTimeoutMs: 20_000,
     });
-    const config = join(sw.runDir, 'central-ledger.json');
-    writeMergedConfig(sw.packageDir, sw.overrideFile, config);
+    const config = join(sw.env.CENTRAL_LEDGER_RUN_DIR as string, 'central-ledger.json');
+    writeSwitchConfig(sw, config);
     ours = await startOurPositionHandler(config);
     observed.ours = await runScenarios(run('o'));
     await ours.stop();
@@ -129,7 +129,7 @@ describe("our ALS against central-ledger 19.5.5's admin API", () => {
     await onboardDfsp(admin, { name: names.ghost, currencies: usd, callbackBase: payer.url });
     await admin.setActive(names.ghost, false);
     als = await startOurAls({
-      ALS_SWITCH_ENDPOINT: theSwitch().apiUrl,
+      ALS_SWITCH_ENDPOINT: theSwitch().adminUrl,
       ALS_ORACLE_URL: oracle.url,
       ALS_LOG_LEVEL: 'warn',
     });
