@@ -112,7 +112,7 @@ async function startOriginal(options: FleetOptions): Promise<Fleet> {
     CENTRAL_LEDGER_RUN_DIR: runDir,
     CENTRAL_LEDGER_POSITION_PORT: String(await freePort()),
     CENTRAL_LEDGER_LOG_LEVEL: 'warn',
-    CLEDG_KAFKA__CONSUMER__TRANSFER__POSITION_BATCH__config__options__batchSize: String(original.batchSize),
+    CENTRAL_LEDGER_POSITION_BATCH_SIZE: String(original.batchSize),
   };
   const call = async (action: 'start' | 'stop') => {
     try {
@@ -133,6 +133,17 @@ async function startOriginal(options: FleetOptions): Promise<Fleet> {
   } catch (error) {
     await stop().catch(() => {});
     throw error;
+  }
+  // A comparison at two batch sizes would measure the setting, not the handlers.
+  const written = JSON.parse(await readFile(join(runDir, 'config.json'), 'utf8')) as {
+    KAFKA?: { CONSUMER?: { TRANSFER?: { POSITION_BATCH?: { config?: { options?: { batchSize?: unknown } } } } } };
+  };
+  const batch = written.KAFKA?.CONSUMER?.TRANSFER?.POSITION_BATCH?.config?.options?.batchSize;
+  if (batch !== original.batchSize) {
+    await stop().catch(() => {});
+    throw new Error(
+      `central-ledger's position handler runs with batchSize ${JSON.stringify(batch)}, not ${original.batchSize}: infra/central-ledger/config.cjs must write CENTRAL_LEDGER_POSITION_BATCH_SIZE`,
+    );
   }
   const pids = new Map<string, number>();
   const pid = await pidFrom(join(runDir, 'position.pid'));
