@@ -117,14 +117,21 @@ export class SwitchDriver {
   }
 
   /** The first notification (already read or still to come) that matches, or a timeout naming what was awaited. */
-  waitFor(what: string, match: (r: Received) => boolean, timeoutMs = 30_000): Promise<Received> {
+  async waitFor(what: string, match: (r: Received) => boolean, timeoutMs = 30_000): Promise<Received> {
+    const found = await this.waitForOrNone(match, timeoutMs);
+    if (found) return found;
+    const seenIds = this.received.slice(-10).map((r) => `${r.action}:${r.id.slice(0, 8)}`);
+    throw new Error(`no notification ${what} within ${timeoutMs} ms (last read: ${seenIds.join(', ')})`);
+  }
+
+  /** As waitFor, but a timeout answers undefined: what a scenario records as "no notification came". */
+  waitForOrNone(match: (r: Received) => boolean, timeoutMs = 30_000): Promise<Received | undefined> {
     const seen = this.received.find(match);
     if (seen) return Promise.resolve(seen);
-    return new Promise((resolve, reject) => {
+    return new Promise((resolve) => {
       const timer = setTimeout(() => {
         this.waiters = this.waiters.filter((w) => w !== waiter);
-        const seenIds = this.received.slice(-10).map((r) => `${r.action}:${r.id.slice(0, 8)}`);
-        reject(new Error(`no notification ${what} within ${timeoutMs} ms (last read: ${seenIds.join(', ')})`));
+        resolve(undefined);
       }, timeoutMs);
       const waiter: Waiter = {
         match,

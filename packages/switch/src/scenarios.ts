@@ -182,30 +182,15 @@ export class ScenarioContext {
     timeoutMs = this.run.stepTimeoutMs,
   ): Promise<Received | undefined> {
     const { id } = this.entry(label);
-    try {
-      return await this.run.driver.waitFor(
-        `${actions.join('|')} for ${label}`,
-        (r) => r.id === id && actions.includes(r.action),
-        timeoutMs,
-      );
-    } catch {
-      // The observation records what came; a missing notification shows there, against the other run's.
-      return undefined;
-    }
+    // A missing notification is an outcome, recorded in the observation and compared with the other run's.
+    return this.run.driver.waitForOrNone((r) => r.id === id && actions.includes(r.action), timeoutMs);
   }
 
   private async expectNth(label: string, n: number): Promise<Received | undefined> {
     const { id } = this.entry(label);
-    try {
-      await this.run.driver.waitFor(
-        `notification ${n} for ${label}`,
-        () => this.run.driver.about(id).length >= n,
-        this.run.stepTimeoutMs,
-      );
-    } catch {
-      return undefined;
-    }
-    return this.run.driver.about(id)[n - 1];
+    const driver = this.run.driver;
+    await driver.waitForOrNone(() => driver.about(id).length >= n, this.run.stepTimeoutMs);
+    return driver.about(id)[n - 1];
   }
 
   describe(r: Received): string[] {
@@ -599,18 +584,14 @@ async function stateByGet(ctx: ScenarioContext, label: string): Promise<string> 
   const seen = driver.about(entry.id).length;
   const action = entry.resource === 'fxTransfers' ? 'fx-get' : 'get';
   await driver.send(getMessage(driver.prefix, entry.resource, entry.id, entry.from, entry.to));
-  try {
-    const answer = await driver.waitFor(
-      `${action} for ${label}`,
-      (r) => r.id === entry.id && r.action === action && driver.about(entry.id).indexOf(r) >= seen,
-      ctx.run.stepTimeoutMs,
-    );
-    const body = decodePayload(answer.value.content.payload) as Record<string, unknown>;
-    const code = (body.errorInformation as { errorCode?: string } | undefined)?.errorCode;
-    return String(body.transferState ?? body.conversionState ?? (code ? `error ${code}` : 'unknown'));
-  } catch {
-    return 'no answer';
-  }
+  const answer = await driver.waitForOrNone(
+    (r) => r.id === entry.id && r.action === action && driver.about(entry.id).indexOf(r) >= seen,
+    ctx.run.stepTimeoutMs,
+  );
+  if (!answer) return 'no answer';
+  const body = decodePayload(answer.value.content.payload) as Record<string, unknown>;
+  const code = (body.errorInformation as { errorCode?: string } | undefined)?.errorCode;
+  return String(body.transferState ?? body.conversionState ?? (code ? `error ${code}` : 'unknown'));
 }
 
 /**
