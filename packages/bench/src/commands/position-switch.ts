@@ -82,7 +82,7 @@ async function runOnce(
   if (handler === 'ours') {
     const config = join(runDir, 'bench-central-ledger.json');
     writeSwitchConfig(cl, config);
-    ours = await startOurPositionHandler(config, { LOG_LEVEL: 'warn' });
+    ours = await startOurPositionHandler(config);
   } else {
     await cl.startOriginalPosition();
   }
