@@ -110,3 +110,35 @@ export function renderInto(readme: string, list: readonly Difference[]): string 
   if (start < 0 || end < start) throw new Error(`the README has no ${TABLE_START} … ${TABLE_END} region`);
   return `${readme.slice(0, start + TABLE_START.length)}\n${renderTable(list)}\n${readme.slice(end)}`;
 }
+
+function outcome(o: Observation): string {
+  const states = Object.entries(o.states)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ');
+  const moved = Object.entries(o.positions)
+    .filter(([, v]) => v !== '0')
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ');
+  return `${states}; ${o.notifications.length} callbacks${moved ? `; ${moved}` : ''}`;
+}
+
+/** One line per scenario: each run's outcome in short and whether they are equal, a listed or a pending difference. */
+export function scenarioTable(
+  ours: readonly Observation[],
+  original: readonly Observation[],
+  list: readonly Difference[],
+): string {
+  const rows = ours.map((o) => {
+    const c = original.find((x) => x.scenario === o.scenario);
+    const d = c ? diff(o, c) : undefined;
+    const entry = list.find((e) => e.scenario === o.scenario);
+    const verdict =
+      d && d.ours.length === 0 && d.original.length === 0
+        ? 'equal'
+        : entry?.pending
+          ? 'differs (pending)'
+          : 'differs (listed)';
+    return `| ${o.scenario} | ${outcome(o)} | ${c ? outcome(c) : '-'} | ${verdict} |`;
+  });
+  return ['| scenario | ours | central-ledger 19.5.5 | verdict |', '|---|---|---|---|', ...rows].join('\n');
+}

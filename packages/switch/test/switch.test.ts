@@ -12,7 +12,7 @@ import { loadInfraSettings, type PrivateCentralLedger, startCentralLedger } from
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CentralLedgerAdmin, onboardDfsp } from '../src/admin.js';
-import { judge, lines, loadDifferences } from '../src/differences.js';
+import { judge, lines, loadDifferences, scenarioTable } from '../src/differences.js';
 import { SwitchDriver } from '../src/driver.js';
 import { type RunningProcess, startOurAls, startOurPositionHandler, writeSwitchConfig } from '../src/processes.js';
 import { type Observation, runScenarios, type ScenarioRun, scenarios } from '../src/scenarios.js';
@@ -96,6 +96,7 @@ describe('central-ledger 19.5.5 with our position handler, then with its own', (
   });
 
   it("central-ledger's own position handler gives the same notifications, positions and states, except the listed differences", () => {
+    console.info(scenarioTable(observed.ours, observed.original, differences));
     const verdict = judge(observed.ours, observed.original, differences);
     for (const { entry, diff } of verdict.pending) {
       console.info(
