@@ -250,7 +250,12 @@ export async function switchCommand(o: {
   // --transfers defaults to 100,000 for the topic replay; through central-ledger's own handlers a run of that
   // size takes tens of minutes, so the end-to-end mode takes 1,000 unless told otherwise.
   const n = o.argv.includes('--transfers') ? o.transfers : 1000;
-  progress(`bench:position --switch: starting a private central-ledger switch`);
+  // central-ledger's handlers log every message at info (its default): at warn, as the position handlers run
+  // here, the switch measures its work rather than its logging. infra/svc passes the variable on.
+  process.env.CENTRAL_LEDGER_LOG_LEVEL ??= 'warn';
+  progress(
+    `bench:position --switch: starting a private central-ledger switch (log level ${process.env.CENTRAL_LEDGER_LOG_LEVEL})`,
+  );
   const cl = await startCentralLedger();
   const runs: SwitchRun[] = [];
   let driver: SwitchDriver | undefined;
