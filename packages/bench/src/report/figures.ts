@@ -391,7 +391,7 @@ function renderPositionOriginal(files: readonly LoadedResult[]): string {
         }
         rows.push([
           String(r.round),
-          'ours / original',
+          'how many times better ours is (msgs/s ours / original; p99 and CPU original / ours)',
           ...(['prepare', 'commit'] as const).flatMap((l) => [
             times(r.ours[l]?.msgs_per_s, r.original[l]?.msgs_per_s),
             times(r.original[l]?.latency_ms.p99, r.ours[l]?.latency_ms.p99),
