@@ -144,11 +144,6 @@ export class SwitchDriver {
     });
   }
 
-  /** The first notification about `id` with `action`. */
-  waitForAction(id: string, action: string, timeoutMs?: number): Promise<Received> {
-    return this.waitFor(`${action} for ${id}`, (r) => r.id === id && r.action === action, timeoutMs);
-  }
-
   async stop(): Promise<void> {
     await this.consumer.disconnect();
     await this.producer.disconnect();
