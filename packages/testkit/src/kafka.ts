@@ -12,6 +12,8 @@ export interface TestTopic {
 
 export interface TopicOptions {
   readonly prefix?: string;
+  /** The exact name, for a topic another program derives from a prefix (e.g. central-ledger's templates). */
+  readonly name?: string;
   readonly partitions?: number;
   readonly settings?: InfraSettings;
 }
@@ -23,7 +25,7 @@ export function testKafka(settings: InfraSettings = loadInfraSettings(), clientI
 /** Creates a topic that belongs to one test file, and waits until its partitions have leaders. */
 export async function createTopic(options: TopicOptions = {}): Promise<TestTopic> {
   const settings = options.settings ?? loadInfraSettings();
-  const name = uniqueName(options.prefix ?? 'test');
+  const name = options.name ?? uniqueName(options.prefix ?? 'test');
   const partitions = options.partitions ?? 1;
   const admin = testKafka(settings, 'mojafast-testkit-admin').admin();
   await admin.connect();

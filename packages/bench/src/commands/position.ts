@@ -16,6 +16,8 @@ import {
 import type { Metric } from '../report/metrics.js';
 import { positiveInteger } from './http.js';
 import { finish, progress } from './outcome.js';
+import { compareWithOriginal, originalFailures, originalTable, writeOriginalJson } from './position-original.js';
+import { switchCommand } from './position-switch.js';
 
 export const positionUsage = `mojafast-bench position [options]
   Replays position messages through our handler on the real broker and database and measures each
@@ -59,6 +61,14 @@ export const positionUsage = `mojafast-bench position [options]
   --knob NAME=V1,V2    one workload per value of a handler setting (its env variable, e.g.
                        KAFKA_FETCH_MAX_WAIT_MS=10,100,500), validated as the handler validates it; prints
                        msgs/s, p99 and handler CPU µs per message per value
+  --original           central-ledger 19.5.5's own batch position handler and ours on the same messages, one
+                       after the other for --rounds rounds (alternating who goes first), each on a fresh
+                       database migrated with central-ledger's own migrations; prints prepares/s, commits/s,
+                       p99 and the position process's CPU µs per message of each, and ours/original
+  --rounds N           with --original: rounds (default 2)
+  --switch             end to end through central-ledger's prepare and fulfil handlers (a private switch,
+                       infra/svc start central-ledger), once with each position handler: transfers/s
+                       committed and p99 from prepare to its notification (packages/switch)
   --stall S            give up when no notification came for S seconds (default 30)
   --keep               keep the database and topics afterwards
   --threshold EXPR     k6 syntax, repeatable: 'rate>20000' (lower of the two phases' msgs/s),
@@ -93,6 +103,9 @@ const options = {
   breaches: { type: 'string', default: '0' },
   fx: { type: 'string', default: '0' },
   'fx-baseline': { type: 'boolean', default: false },
+  original: { type: 'boolean', default: false },
+  rounds: { type: 'string', default: '2' },
+  switch: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 } satisfies Record<string, ParseArgsOptionDescriptor>;
 
@@ -270,6 +283,30 @@ export async function positionCommand(argv: string[]): Promise<void> {
     mix: actionMix(values.actions, values.aborts, values.breaches, values.fx),
   };
   if (base.dfsps < 2) throw new Error('--dfsps must be at least 2');
+  if (values.switch) {
+    await switchCommand({
+      transfers: base.transfers,
+      rate: base.rate,
+      rounds: positiveInteger('--rounds', values.rounds),
+      out: values.out,
+      argv,
+    });
+    return;
+  }
+  if (values.original) {
+    const comparison = await compareWithOriginal(base, positiveInteger('--rounds', values.rounds));
+    process.stdout.write(`\n${originalTable(comparison)}\n`);
+    const out =
+      values.out ?? join('bench-results', `position-original-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+    await writeOriginalJson(out, comparison, ['node packages/bench/dist/cli.js position', ...argv].join(' '));
+    process.stdout.write(`results written to ${out}\n`);
+    const failures = originalFailures(comparison);
+    if (failures.length > 0) {
+      process.stderr.write(`OUTCOME CHECK FAILED:\n  ${failures.slice(0, 20).join('\n  ')}\n`);
+      process.exitCode = 1;
+    }
+    return;
+  }
   if (values.compare && (values.floor || values['floor-only'])) throw new Error('--compare and --floor are exclusive');
   const clients = [
     ...new Set(values['handler-client'].split(',').map((c) => kafkaClient('--handler-client', c.trim()))),

@@ -7,7 +7,7 @@ import { regionsOf, renderRegions } from '../report/figures.js';
 export const reportUsage = `mojafast-bench report [--check]
   Renders every <!-- figures:KIND result.json... --> region of the repository's READMEs (README.md,
   infra/README.md, packages/*/README.md) from the result files it names (kinds: als, position,
-  position-variants), each row with the commit, date, machine load and command of its run.
+  position-variants, position-original, position-switch), each row with the commit, date, machine load and command of its run.
   --check              change nothing; exit 1 naming each README whose regions differ from what is rendered`;
 
 /** The repository root, from this module's place in packages/bench/{src,dist}/commands/. */

@@ -1,20 +1,27 @@
-import { readFile } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { entryPoints, stateDir } from '../load/paths.js';
 import { freePort } from '../load/ports.js';
 import { type Service, spawnUntilHealthy, spawnUntilReadyLine } from '../load/processes.js';
 
 /**
- * What consumes the position topic: the handler, or the passthrough (passthrough.ts: the handler's Kafka layer,
- * decode and notification encoding without the database), whose msgs/s is the floor the Kafka client sets.
+ * What consumes the position topic: the handler, the passthrough (passthrough.ts: the handler's Kafka layer,
+ * decode and notification encoding without the database), whose msgs/s is the floor the Kafka client sets, or
+ * central-ledger 19.5.5's own batch position handler (`original`, started by infra/svc).
  */
-export type PositionTarget = 'handler' | 'passthrough';
+export type PositionTarget = 'handler' | 'passthrough' | 'original';
 
 export interface FleetOptions {
   readonly target: PositionTarget;
   readonly instances: number;
   /** The handlers' environment: brokers, topics, group, database, batch size, client, knobs. */
   readonly env: Record<string, string>;
+  /** For `original`: its topic prefix and database (its topics are `<prefix>topic-transfer-position-batch`...). */
+  readonly original?: { readonly prefix: string; readonly database: string; readonly batchSize: number };
 }
 
 /** The processes of one run, each ready, and the pids whose CPU a phase measures. */
@@ -42,6 +49,7 @@ async function pidFrom(file: string): Promise<number | undefined> {
  * infra/svc's pid files, so their CPU is measured beside ours.
  */
 export async function startFleet(options: FleetOptions): Promise<Fleet> {
+  if (options.target === 'original') return startOriginal(options);
   const services: Service[] = [];
   const metricsUrls: string[] = [];
   const stop = async () => {
@@ -82,4 +90,68 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
   if (dbPid) pids.set('mariadb', dbPid);
   pids.set('bench', process.pid);
   return { services, metricsUrls, pids, stop };
+}
+
+const run = promisify(execFile);
+const svc = fileURLToPath(new URL('../../../../infra/svc', import.meta.url));
+
+/**
+ * central-ledger's batch position handler (`infra/svc start central-ledger-position`, installed once into the
+ * cache) on the bench's database and topics: its topic prefix and database name point it there, its consumer
+ * batch (KAFKA.CONSUMER.TRANSFER.POSITION_BATCH.config.options.batchSize) is the bench's --batch-size, and it
+ * logs at warn as ours does here.
+ */
+async function startOriginal(options: FleetOptions): Promise<Fleet> {
+  const original = options.original;
+  if (!original) throw new Error('the original position handler needs its topic prefix and database');
+  const runDir = await mkdtemp(join(tmpdir(), 'bench-original-'));
+  const env = {
+    ...process.env,
+    CENTRAL_LEDGER_TOPIC_PREFIX: original.prefix,
+    CENTRAL_LEDGER_DB: original.database,
+    CENTRAL_LEDGER_RUN_DIR: runDir,
+    CENTRAL_LEDGER_POSITION_PORT: String(await freePort()),
+    CENTRAL_LEDGER_LOG_LEVEL: 'warn',
+    CENTRAL_LEDGER_POSITION_BATCH_SIZE: String(original.batchSize),
+  };
+  const call = async (action: 'start' | 'stop') => {
+    try {
+      await run(svc, [action, 'central-ledger-position'], { env, timeout: 600_000 });
+    } catch (error) {
+      const stderr = String((error as { stderr?: string }).stderr ?? '');
+      throw new Error(
+        `infra/svc ${action} central-ledger-position: ${stderr.split('\n').find((l) => l.includes('ERROR')) ?? stderr.trim()}`,
+      );
+    }
+  };
+  const stop = async () => {
+    await call('stop');
+    await rm(runDir, { recursive: true, force: true });
+  };
+  try {
+    await call('start');
+  } catch (error) {
+    await stop().catch(() => {});
+    throw error;
+  }
+  // A comparison at two batch sizes would measure the setting, not the handlers.
+  const written = JSON.parse(await readFile(join(runDir, 'config.json'), 'utf8')) as {
+    KAFKA?: { CONSUMER?: { TRANSFER?: { POSITION_BATCH?: { config?: { options?: { batchSize?: unknown } } } } } };
+  };
+  const batch = written.KAFKA?.CONSUMER?.TRANSFER?.POSITION_BATCH?.config?.options?.batchSize;
+  if (batch !== original.batchSize) {
+    await stop().catch(() => {});
+    throw new Error(
+      `central-ledger's position handler runs with batchSize ${JSON.stringify(batch)}, not ${original.batchSize}: infra/central-ledger/config.cjs must write CENTRAL_LEDGER_POSITION_BATCH_SIZE`,
+    );
+  }
+  const pids = new Map<string, number>();
+  const pid = await pidFrom(join(runDir, 'position.pid'));
+  if (pid) pids.set('original', pid);
+  const brokerPid = await pidFrom(join(stateDir, 'kafka', 'kafka.pid'));
+  const dbPid = await pidFrom(join(stateDir, 'mariadb', 'mysqld.pid'));
+  if (brokerPid) pids.set('kafka', brokerPid);
+  if (dbPid) pids.set('mariadb', dbPid);
+  pids.set('bench', process.pid);
+  return { services: [], metricsUrls: [], pids, stop };
 }

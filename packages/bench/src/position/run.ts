@@ -1,6 +1,7 @@
 import { createKnex, migrateLatest } from '@mojafast/position-handler';
-import { createDatabase, createTopic, loadInfraSettings, testKafka } from '@mojafast/testkit';
+import { createDatabase, createTopic, loadInfraSettings, testKafka, uniqueName } from '@mojafast/testkit';
 import mysql from 'mysql2/promise';
+import { migrateAndSeedCentralLedger } from '../../../../infra/central-ledger/migrate.mjs';
 import type { ActionMix } from './action-mix.js';
 import { type Fleet, type PositionTarget, startFleet } from './fleet.js';
 import { measurePhase, type PhaseResult } from './measure-phase.js';
@@ -43,6 +44,13 @@ export interface PositionBenchOptions {
   readonly onProgress?: (line: string) => void;
   /** Which actions a generated run replays; a dump is replayed as it is (prepares, then commits). */
   readonly mix?: ActionMix;
+  /**
+   * The database migrated with central-ledger 19.5.5's own migrations and seeds instead of ours, and the topics
+   * named as its templates make them from a prefix (`<prefix>topic-transfer-position-batch`,
+   * `<prefix>topic-notification-event`): what the original's handler needs, given to ours too when the two are
+   * compared.
+   */
+  readonly centralLedgerSchema?: boolean;
 }
 
 export type BenchProducer = 'raw' | 'platformatic';
@@ -67,8 +75,18 @@ export async function runPositionBench(options: PositionBenchOptions): Promise<P
   const settings = loadInfraSettings();
   const db = await createDatabase({ prefix: 'bench_position' });
   const knex = createKnex({ ...db.connection, poolMax: 2 });
-  const inputTopic = await createTopic({ prefix: 'bench-position', partitions: options.partitions });
-  const notificationTopic = await createTopic({ prefix: 'bench-notification', partitions: options.partitions });
+  const clSchema = options.centralLedgerSchema === true || target === 'original';
+  const prefix = clSchema ? `${uniqueName('bench')}-` : undefined;
+  const inputTopic = await createTopic(
+    prefix
+      ? { name: `${prefix}topic-transfer-position-batch`, partitions: options.partitions }
+      : { prefix: 'bench-position', partitions: options.partitions },
+  );
+  const notificationTopic = await createTopic(
+    prefix
+      ? { name: `${prefix}topic-notification-event`, partitions: options.partitions }
+      : { prefix: 'bench-notification', partitions: options.partitions },
+  );
   const kafka = testKafka(settings, 'mojafast-bench-position');
   let producer: ReplayProducer | undefined;
   const collector = new NotificationCollector(
@@ -79,7 +97,8 @@ export async function runPositionBench(options: PositionBenchOptions): Promise<P
   let fleet: Fleet | undefined;
   const statusConnection = await mysql.createConnection(db.connection);
   try {
-    await migrateLatest(knex);
+    if (clSchema) await migrateAndSeedCentralLedger(knex);
+    else await migrateLatest(knex);
     say(`provisioning ${db.name}`);
     const work = await provisionWorkload(options, knex);
     say(
@@ -95,6 +114,7 @@ export async function runPositionBench(options: PositionBenchOptions): Promise<P
     fleet = await startFleet({
       target,
       instances: options.instances,
+      ...(prefix ? { original: { prefix, database: db.name, batchSize: options.batchSize } } : {}),
       env: {
         KAFKA_BROKERS: settings.kafka.brokers.join(','),
         POSITION_TOPICS: inputTopic.name,
@@ -127,7 +147,7 @@ export async function runPositionBench(options: PositionBenchOptions): Promise<P
     };
     const phases: PhaseResult[] = [];
     for (const phase of work.phases) {
-      if (target === 'handler') await recordFulfilOutcomes(knex, phase.outcomes);
+      if (target !== 'passthrough') await recordFulfilOutcomes(knex, phase.outcomes);
       phases.push(await measurePhase(rig, phase));
     }
     // The passthrough writes nothing: exactly-once notification is its only outcome to check.
@@ -145,6 +165,19 @@ export async function runPositionBench(options: PositionBenchOptions): Promise<P
     await knex.destroy();
     if (!options.keep) {
       await Promise.all([inputTopic.drop(), notificationTopic.drop(), db.drop()]).catch(() => {});
+      // The original's start creates the rest of its prefixed topics (prepare, fulfil, ...): they go too.
+      if (prefix) await dropTopicsWithPrefix(kafka, prefix).catch(() => {});
     }
+  }
+}
+
+async function dropTopicsWithPrefix(kafka: ReturnType<typeof testKafka>, prefix: string): Promise<void> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const topics = (await admin.listTopics()).filter((t) => t.startsWith(prefix));
+    if (topics.length > 0) await admin.deleteTopics({ topics });
+  } finally {
+    await admin.disconnect();
   }
 }

@@ -78,6 +78,21 @@ interface ResultFile extends Phases {
   readonly duration_s?: number;
   readonly cpu_cores?: Record<string, number>;
   readonly scenario?: string;
+  // bench:position --original
+  readonly rounds?: readonly { readonly round: number; readonly original: Phases; readonly ours: Phases }[];
+  // bench:position --switch
+  readonly runs?: readonly SwitchRunResult[];
+}
+
+interface SwitchRunResult {
+  readonly handler: 'original' | 'ours';
+  readonly round: number;
+  readonly transfers: number;
+  readonly committedPerSecond: number;
+  readonly prepareToNotification: { readonly med: number; readonly p99: number };
+  readonly commitToNotification: { readonly med: number; readonly p99: number };
+  readonly cpuMicrosPerTransfer: Record<string, number>;
+  readonly failed: number;
 }
 
 export interface LoadedResult {
@@ -342,9 +357,95 @@ function renderImages(files: readonly LoadedResult[]): string {
   return table(header, rows);
 }
 
+const caption = (file: LoadedResult, what: string) => {
+  const run = file.result.run;
+  return `**${what}** (\`${basename(file.path)}\`; commit ${commitCell(run)}, date ${dateCell(run)}, load ${loadCell(run)}; \`${commandOf(file)}\`):`;
+};
+const times = (a: number | undefined, b: number | undefined) =>
+  a === undefined || b === undefined || b === 0 ? '-' : `${(a / b).toFixed(1)}×`;
+
+/**
+ * bench:position --original: per round each handler's prepares/s, commits/s, p99 and the position process's CPU
+ * per message, then ours/original (for p99 and CPU: original/ours, so above 1 is ours better everywhere).
+ */
+function renderPositionOriginal(files: readonly LoadedResult[]): string {
+  const header = ['round', 'position handler'];
+  for (const l of ['prepare', 'commit'] as const) header.push(`${l}s/s`, `${l} p99 ms`, `${l} CPU µs/msg`);
+  return files
+    .map((file) => {
+      const rows: string[][] = [];
+      for (const r of file.result.rounds ?? []) {
+        for (const [label, phases, proc] of [
+          ["central-ledger's", r.original, 'original'],
+          ['ours', r.ours, 'handler'],
+        ] as const) {
+          rows.push([
+            String(r.round),
+            label,
+            ...(['prepare', 'commit'] as const).flatMap((l) => [
+              integer(phases[l]?.msgs_per_s),
+              ms(phases[l]?.latency_ms.p99),
+              integer(phases[l]?.cpu_us_per_msg[proc]),
+            ]),
+          ]);
+        }
+        rows.push([
+          String(r.round),
+          'how many times better ours is (msgs/s ours / original; p99 and CPU original / ours)',
+          ...(['prepare', 'commit'] as const).flatMap((l) => [
+            times(r.ours[l]?.msgs_per_s, r.original[l]?.msgs_per_s),
+            times(r.original[l]?.latency_ms.p99, r.ours[l]?.latency_ms.p99),
+            times(r.original[l]?.cpu_us_per_msg.original, r.ours[l]?.cpu_us_per_msg.handler),
+          ]),
+        ]);
+      }
+      return [
+        caption(file, "central-ledger's batch position handler and ours on the same dump"),
+        '',
+        table(header, rows),
+      ].join('\n');
+    })
+    .join('\n\n');
+}
+
+/** bench:position --switch: per run transfers/s committed, prepare and commit → notification, CPU per transfer. */
+function renderPositionSwitch(files: readonly LoadedResult[]): string {
+  const header = [
+    'round',
+    'position handler',
+    'transfers',
+    'transfers/s committed',
+    'prepare → notification p50 / p99 ms',
+    'commit → notification p50 / p99 ms',
+    'position CPU µs/transfer',
+    "central-ledger's handlers CPU µs/transfer",
+  ];
+  return files
+    .map((file) => {
+      const rows = (file.result.runs ?? []).map((r) => [
+        String(r.round),
+        r.handler === 'ours' ? 'ours' : "central-ledger's",
+        String(r.transfers),
+        integer(r.committedPerSecond),
+        `${integer(r.prepareToNotification.med)} / ${integer(r.prepareToNotification.p99)}`,
+        `${integer(r.commitToNotification.med)} / ${integer(r.commitToNotification.p99)}`,
+        integer(r.cpuMicrosPerTransfer.position),
+        integer(r.cpuMicrosPerTransfer['central-ledger-handlers']),
+      ]);
+      return [
+        caption(file, "end to end through central-ledger's prepare and fulfil handlers"),
+        '',
+        table(header, rows),
+      ].join('\n');
+    })
+    .join('\n\n');
+}
+
 export const renderers: Record<string, (files: readonly LoadedResult[]) => string> = {
   images: renderImages,
   als: renderAls,
+  'position-original': renderPositionOriginal,
+  'position-switch': renderPositionSwitch,
   position: renderPosition,
   'position-variants': renderPositionVariants,
 };

@@ -1,0 +1,144 @@
+import { readFileSync } from 'node:fs';
+import type { Observation } from './scenarios.js';
+
+/**
+ * Where the scenarios' outcome with our position handler differs from the outcome with central-ledger's own,
+ * on the same switch in the same run: a machine-readable list (differences.json beside this package), each
+ * entry with the lines that differ on each side and the reason. The suite fails on a difference the list does
+ * not have and on an entry that no longer happens; a `pending` entry (a fix on its way) is accepted whatever
+ * the difference and reported. The position handler's README renders the list (`renderTable`).
+ */
+export interface Difference {
+  readonly scenario: string;
+  /** Our lines that central-ledger's run does not have (`notification …`, `position payer USD = …`, `state T1 = …`). */
+  readonly ours: readonly string[];
+  readonly original: readonly string[];
+  readonly reason: string;
+  /** A fix of ours is under way: any difference is accepted and reported, none too. */
+  readonly pending?: string;
+}
+
+export const DIFFERENCES_FILE = new URL('../differences.json', import.meta.url);
+
+export function loadDifferences(file: URL = DIFFERENCES_FILE): Difference[] {
+  return JSON.parse(readFileSync(file, 'utf8')) as Difference[];
+}
+
+/** An observation as comparable lines, sorted (notifications of different transfers may be read in any order). */
+export function lines(o: Observation): string[] {
+  return [
+    ...o.notifications.map((n) => `notification ${n}`),
+    ...Object.entries(o.positions).map(([k, v]) => `position ${k} = ${v}`),
+    ...Object.entries(o.states).map(([k, v]) => `state ${k} = ${v}`),
+  ].sort();
+}
+
+function minus(a: readonly string[], b: readonly string[]): string[] {
+  const rest = [...b];
+  const out: string[] = [];
+  for (const line of a) {
+    const i = rest.indexOf(line);
+    if (i >= 0) rest.splice(i, 1);
+    else out.push(line);
+  }
+  return out;
+}
+
+export interface ScenarioDiff {
+  readonly scenario: string;
+  readonly ours: string[];
+  readonly original: string[];
+}
+
+export function diff(ours: Observation, original: Observation): ScenarioDiff {
+  const a = lines(ours);
+  const b = lines(original);
+  return { scenario: ours.scenario, ours: minus(a, b), original: minus(b, a) };
+}
+
+const same = (a: readonly string[], b: readonly string[]) =>
+  a.length === b.length && [...a].sort().every((x, i) => x === [...b].sort()[i]);
+
+export interface Verdict {
+  /** Differences the list does not have (or has with other lines). */
+  readonly unexpected: ScenarioDiff[];
+  /** Listed differences (not pending) that did not happen. */
+  readonly stale: Difference[];
+  /** What the pending entries' scenarios did, to report. */
+  readonly pending: { entry: Difference; diff: ScenarioDiff }[];
+}
+
+export function judge(
+  ours: readonly Observation[],
+  original: readonly Observation[],
+  list: readonly Difference[],
+): Verdict {
+  const unexpected: ScenarioDiff[] = [];
+  const stale: Difference[] = [];
+  const pending: Verdict['pending'] = [];
+  for (const o of ours) {
+    const c = original.find((x) => x.scenario === o.scenario);
+    if (!c) throw new Error(`scenario ${o.scenario} has no run with central-ledger's position handler`);
+    const d = diff(o, c);
+    const entry = list.find((e) => e.scenario === o.scenario);
+    const differs = d.ours.length > 0 || d.original.length > 0;
+    if (entry?.pending) pending.push({ entry, diff: d });
+    else if (entry && !differs) stale.push(entry);
+    else if (differs && !(entry && same(entry.ours, d.ours) && same(entry.original, d.original))) unexpected.push(d);
+  }
+  return { unexpected, stale, pending };
+}
+
+const cell = (xs: readonly string[]) => (xs.length === 0 ? '(nothing)' : xs.map((x) => `\`${x}\``).join('<br>'));
+
+/** The README table: one row per listed difference. */
+export function renderTable(list: readonly Difference[]): string {
+  const rows = list.map(
+    (d) =>
+      `| ${d.scenario}${d.pending ? ' (pending)' : ''} | ${cell(d.ours)} | ${cell(d.original)} | ${d.reason}${d.pending ? ` Pending: ${d.pending}` : ''} |`,
+  );
+  return ['| scenario | ours | central-ledger 19.5.5 | why |', '|---|---|---|---|', ...rows].join('\n');
+}
+
+export const TABLE_START = '<!-- switch-differences packages/switch/differences.json -->';
+export const TABLE_END = '<!-- /switch-differences -->';
+
+/** The README with the region between the markers replaced by the rendered table. */
+export function renderInto(readme: string, list: readonly Difference[]): string {
+  const start = readme.indexOf(TABLE_START);
+  const end = readme.indexOf(TABLE_END);
+  if (start < 0 || end < start) throw new Error(`the README has no ${TABLE_START} … ${TABLE_END} region`);
+  return `${readme.slice(0, start + TABLE_START.length)}\n${renderTable(list)}\n${readme.slice(end)}`;
+}
+
+function outcome(o: Observation): string {
+  const states = Object.entries(o.states)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ');
+  const moved = Object.entries(o.positions)
+    .filter(([, v]) => v !== '0')
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ');
+  return `${states}; ${o.notifications.length} callbacks${moved ? `; ${moved}` : ''}`;
+}
+
+/** One line per scenario: each run's outcome in short and whether they are equal, a listed or a pending difference. */
+export function scenarioTable(
+  ours: readonly Observation[],
+  original: readonly Observation[],
+  list: readonly Difference[],
+): string {
+  const rows = ours.map((o) => {
+    const c = original.find((x) => x.scenario === o.scenario);
+    const d = c ? diff(o, c) : undefined;
+    const entry = list.find((e) => e.scenario === o.scenario);
+    const verdict =
+      d && d.ours.length === 0 && d.original.length === 0
+        ? 'equal'
+        : entry?.pending
+          ? 'differs (pending)'
+          : 'differs (listed)';
+    return `| ${o.scenario} | ${outcome(o)} | ${c ? outcome(c) : '-'} | ${verdict} |`;
+  });
+  return ['| scenario | ours | central-ledger 19.5.5 | verdict |', '|---|---|---|---|', ...rows].join('\n');
+}
