@@ -20,7 +20,9 @@ export function seededRandom(label: string, env: NodeJS.ProcessEnv = process.env
   const given = env.SEED;
   if (given !== undefined && !/^\d{1,10}$/.test(given)) throw new Error(`SEED must be a whole number, got "${given}"`);
   const seed = given === undefined ? randomInt(0, 2 ** 31) : Number(given) >>> 0;
-  console.log(`[seed] ${label}: SEED=${seed} (replay: SEED=${seed} pnpm vitest run <this test file>)`);
+  console.log(
+    `[seed] ${label}: SEED=${seed} (replay: SEED=${seed} pnpm vitest run <its test file> -t '<its test name>')`,
+  );
   let state = seed;
   const next = () => {
     state = (state + 0x6d2b79f5) >>> 0;
