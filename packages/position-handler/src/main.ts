@@ -14,6 +14,7 @@ import type { BusOptions, PositionBus } from './bus/types.js';
 import type { PositionConfig } from './config/index.js';
 import { createLogger, type Logger } from './observe/logger.js';
 import { createMetrics } from './observe/metrics.js';
+import { PartitionProgress } from './observe/progress.js';
 import { handlerServices } from './observe/server.js';
 import { PositionRunner } from './runner/runner.js';
 import { endStorePool, storePoolFromConfig } from './store/db.js';
@@ -83,7 +84,7 @@ async function openWithRetry(pool: Pool, config: PositionConfig, logger: Logger)
       if (line !== reported) logger.error(line);
       reported = line;
     } catch (error) {
-      logger.error('database not reachable; retrying', { error: String(error), retryInMs: delay });
+      logger.error('database not reachable; retrying', { err: error, retryInMs: delay });
     }
     await new Promise((resolve) => setTimeout(resolve, delay));
     delay = Math.min(delay * 2, config.retryMaxMs);
@@ -97,6 +98,7 @@ export async function startPositionService(
 ): Promise<PositionService> {
   const logger = overrides.logger ?? createLogger(config.logLevel);
   const registry = overrides.registry ?? new Registry();
+  const progress = new PartitionProgress(config.stalledAfterMs);
   // central-ledger's names with the deployment's prefix and default labels, bound once here (none per message).
   const metrics = createMetrics(
     registry,
@@ -105,6 +107,7 @@ export async function startPositionService(
       defaultLabels: parseMetricLabels(config.metricsDefaultLabels) ?? {},
       fspId: config.metricsFspId,
     },
+    progress,
   );
   const pool = storePoolFromConfig(config);
   // A failed start releases what it opened (pool, HTTP server, Kafka clients), so the process exits
@@ -133,6 +136,7 @@ export async function startPositionService(
       retryMaxMs: config.retryMaxMs,
       followUpTopic: config.positionCommitTopic,
       bulkProcessingTopic: config.bulkProcessingTopic,
+      progress,
     });
     const profiler = createCpuProfiler({ directory: config.profileDir, prefix: 'position' });
     const http = await startObserveServer({
@@ -142,6 +146,7 @@ export async function startPositionService(
       services: handlerServices({
         broker: () => bus.isReady(),
         database: () => store.ping().then(() => true),
+        stalled: () => progress.stalled(),
       }),
       profile: { path: '/admin/profile', profiler, defaultSeconds: config.profileSeconds },
     });

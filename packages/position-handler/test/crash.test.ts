@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { randomInt, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { loadInfraSettings, type TestTopic, testKafka } from '@mojafast/testkit';
+import { loadInfraSettings, seededRandom, type TestTopic, testKafka } from '@mojafast/testkit';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { formatAmount, parseAmount } from '../src/ledger/amount.js';
 import { planBatch } from '../src/ledger/plan.js';
@@ -23,7 +23,8 @@ import {
  * Crash safety (issue #5): 20,000 mixed prepare/commit messages on 4 partitions, the handler (built dist,
  * its own process) SIGKILLed at random points at least five times and restarted. At the end: every transfer
  * applied exactly once, every position equal to the sum of its position changes, and everything equal to a
- * pure in-memory replay of the same messages.
+ * pure in-memory replay of the same messages. The kill points are random: the seed is printed, and SEED=<n>
+ * replays the same delays.
  */
 const PACKAGE_DIR = fileURLToPath(new URL('..', import.meta.url));
 const TRANSFERS_EACH = Number(process.env.POSITION_CRASH_TRANSFERS ?? 10_000);
@@ -204,6 +205,8 @@ describe.each(kafkaClients)('crash (KAFKA_CLIENT=%s)', (kafkaClient) => {
     );
     expect(replay.outcomes.filter((o) => o.result === 'rejected').length).toBeGreaterThan(0);
 
+    // The kill points: printed, replayed with SEED=.
+    const random = seededRandom(`crash kill points (KAFKA_CLIENT=${kafkaClient})`);
     let done = 0;
     // From the second to the fourth round a second process of the same group runs beside the one that is
     // killed, so partitions also move between live members (rebalances), not only from dead ones.
@@ -218,7 +221,7 @@ describe.each(kafkaClients)('crash (KAFKA_CLIENT=%s)', (kafkaClient) => {
       const before = await appliedCount();
       // Kill once this run has made progress, at a random moment inside its work.
       await waitFor(async () => (await appliedCount()) > before || child.exitCode !== null, 60_000);
-      await new Promise((r) => setTimeout(r, randomInt(0, 400)));
+      await new Promise((r) => setTimeout(r, random.int(0, 400)));
       child.kill('SIGKILL');
       await exited(child);
       done = await appliedCount();
@@ -406,12 +409,13 @@ describe.each(kafkaClients)('crash (KAFKA_CLIENT=%s)', (kafkaClient) => {
       NOTIFICATION_TOPIC: fxOut.name,
       POSITION_CONSUMER_GROUP: `${fxIn.name}-group`,
     };
+    const random = seededRandom(`crash fx kill points (KAFKA_CLIENT=${kafkaClient})`);
     try {
       for (let kill = 0; kill < 3; kill++) {
         const child = startHandler(env);
         const before = (await resultsOf()).length;
         await waitFor(async () => (await resultsOf()).length > before || child.exitCode !== null, 60_000);
-        await new Promise((r) => setTimeout(r, randomInt(0, 100)));
+        await new Promise((r) => setTimeout(r, random.int(0, 100)));
         child.kill('SIGKILL');
         await exited(child);
         if ((await resultsOf()).length >= count) break;

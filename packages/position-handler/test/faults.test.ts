@@ -104,7 +104,7 @@ describe.each(kafkaClients)('faults (KAFKA_CLIENT=%s)', (kafkaClient) => {
       expect(new Set(ids).size).toBe(50);
       expect(ids).toHaveLength(50);
       expect(await service.registry.getSingleMetricAsString('position_db_retries_total')).toMatch(
-        /position_db_retries_total 3/,
+        /position_db_retries_total\{class="permanent"\} 3/,
       );
     } finally {
       await service.stop();
@@ -153,6 +153,11 @@ describe.each(kafkaClients)('faults (KAFKA_CLIENT=%s)', (kafkaClient) => {
         await faultReader.waitFor(100);
         await waitForCommittedOffset(group, faultIn.name, '100', 10_000);
         expect(fault.failures()).toBe(2);
+        // A plain Error (no errno, code or retriable flag): counted as permanent; once per seek (the second refused
+        // produce may be the next chunk's, fetched again by the same seek).
+        expect(await service.registry.getSingleMetricAsString('position_notify_retries_total')).toMatch(
+          /position_notify_retries_total\{class="permanent"\} [12]/,
+        );
         // Never committed past the chunk whose notifications failed (the first chunk is offsets 0-19).
         for (const offset of offsetsAtFaults) expect(Number(offset)).toBeLessThanOrEqual(20);
         expect(await reservedCount(transfers)).toBe(100);

@@ -14,7 +14,7 @@ import {
   fxReserveMessage,
   fxTimeoutMessage,
 } from './fx-fixtures.js';
-import { errorOf, eventOf, positionOf, produce, reservedThen, statesOf, useLedgerWithTopics } from './helpers.js';
+import { errorOf, eventOf, plus, positionOf, produce, reservedThen, statesOf, useLedgerWithTopics } from './helpers.js';
 
 // fxpayer converts USD → EUR at the FXP to pay fxpayee in EUR. capped: a payer with a net debit cap of 100 USD.
 const dfsps = [
@@ -387,6 +387,14 @@ describe('fx-timeout-reserved (fx-timeout-reserved.js) and fx-abort (abort.js)',
       .where({ commitRequestId: fx.commitRequestId, transferStateId: 'EXPIRED_RESERVED' })
       .first('reason');
     expect(reason?.reason).toBe('Transfer expired');
+    // The change is the position's move (-10), as every other row's; the original writes +10 here (a listed
+    // difference): the payer's position still ends equal in both.
+    const expiry = await env.ledger
+      .knex('participantPositionChange as ppc')
+      .join('fxTransferStateChange as fsc', 'fsc.fxTransferStateChangeId', 'ppc.fxTransferStateChangeId')
+      .where({ 'fsc.commitRequestId': fx.commitRequestId, 'fsc.transferStateId': 'EXPIRED_RESERVED' })
+      .first('ppc.change');
+    expect(Number(expiry?.change)).toBe(-10);
     expect(note).toMatchObject({ from: 'fxpayer', to: 'fxp' });
     expect(content(note as never).uriParams).toEqual({ id: fx.commitRequestId });
     expect(errorOf(note as never)).toMatchObject({ errorCode: '3303', errorDescription: 'Transfer expired' });
@@ -434,6 +442,85 @@ describe('fx-timeout-reserved (fx-timeout-reserved.js) and fx-abort (abort.js)',
     });
     expect(errorOf(note as never)?.errorCode).toBe('5100');
     expect(eventOf(note as never)).toMatchObject({ action: 'fx-abort', state: { status: 'error' } });
+  });
+
+  it('two-step fx-abort with the dependent transfer RESERVED: step 1 releases the payer on the fxTransfer, the follow-up (keyed by the FXP) releases the FXP on the transfer, both ABORTED_ERROR, 5100 to the payer for each; redelivered: nothing moved twice', async () => {
+    const payerUsd = account('fxpayer');
+    const fxpEur = account('fxp', 'EUR');
+    const before = {
+      payer: await positionOf(env.ledger.knex, payerUsd),
+      fxp: await positionOf(env.ledger.knex, fxpEur),
+    };
+    // The payer's USD reservation of the conversion (+10), left by insertFxTransfers.
+    const fx = await provisionFx(parties('fxpayer', '10', '9'), 'RECEIVED_ERROR');
+    // The dependent transfer reserved through this handler as cyril.js routes a payer-side conversion's prepare:
+    // keyed by the FXP's EUR account, + 9 there.
+    const transfer = {
+      transferId: fx.determiningTransferId,
+      payer: 'fxpayer',
+      payee: 'fxpayee',
+      currency: 'EUR',
+      amount: '9',
+    };
+    await insertTransfers(env.ledger.knex, [{ ...transfer, state: 'RECEIVED_PREPARE' }], env.ledger.ledger.accounts);
+    await send(generatePositionMessages({ transfers: [transfer], action: 'prepare', accountOf: () => fxpEur }), [
+      transfer.transferId,
+    ]);
+    expect(await statesOf(env.ledger.knex, transfer.transferId)).toEqual(['RECEIVED_PREPARE', 'RESERVED']);
+    expect(await positionOf(env.ledger.knex, fxpEur)).toBe(plus(before.fxp, '9'));
+
+    // cyril.js processFxAbortMessage: the fxTransfer's reserved changes first, then the dependent transfer's.
+    const cyrilResult = {
+      positionChanges: [
+        {
+          isFxTransferStateChange: true,
+          commitRequestId: fx.commitRequestId,
+          isOriginalId: true,
+          notifyTo: 'fxpayer',
+          participantCurrencyId: payerUsd,
+          amount: -10,
+        },
+        {
+          isFxTransferStateChange: false,
+          transferId: transfer.transferId,
+          isOriginalId: false,
+          notifyTo: 'fxpayer',
+          participantCurrencyId: fxpEur,
+          amount: -9,
+        },
+      ],
+      transferStateChanges: [],
+    };
+    const message = fxAbortMessage(fx, payerUsd, cyrilResult);
+    const notes = await send([message], [fx.commitRequestId, transfer.transferId]);
+
+    expect(await fxStatesOf(env.ledger.knex, fx.commitRequestId)).toEqual(
+      reservedThen('RECEIVED_ERROR', 'ABORTED_ERROR'),
+    );
+    expect(await statesOf(env.ledger.knex, transfer.transferId)).toEqual([
+      'RECEIVED_PREPARE',
+      'RESERVED',
+      'ABORTED_ERROR',
+    ]);
+    expect(await positionOf(env.ledger.knex, payerUsd)).toBe(before.payer);
+    expect(await positionOf(env.ledger.knex, fxpEur)).toBe(before.fxp);
+    // abort.js once the last step is done: one 5100 per position change, to its notifyTo; from the FXP for the
+    // message's own fxTransfer, from the Hub for the transfer.
+    expect(notes.map((n) => errorOf(n as never)?.errorCode)).toEqual(['5100', '5100']);
+    expect(notes.find((n) => n.id === fx.commitRequestId)).toMatchObject({ from: 'fxp', to: 'fxpayer' });
+    expect(notes.find((n) => n.id === transfer.transferId)).toMatchObject({ from: 'Hub', to: 'fxpayer' });
+    for (const note of notes) expect(eventOf(note as never)).toMatchObject({ action: 'fx-abort' });
+
+    // The follow-up went to POSITION.COMMIT (the input topic here), keyed by the FXP's EUR account.
+    const onInput = await readTopic(env.input.name, (v) => v.id === fx.commitRequestId);
+    expect(onInput.map((m) => m.key)).toEqual([String(payerUsd), String(fxpEur)]);
+
+    // The first message redelivered: both steps replayed (the follow-up sent again), nothing moved twice.
+    const again = await send([message], [fx.commitRequestId, transfer.transferId]);
+    expect(again.map((n) => errorOf(n as never)?.errorCode)).toEqual(['5100', '5100']);
+    expect(await positionOf(env.ledger.knex, payerUsd)).toBe(before.payer);
+    expect(await positionOf(env.ledger.knex, fxpEur)).toBe(before.fxp);
+    expect((await statesOf(env.ledger.knex, transfer.transferId)).filter((s) => s === 'ABORTED_ERROR')).toHaveLength(1);
   });
 
   it('bad input: an fx-abort without cyrilResult.positionChanges gets 2001 (abort.js throws), nothing written', async () => {

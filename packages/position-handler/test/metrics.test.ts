@@ -76,13 +76,15 @@ describe('position metrics reports', () => {
     metrics.notificationsAcknowledged(0.003);
     metrics.offsetCommitted(0.002);
     metrics.consumerLag('topic-a', 3, 7);
-    metrics.transactionRetried();
+    metrics.transactionRetried('transient');
+    metrics.notifyRetried('transient');
     const text = await registry.metrics();
     expect(text).not.toMatch(/^moja_cl_/m);
     expect(text).toMatch(/^position_messages_total\{action="commit",result="replayed"\} 2$/m);
     expect(text).toMatch(/^position_stage_seconds_count\{stage="produce"\} 1$/m);
     expect(text).toMatch(/^position_stage_seconds_count\{stage="commit"\} 1$/m);
     expect(text).toMatch(/^position_consumer_lag\{topic="topic-a",partition="3"\} 7$/m);
-    expect(text).toMatch(/^position_db_retries_total 1$/m);
+    expect(text).toMatch(/^position_db_retries_total\{class="transient"\} 1$/m);
+    expect(text).toMatch(/^position_notify_retries_total\{class="transient"\} 1$/m);
   });
 });

@@ -237,3 +237,35 @@ describe('FX rules with plain values', () => {
     expect(result.positionChanges.map((c) => c.change)).toEqual([parseAmount('-10')]);
   });
 });
+
+describe('the follow-up of a two-step fx-abort (its first step aborted the message own fxTransfer)', () => {
+  const followUp = (done: CyrilPlan['done']) =>
+    command('fx-abort', {
+      accountId: '4',
+      cyril: {
+        step: { fx: false, id: 't', accountId: '4', amount: parseAmount('-9') },
+        ...(done ? { done } : {}),
+        transferStateChanges: [],
+      },
+    });
+  const fxAborted = history('RECEIVED_PREPARE', 'RESERVED', 'RECEIVED_ERROR', 'ABORTED_ERROR');
+  const reserved = history('RECEIVED_PREPARE', 'RESERVED');
+
+  it('applied: the dependent transfer RESERVED → ABORTED_ERROR, the FXP released', () => {
+    const result = plan(followUp([{ fx: true, id: 't' }]), reserved, fxAborted);
+    expect(result.outcomes[0]).toMatchObject({ result: 'applied', error: { name: 'ABORT_REJECTED' } });
+    expect(result.stateChanges).toEqual([{ transferId: 't', transferStateId: 'ABORTED_ERROR', reason: null }]);
+    expect(result.positionChanges.map((c) => [c.participantCurrencyId, c.change])).toEqual([['4', parseAmount('-9')]]);
+  });
+
+  it('redelivered after it was applied: replayed, nothing written', () => {
+    const result = plan(followUp([{ fx: true, id: 't' }]), [...reserved, ...history('ABORTED_ERROR')], fxAborted);
+    expect(result.outcomes[0]).toMatchObject({ result: 'replayed' });
+    expect(result.stateChanges).toEqual([]);
+  });
+
+  it('the fxTransfer aborted by something else than a done step of this message: 2001, nothing written', () => {
+    nothingWritten2001(plan(followUp(undefined), reserved, fxAborted));
+    nothingWritten2001(plan(followUp([{ fx: false, id: 'other' }]), reserved, fxAborted));
+  });
+});

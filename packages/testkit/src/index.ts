@@ -13,4 +13,5 @@ export {
 export { createTopic, type TestTopic, type TopicOptions, testKafka } from './kafka.js';
 export { createDatabase, type DatabaseConnection, type TestDatabase } from './mysql.js';
 export { uniqueName } from './names.js';
+export { type SeededRandom, seededRandom } from './seed.js';
 export { type InfraSettings, loadInfraSettings, parseEnvFile } from './settings.js';

@@ -45,7 +45,7 @@ export function createKafkajsBus(options: BusOptions): PositionBus {
   });
   consumer.on(consumer.events.CRASH, (event) => {
     inGroup = false;
-    options.logger.error('consumer crashed; kafkajs restarts it', { error: String(event.payload.error) });
+    options.logger.error('consumer crashed; kafkajs restarts it', { err: event.payload.error });
   });
   consumer.on(consumer.events.STOP, () => {
     inGroup = false;

@@ -118,7 +118,7 @@ export function createPlatformaticBus(options: BusOptions): PositionBus {
         return;
       } catch (error) {
         if (!running || added.every((s) => states.get(keyOf(s.topic, s.partition)) !== s)) return;
-        options.logger.error('reading committed offsets failed; retrying', { error: String(error) });
+        options.logger.error('reading committed offsets failed; retrying', { err: error });
         await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
       }
     }
@@ -205,7 +205,7 @@ export function createPlatformaticBus(options: BusOptions): PositionBus {
         options.logger.error('batch failed; its unresolved messages are fetched again', {
           topic: state.topic,
           partition: state.partition,
-          error: String(error),
+          err: error,
         });
       })
       .finally(() => {
@@ -230,7 +230,7 @@ export function createPlatformaticBus(options: BusOptions): PositionBus {
     try {
       metadata = await consumer.metadata({ topics });
     } catch (error) {
-      options.logger.error('metadata failed; retrying', { error: String(error) });
+      options.logger.error('metadata failed; retrying', { err: error });
       await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
       for (const state of ready) state.phase = 'idle';
       poke();
@@ -326,7 +326,7 @@ export function createPlatformaticBus(options: BusOptions): PositionBus {
         }
         void initOffsetsFallback(outOfRange);
       } else {
-        options.logger.error('fetch failed; retrying', { error: String(error) });
+        options.logger.error('fetch failed; retrying', { err: error });
         await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
       }
       for (const state of requested.keys()) state.phase = 'idle';
@@ -380,15 +380,15 @@ export function createPlatformaticBus(options: BusOptions): PositionBus {
           if (!running || consumer.isActive()) break;
           await consumer
             .joinGroup({})
-            .catch((error: unknown) => options.logger.error('rejoin failed; retrying', { error: String(error) }));
+            .catch((error: unknown) => options.logger.error('rejoin failed; retrying', { err: error }));
         }
         rejoining = false;
       };
       consumer.on('error', (error: Error) => {
-        options.logger.error('kafka consumer error', { error: String(error) });
+        options.logger.error('kafka consumer error', { err: error });
         if (!rejoining && running && !consumer.isActive()) void rejoin();
       });
-      producer.on('error', (error: Error) => options.logger.error('kafka producer error', { error: String(error) }));
+      producer.on('error', (error: Error) => options.logger.error('kafka producer error', { err: error }));
       consumer.topics.trackAll(...topics);
       running = true;
       await consumer.joinGroup({});

@@ -47,6 +47,8 @@ export interface PositionConfig {
   readonly hubName: string;
   readonly retryInitialMs: number;
   readonly retryMaxMs: number;
+  /** A partition whose work keeps failing this long without progress makes /health DOWN. */
+  readonly stalledAfterMs: number;
   readonly httpHost: string;
   readonly httpPort: number;
   readonly profileDir: string;
@@ -168,6 +170,11 @@ export const configSchema: EnvSchema<PositionConfig> = Object.freeze({
     doc: 'first back-off after a DB failure',
   },
   retryMaxMs: { env: 'POSITION_RETRY_MAX_MS', type: { kind: 'int', min: 1, max: 600_000 }, doc: 'longest back-off' },
+  stalledAfterMs: {
+    env: 'POSITION_STALLED_AFTER_MS',
+    type: { kind: 'int', min: 100, max: 86_400_000 },
+    doc: 'a partition whose work keeps failing (it is retried, never skipped) this long without progress is reported: /health DOWN naming it and its last error, one error log line',
+  },
   httpHost: { env: 'POSITION_HTTP_HOST', type: { kind: 'string' }, doc: 'address of /health and /metrics' },
   httpPort: {
     env: 'POSITION_HTTP_PORT',
@@ -241,6 +248,8 @@ export const configDefaults: PositionConfig = Object.freeze({
   hubName: 'Hub',
   retryInitialMs: 100,
   retryMaxMs: 5_000,
+  // Long enough for a deadlock storm or a failover to pass unreported, short of a liveness probe's patience.
+  stalledAfterMs: 60_000,
   httpHost: '127.0.0.1',
   httpPort: 3081,
   profileDir: '.',

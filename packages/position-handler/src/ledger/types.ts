@@ -84,6 +84,11 @@ export interface CyrilPlan {
   readonly step: CyrilStep;
   /** The account of the step after it, when one remains: the message goes on there (a follow-up message). */
   readonly nextAccountId?: string;
+  /**
+   * The transfers and fxTransfers of the steps already marked isDone (a follow-up): an earlier step may have moved
+   * the message's own transfer or fxTransfer (an fx-abort's first step aborts its own fxTransfer).
+   */
+  readonly done?: readonly { readonly fx: boolean; readonly id: string }[];
   /** Abort only: cyrilResult.transferStateChanges, written once the last step is applied. */
   readonly transferStateChanges: readonly {
     readonly transferId: string;

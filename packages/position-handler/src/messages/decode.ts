@@ -262,6 +262,10 @@ function cyrilOf(
     return { fx, id, accountId: String(accountId), amount };
   };
   const step = stepOf(changes[index]);
+  const done = changes.slice(0, index).map((change) => {
+    const { fx, id } = stepOf(change);
+    return { fx, id };
+  });
   const next = changes.slice(index + 1).find((c) => !(isObject(c) && c.isDone === true));
   const transferStateChanges = [];
   if (abort && Array.isArray(cyrilResult?.transferStateChanges)) {
@@ -276,6 +280,7 @@ function cyrilOf(
   return {
     step,
     ...(next === undefined ? {} : { nextAccountId: stepOf(next).accountId }),
+    ...(done.length > 0 ? { done } : {}),
     transferStateChanges,
   };
 }

@@ -1,4 +1,5 @@
 import { createLogger as createKitLogger, type Logger as KitLogger } from '@mojafast/service-kit';
+import { stdSerializers } from 'pino';
 
 export type LogLevel = 'error' | 'warn' | 'info' | 'debug';
 
@@ -10,13 +11,44 @@ export interface Logger {
   debug(message: string, fields?: Record<string, unknown>): void;
 }
 
-/** The handler's calls on a pino logger. */
+/** Characters of a failed statement kept in a log line: mysql2 puts the whole batch's SQL, values inlined, on its errors. */
+const SQL_CHARS = 300;
+
+type Serialized = ReturnType<typeof stdSerializers.errWithCause> & {
+  sql?: unknown;
+  cause?: unknown;
+  aggregateErrors?: unknown;
+};
+
+function shortenSql(serialized: unknown, depth = 0): void {
+  if (typeof serialized !== 'object' || serialized === null || depth > 5) return;
+  const error = serialized as Serialized;
+  if (typeof error.sql === 'string' && error.sql.length > SQL_CHARS) {
+    error.sql = `${error.sql.slice(0, SQL_CHARS)}… (${error.sql.length} chars)`;
+  }
+  shortenSql(error.cause, depth + 1);
+  if (Array.isArray(error.aggregateErrors)) for (const inner of error.aggregateErrors) shortenSql(inner, depth + 1);
+}
+
+/**
+ * The `err` field of a log line: pino's serializer with the cause as an object of its own (type, message, stack,
+ * and every property: mysql2's errno, code, sqlState, sqlMessage; a connect error's address and port), the
+ * statement cut short.
+ */
+export function serializeError(error: unknown): unknown {
+  const serialized = stdSerializers.errWithCause(error as Error);
+  shortenSql(serialized);
+  return serialized;
+}
+
+/** The handler's calls on a pino logger; an error goes in the `err` field. */
 export function handlerLogger(pino: KitLogger): Logger {
+  const log = pino.child({}, { serializers: { err: serializeError } });
   return {
-    error: (message, fields) => pino.error(fields ?? {}, message),
-    warn: (message, fields) => pino.warn(fields ?? {}, message),
-    info: (message, fields) => pino.info(fields ?? {}, message),
-    debug: (message, fields) => pino.debug(fields ?? {}, message),
+    error: (message, fields) => log.error(fields ?? {}, message),
+    warn: (message, fields) => log.warn(fields ?? {}, message),
+    info: (message, fields) => log.info(fields ?? {}, message),
+    debug: (message, fields) => log.debug(fields ?? {}, message),
   };
 }
 

@@ -1,5 +1,6 @@
 import { childrenByPair } from '@mojafast/service-kit';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, type Registry } from 'prom-client';
+import type { ErrorClass } from './error-class.js';
 import {
   createOriginalMetrics,
   type MessageResult,
@@ -7,6 +8,7 @@ import {
   ORIGINAL_METRICS_DEFAULTS,
   type PositionOriginalMetricsOptions,
 } from './metrics-original.js';
+import type { PartitionProgress } from './progress.js';
 import { type ResultCount, ResultTally } from './result-tally.js';
 
 export { type MessageResult, type ResultCount, ResultTally };
@@ -50,8 +52,10 @@ export interface PositionMetrics {
   offsetCommitted(seconds: number): void;
   /** Messages between the last one handled on a partition and its high watermark. */
   consumerLag(topic: string, partition: number, lag: number): void;
-  /** A chunk's DB transaction was rolled back and will be retried. */
-  transactionRetried(): void;
+  /** A chunk's DB transaction (or the decoding before it) failed and will be retried. */
+  transactionRetried(errorClass: ErrorClass): void;
+  /** A chunk's notifications or offset commit failed: it is fetched again. */
+  notifyRetried(errorClass: ErrorClass): void;
 }
 
 /**
@@ -62,6 +66,7 @@ export interface PositionMetrics {
 export function createMetrics(
   registry: Registry,
   original: PositionOriginalMetricsOptions | false = ORIGINAL_METRICS_DEFAULTS,
+  progress?: PartitionProgress,
 ): PositionMetrics {
   collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 10 });
   const originals = original === false ? noOriginalMetrics : createOriginalMetrics(registry, original);
@@ -92,9 +97,31 @@ export function createMetrics(
   });
   const dbRetries = new Counter({
     name: 'position_db_retries_total',
-    help: 'Batches rolled back and retried after a database error',
+    help: 'Chunks rolled back and retried after a failed transaction (or decoding), by class: transient (deadlock, lock wait timeout, connection lost, read-only, too many connections) or permanent (schema, constraint, a bug)',
+    labelNames: ['class'],
     registers: [registry],
   });
+  const notifyRetries = new Counter({
+    name: 'position_notify_retries_total',
+    help: 'Chunks fetched again after their notifications or offset commit failed, by class',
+    labelNames: ['class'],
+    registers: [registry],
+  });
+  if (progress) {
+    new Gauge({
+      name: 'position_partition_seconds_since_progress',
+      help: 'Per partition handled: seconds since its last progress while its work keeps failing (0 while it progresses or is idle); /health is DOWN past POSITION_STALLED_AFTER_MS',
+      labelNames: ['topic', 'partition'],
+      registers: [registry],
+      // Computed on scrape: nothing per chunk.
+      collect() {
+        this.reset();
+        for (const { topic, partition, seconds } of progress.secondsSinceProgress()) {
+          this.labels({ topic, partition: String(partition) }).set(seconds);
+        }
+      },
+    });
+  }
 
   // A labelled prom-client child shows no series until it is observed, so binding them all now changes
   // nothing on /metrics.
@@ -143,8 +170,11 @@ export function createMetrics(
     consumerLag(topic, partition, value) {
       lagOf(topic, partition).set(value);
     },
-    transactionRetried() {
-      dbRetries.inc();
+    transactionRetried(errorClass) {
+      dbRetries.labels({ class: errorClass }).inc();
+    },
+    notifyRetried(errorClass) {
+      notifyRetries.labels({ class: errorClass }).inc();
     },
   };
 }

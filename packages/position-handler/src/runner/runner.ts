@@ -11,6 +11,7 @@ import { hubErrorNotification, type NotifyContext, notificationsFor } from '../m
 import { oneAtATimeResult } from '../messages/one-at-a-time.js';
 import type { Logger } from '../observe/logger.js';
 import { type PositionMetrics, ResultTally } from '../observe/metrics.js';
+import { PartitionProgress } from '../observe/progress.js';
 import { type BatchStore, type Planner, planAndWriteBatch, type StageTimings } from './unit-of-work.js';
 
 export type { BatchStore } from './unit-of-work.js';
@@ -32,6 +33,11 @@ export interface RunnerOptions {
    * KAFKA.TOPIC_TEMPLATES.GENERAL_TOPIC_TEMPLATE for bulk/processing); topic-bulk-processing when not given.
    */
   readonly bulkProcessingTopic?: string;
+  /**
+   * Where failures and progress per partition are reported (/health and /metrics read it); one of its own,
+   * seen by nobody, when not given.
+   */
+  readonly progress?: PartitionProgress;
 }
 
 export class StoppedError extends Error {
@@ -81,6 +87,7 @@ export class PositionRunner {
   private readonly inFlight = new Set<Promise<unknown>>();
   /** Per partition: the last chunk's settle (true = its offset was committed) and how many are open. */
   private readonly settling = new Map<string, { last: Promise<boolean>; open: number }>();
+  private readonly progress: PartitionProgress;
 
   constructor(
     private readonly bus: PositionBus,
@@ -89,7 +96,9 @@ export class PositionRunner {
     private readonly logger: Logger,
     private readonly options: RunnerOptions,
     private readonly now: () => Date = () => new Date(),
-  ) {}
+  ) {
+    this.progress = options.progress ?? new PartitionProgress(60_000);
+  }
 
   async start(): Promise<void> {
     await this.bus.start((batch) => this.track(this.handle(batch)));
@@ -129,6 +138,7 @@ export class PositionRunner {
     if (!chain) {
       chain = { last: Promise.resolve(true), open: 0 };
       this.settling.set(key, chain);
+      this.progress.handles(batch.topic, batch.partition);
     }
     while (chain.open >= MAX_UNSETTLED_CHUNKS) await chain.last;
     const previous = chain.last;
@@ -148,14 +158,18 @@ export class PositionRunner {
         const started = performance.now();
         await this.bus.commit(batch.topic, batch.partition, (BigInt(lastOffset) + 1n).toString());
         this.metrics.offsetCommitted((performance.now() - started) / 1000);
+        this.progressed(batch, true);
         return true;
       } catch (error) {
-        this.logger.error('notifications or offset commit failed; the chunk is fetched again', {
-          topic: batch.topic,
-          partition: batch.partition,
-          fromOffset: firstOffset,
-          error: String(error),
-        });
+        if (!batch.isActive()) this.progress.forget(batch.topic, batch.partition);
+        else
+          this.failed(
+            batch,
+            'notify',
+            error,
+            firstOffset,
+            'notifications or offset commit failed; the chunk is fetched again',
+          );
         // The partition may have been revoked meanwhile; its new owner starts from the committed offset.
         if (batch.isActive()) {
           try {
@@ -187,14 +201,14 @@ export class PositionRunner {
       // each after its chunk's notifications were acknowledged (settle).
       let chunk = chunkAt(0);
       let decoded = this.decodeChunk(batch, chunk);
-      let write = this.writeChunk(batch, decoded);
+      let write = this.writeChunk(batch, decoded, chunk[0]?.offset);
       for (let start = 0; start < messages.length; start += size) {
         const nextChunk = start + size < messages.length ? chunkAt(start + size) : undefined;
         const nextDecoded = nextChunk ? this.decodeChunk(batch, nextChunk) : undefined;
         const written = await write;
         nextWrite = undefined;
         if (nextChunk && nextDecoded && !this.stopping && batch.isActive()) {
-          nextWrite = this.writeChunk(batch, nextDecoded);
+          nextWrite = this.writeChunk(batch, nextDecoded, nextChunk[0]?.offset);
           // Awaited on the next turn; an unobserved rejection before then would crash the process.
           nextWrite.catch(() => {});
         }
@@ -219,10 +233,76 @@ export class PositionRunner {
         chunk = nextChunk;
         decoded = nextDecoded;
       }
+    } catch (error) {
+      // Not a transaction (those are retried in place): a message our decoding could not handle (a bug). The
+      // partition backs off like a failed transaction, then the bus fetches its unresolved messages again.
+      if (error instanceof StoppedError || this.stopping || !batch.isActive()) throw error;
+      const { failures } = this.failed(batch, 'transaction', error, messages[0]?.offset, 'batch failed; fetched again');
+      await sleep(this.backOff(failures));
+      throw error;
     } finally {
       // On an error path the next chunk's transaction may still be running: let it end (its messages are
       // not committed, so they come back as replays) before the handler reports this batch done.
       if (nextWrite) await Promise.allSettled([nextWrite]);
+    }
+  }
+
+  /** The back-off after the `failures`-th failure in a row: doubling from retryInitialMs up to retryMaxMs. */
+  private backOff(failures: number): number {
+    const { retryInitialMs, retryMaxMs } = this.options;
+    return Math.min(retryInitialMs * 2 ** Math.min(failures - 1, 30), retryMaxMs);
+  }
+
+  /**
+   * One failure of a partition's work: counted by class, one warn line for this back-off step (the error
+   * through pino's serializer: stack, errno/code, cause), and one error line when the partition has made no
+   * progress for stalledAfterMs (then /health is DOWN naming it).
+   */
+  private failed(
+    batch: PartitionBatch,
+    stage: 'transaction' | 'notify',
+    error: unknown,
+    fromOffset: string | undefined,
+    message: string,
+  ): { readonly failures: number } {
+    const { topic, partition } = batch;
+    const failure = this.progress.failed(topic, partition, stage, error);
+    if (stage === 'transaction') this.metrics.transactionRetried(failure.errorClass);
+    else this.metrics.notifyRetried(failure.errorClass);
+    const retryInMs = stage === 'transaction' ? this.backOff(failure.failures) : undefined;
+    this.logger.warn(message, {
+      topic,
+      partition,
+      fromOffset,
+      errorClass: failure.errorClass,
+      failures: failure.failures,
+      stalledForMs: failure.stalledForMs,
+      ...(retryInMs === undefined ? {} : { retryInMs }),
+      err: error,
+    });
+    const stalled = this.progress.crossedBound(topic, partition);
+    if (stalled) {
+      this.logger.error('partition stalled: no progress; /health is DOWN until it progresses', {
+        topic,
+        partition,
+        stalledForSeconds: stalled.stalledForSeconds,
+        failures: stalled.failures,
+        lastError: stalled.lastError,
+      });
+    }
+    return failure;
+  }
+
+  /** The partition's work went through (a transaction, or with `offset` an offset commit). */
+  private progressed(batch: PartitionBatch, offset: boolean): void {
+    const ended = this.progress.progressed(batch.topic, batch.partition, offset);
+    if (ended?.reported) {
+      this.logger.info('partition progresses again', {
+        topic: batch.topic,
+        partition: batch.partition,
+        stalledForSeconds: ended.stalledForSeconds,
+        failures: ended.failures,
+      });
     }
   }
 
@@ -268,12 +348,17 @@ export class PositionRunner {
   }
 
   /** One DB transaction for the chunk's commands (retried until it commits); undefined when it has none. */
-  private async writeChunk(batch: PartitionBatch, chunk: DecodedChunk): Promise<WrittenChunk | undefined> {
+  private async writeChunk(
+    batch: PartitionBatch,
+    chunk: DecodedChunk,
+    fromOffset: string | undefined,
+  ): Promise<WrittenChunk | undefined> {
     if (chunk.commands.length === 0) return undefined;
     const timings: StageTimings = { lock: 0, plan: 0, write: 0 };
-    const plan = await this.withRetry(batch, () =>
+    const plan = await this.withRetry(batch, fromOffset, () =>
       planAndWriteBatch(this.store, chunk.commands, timings, this.options.plan),
     );
+    this.progressed(batch, false);
     const seconds = { lock: timings.lock / 1000, plan: timings.plan / 1000, write: timings.write / 1000 };
     this.metrics.transactionCommitted(seconds, chunk.commands.length);
     return { plan, transactionSeconds: seconds.lock + seconds.plan + seconds.write };
@@ -360,23 +445,28 @@ export class PositionRunner {
   }
 
   /**
-   * Retries a failed transaction (rolled back by knex) with exponential back-off, for as long as it takes:
-   * offsets are not committed meanwhile, so nothing is lost, and the heartbeat keeps the partition. Every
-   * error is retried: a database that is down, restarting, deadlocked or timing out a lock wait all heal,
-   * and giving up would mean skipping messages.
+   * Retries a failed transaction (rolled back) with exponential back-off, for as long as it takes: offsets are
+   * not committed meanwhile, so nothing is lost, and the heartbeat keeps the partition. Every error is retried,
+   * transient or permanent: a database that is down, deadlocked or timing out a lock wait heals by itself, a
+   * dropped column or a bug once someone fixes it, and giving up would mean skipping money. What a permanent one
+   * gets instead is visibility: /health DOWN once the partition has made no progress for stalledAfterMs.
    */
-  private async withRetry<T>(batch: PartitionBatch, work: () => Promise<T>): Promise<T> {
-    let delay = this.options.retryInitialMs;
+  private async withRetry<T>(
+    batch: PartitionBatch,
+    fromOffset: string | undefined,
+    work: () => Promise<T>,
+  ): Promise<T> {
     for (;;) {
       try {
         return await work();
       } catch (error) {
-        if (this.stopping || !batch.isActive()) throw new StoppedError();
-        this.metrics.transactionRetried();
-        this.logger.error('batch rolled back; retrying', { error: String(error), retryInMs: delay });
-        await sleep(delay);
+        if (this.stopping || !batch.isActive()) {
+          this.progress.forget(batch.topic, batch.partition);
+          throw new StoppedError();
+        }
+        const { failures } = this.failed(batch, 'transaction', error, fromOffset, 'transaction rolled back; retrying');
+        await sleep(this.backOff(failures));
         await batch.heartbeat().catch(() => {});
-        delay = Math.min(delay * 2, this.options.retryMaxMs);
       }
     }
   }
