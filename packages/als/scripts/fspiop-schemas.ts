@@ -23,6 +23,7 @@ export const bodySchemaNames: readonly string[] = [
   'ParticipantsTypeIDSubIDPostRequest',
   'ParticipantsTypeIDPutResponse',
   'ParticipantsPostRequest',
+  'ParticipantsIDPutResponse',
 ];
 
 /** Enums the ALS reads besides the bodies: the path's {Type} (both versions) and `?currency=` (v1.1). */

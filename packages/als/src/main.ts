@@ -10,7 +10,7 @@ import { createSerialisers } from './fspiop/serialisers.js';
 import { registerAdminRoutes } from './http/admin-routes.js';
 import { createAdmission } from './http/admission.js';
 import { clientErrors, frameworkErrors, registerFspiopBasics } from './http/fspiop-plugin.js';
-import { maxPartyIdLength, registerFspiopRoutes } from './http/fspiop-routes.js';
+import { allowedMethods, maxPartyIdLength, registerFspiopRoutes } from './http/fspiop-routes.js';
 import { registerJwsValidation } from './http/jws-hook.js';
 import { registerObserveRoutes } from './http/observe-routes.js';
 import { createFailureReporter } from './observe/failures.js';
@@ -224,7 +224,7 @@ export async function startAls(config: Config): Promise<RunningAls> {
   const admission = createAdmission(config.maxLookupsInFlight, config.lookupCallbackWaitMs);
   app.addHook('onClose', async () => admission.close());
   metrics.watchAdmission(() => admission);
-  registerFspiopBasics(app, serialisers, config.bodyLimitBytes, failures);
+  registerFspiopBasics(app, serialisers, config.bodyLimitBytes, failures, allowedMethods);
   if (extras.jws) registerJwsValidation(app, extras.jws);
   registerFspiopRoutes(app, {
     ports,

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { fillTemplate, partyPath } from '../src/discovery/endpoints.js';
-import { endToEndStart, forwardHeaders, hubHeaders } from '../src/discovery/headers.js';
+import { encodeSegment, fillTemplate, partyPath } from '../src/discovery/endpoints.js';
+import { endToEndStart, forwardHeaders, hubHeaders, oracleHeaders, withSpan } from '../src/discovery/headers.js';
 import { chooseOracle, type OracleRecord } from '../src/discovery/oracles.js';
 import { selectParties } from '../src/discovery/parties.js';
+import { allowedMethods } from '../src/http/fspiop-routes.js';
 import { type CacheOptions, createCache } from '../src/upstream/cache.js';
 
 const oracle = (id: number, extra: Partial<OracleRecord> = {}): OracleRecord => ({
@@ -80,15 +81,54 @@ describe('discovery, plain values', () => {
     );
   });
 
-  it('fills endpoint templates with percent-encoded values', () => {
+  it('fills endpoint templates with the decoded values as path segments: + and @ as they are, / and spaces escaped', () => {
     expect(
       fillTemplate('http://fsp/parties/{{partyIdType}}/{{partyIdentifier}}/{{partySubIdOrType}}', {
         partyIdType: 'EMAIL',
         partyIdentifier: 'a b/c@x',
         partySubIdOrType: 'W',
       }),
-    ).toBe('http://fsp/parties/EMAIL/a%20b%2Fc%40x/W');
+    ).toBe('http://fsp/parties/EMAIL/a%20b%2Fc@x/W');
+    // The original sends `+16135551036` and `a@b.com` unescaped (its Mustache templates).
+    expect(encodeSegment('+16135551036')).toBe('+16135551036');
+    expect(encodeSegment('ann@example.org')).toBe('ann@example.org');
+    expect(encodeSegment('a?b#c%d')).toBe('a%3Fb%23c%25d');
+    expect(encodeSegment('é')).toBe('%C3%A9');
     expect(partyPath('parties', 'MSISDN', '1', undefined, true)).toBe('/parties/MSISDN/1/error');
+  });
+
+  it("answers 405 for the original's paths and their other methods, 404 for any other path", () => {
+    expect(allowedMethods('/parties/MSISDN/1')).toEqual(['get', 'put']);
+    expect(allowedMethods('/parties/MSISDN/1/error')).toEqual(['get', 'put']);
+    expect(allowedMethods('/participants')).toEqual(['post']);
+    expect(allowedMethods('/participants/MSISDN/1?x=1')).toEqual(['get', 'post', 'put', 'delete']);
+    expect(allowedMethods('/endpointcache')).toEqual(['delete']);
+    expect(allowedMethods('/parties/MSISDN')).toEqual([]);
+    expect(allowedMethods('/parties/MSISDN/')).toEqual([]);
+    expect(allowedMethods('/oracles')).toEqual([]);
+  });
+
+  it("writes the original's trace headers on a message sent with the request's span", () => {
+    const incoming = { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' };
+    const out: Record<string, string> = { ...incoming };
+    withSpan(out, incoming);
+    const [version, traceId, spanId, flags] = (out.traceparent as string).split('-');
+    expect([version, traceId, flags]).toEqual(['00', '0af7651916cd43dd8448eb211c80319c', '01']);
+    expect(spanId).toMatch(/^[0-9a-f]{16}$/);
+    expect(spanId).not.toBe('b7ad6b7169203331');
+    expect(out.tracestate).toBe(`acmevendor=${btoa(`{"spanId":"${spanId}"}`)}`);
+    // One that came in keeps its members behind the vendor's, an old vendor member replaced.
+    const withState: Record<string, string> = { ...incoming, tracestate: 'acmevendor=old,tx_end2end_start_ts=1' };
+    withSpan(withState, incoming);
+    expect(withState.tracestate).toMatch(/^acmevendor=[A-Za-z0-9+/=]+,tx_end2end_start_ts=1$/);
+    // None came in: one trace id for every message of the request, flags 00.
+    const bare = {};
+    const first: Record<string, string> = {};
+    const second: Record<string, string> = {};
+    withSpan(first, bare);
+    withSpan(second, bare);
+    expect(first.traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-00$/);
+    expect(first.traceparent?.split('-')[1]).toBe(second.traceparent?.split('-')[1]);
   });
 
   it('rewrites forwarded headers: explicit source/destination, no Host/Content-Length, no Accept on PUT', () => {
@@ -101,14 +141,22 @@ describe('discovery, plain values', () => {
       'fspiop-source': 'payee',
       date: 'd',
     };
+    // FSPIOP-HTTP-Method only as the request had one (the original's header transformer adds none).
     expect(forwardHeaders(incoming, 'payee', 'payer', 'PUT')).toEqual({
       'content-type': 'y',
       'fspiop-signature': 's',
       'fspiop-source': 'payee',
       'fspiop-destination': 'payer',
-      'fspiop-http-method': 'PUT',
       date: 'd',
     });
+    expect(forwardHeaders({ ...incoming, 'fspiop-http-method': 'GET' }, 'payee', 'payer', 'PUT')).toMatchObject({
+      'fspiop-http-method': 'PUT',
+    });
+    // The oracle gets the request's FSPIOP-Destination, the hub's name when it named none.
+    expect(oracleHeaders(incoming, 'payee', 'Hub', 'GET')['fspiop-destination']).toBe('Hub');
+    expect(
+      oracleHeaders({ ...incoming, 'fspiop-destination': 'payer' }, 'payee', 'Hub', 'GET')['fspiop-destination'],
+    ).toBe('payer');
     const hub = hubHeaders(
       { ...incoming, 'fspiop-proxy': 'p' },
       'Hub',
@@ -126,6 +174,10 @@ describe('discovery, plain values', () => {
     expect(hub).not.toHaveProperty('fspiop-signature');
     expect(hub).not.toHaveProperty('fspiop-proxy');
     expect(hub).not.toHaveProperty('accept');
+    // A /participants answer (no URI given): FSPIOP-HTTP-Method and FSPIOP-URI only as the request had them.
+    const participants = hubHeaders(incoming, 'Hub', 'payer', undefined, 'participants', '2.0');
+    expect(participants).not.toHaveProperty('fspiop-uri');
+    expect(participants).not.toHaveProperty('fspiop-http-method');
   });
 
   it('reads tx_end2end_start_ts from tracestate', () => {

@@ -71,6 +71,10 @@ const validBodies: Record<BodySchemaName, unknown> = {
     partyList: [{ partyIdType: 'MSISDN', partyIdentifier: '46730000001', partySubIdOrType: 'WALLET', fspId: 'x' }],
     currency: 'EUR',
   },
+  ParticipantsIDPutResponse: {
+    partyList: [{ partyId: { partyIdType: 'MSISDN', partyIdentifier: '46730000001', fspId: 'payeefsp' } }],
+    currency: 'USD',
+  },
 };
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };

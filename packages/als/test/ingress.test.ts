@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseMediaType } from '../src/fspiop/versions.js';
 import { callbackHeaders, lookupHeaders, newTraceId, type Stack, startStack } from './helpers.js';
 
 let stack: Stack;
@@ -28,20 +27,51 @@ const party = '{"party":{"partyIdInfo":{"partyIdType":"MSISDN","partyIdentifier"
 
 describe('synchronous header and path validation', () => {
   const get = lookupHeaders(newTraceId());
-  const cases: [string, () => Promise<{ status: number; body: unknown }>, number, string][] = [
-    ['a GET without Date', () => inject('GET', '/parties/MSISDN/123', without(get, 'date')), 400, '3102'],
-    ['a GET without Accept', () => inject('GET', '/parties/MSISDN/123', without(get, 'accept')), 400, '3102'],
+  // Each answer in the original's words (central-services-shared headerValidation.js and its OpenAPI
+  // validation; checked against account-lookup-service v17.16.1 by the parity corpus).
+  const putParty = (headers: Record<string, string>) => inject('PUT', '/parties/MSISDN/123', headers, party);
+  const cases: [string, () => Promise<{ status: number; body: unknown }>, number, string, string][] = [
+    [
+      'a GET without Date',
+      () => inject('GET', '/parties/MSISDN/123', without(get, 'date')),
+      400,
+      '3102',
+      'Missing mandatory element - Missing required date header',
+    ],
+    [
+      'a GET with a Date that is no IMF-fixdate',
+      () => inject('GET', '/parties/MSISDN/123', { ...get, date: '2026-01-01T00:00:00Z' }),
+      400,
+      '3101',
+      'Malformed syntax - Invalid date header',
+    ],
+    [
+      'a GET without Accept',
+      () => inject('GET', '/parties/MSISDN/123', without(get, 'accept')),
+      400,
+      '3102',
+      'Missing mandatory element - Accept is required',
+    ],
     [
       'a GET without FSPIOP-Source',
       () => inject('GET', '/parties/MSISDN/123', without(get, 'fspiop-source')),
       400,
       '3102',
+      "Missing mandatory element - /header must have required property 'fspiop-source'",
+    ],
+    [
+      'a GET with an FSPIOP-Source longer than an FspId',
+      () => inject('GET', '/parties/MSISDN/123', { ...get, 'fspiop-source': 'f'.repeat(33) }),
+      400,
+      '3100',
+      'Generic validation error - /header/fspiop-source must NOT have more than 32 characters',
     ],
     [
       'a GET with Accept application/json',
       () => inject('GET', '/parties/MSISDN/123', { ...get, accept: 'application/json' }),
       400,
       '3101',
+      'Malformed syntax - Invalid accept header',
     ],
     [
       'a GET with an Accept for another resource',
@@ -52,6 +82,7 @@ describe('synchronous header and path validation', () => {
         }),
       400,
       '3101',
+      'Malformed syntax - Invalid accept header',
     ],
     [
       'a GET asking for version 3',
@@ -62,58 +93,137 @@ describe('synchronous header and path validation', () => {
         }),
       406,
       '3001',
+      'Unacceptable version requested - The Client requested an unsupported version, see extension list for supported version(s).',
     ],
-    ['a GET for an unknown Type', () => inject('GET', '/parties/PHONE/123', get), 400, '3100'],
+    [
+      'a GET whose Accept names no version',
+      () => inject('GET', '/parties/MSISDN/123', { ...get, accept: 'application/vnd.interoperability.parties+json' }),
+      406,
+      '3001',
+      'Unacceptable version requested - The Client requested an unsupported version, see extension list for supported version(s).',
+    ],
+    [
+      'a GET for an unknown Type',
+      () => inject('GET', '/parties/PHONE/123', get),
+      400,
+      '3100',
+      'Generic validation error - /path/Type must be equal to one of the allowed values',
+    ],
+    [
+      'a GET for an ID with a brace (%7B)',
+      () => inject('GET', '/parties/PERSONAL_ID/ab%7Bcd', get),
+      400,
+      '3100',
+      'Generic validation error - /path/ID must match pattern "^[^\\s{}]+$"',
+    ],
+    [
+      'a GET for an ID with a space (%20)',
+      () => inject('GET', '/parties/PERSONAL_ID/ab%20cd', get),
+      400,
+      '3100',
+      'Generic validation error - /path/ID must match pattern "^[^\\s{}]+$"',
+    ],
+    [
+      'a GET with a query parameter the API does not define',
+      () => inject('GET', '/parties/MSISDN/123?foo=1', get),
+      400,
+      '3103',
+      'Too many elements - /query must NOT have additional properties',
+    ],
     [
       'a GET from an unknown FSPIOP-Source',
-      () => inject('GET', '/parties/MSISDN/123', { ...get, 'fspiop-source': 'ghostfsp' }),
+      () => inject('GET', '/parties/MSISDN/123', { ...get, 'fspiop-source': 'nobodyfsp' }),
       400,
       '3101',
+      'Malformed syntax - invalid fspiop-source header',
     ],
-    ['an unknown path', () => inject('GET', '/partiez/MSISDN/123', get), 404, '3002'],
-    ['a path with an empty ID', () => inject('GET', '/parties/MSISDN/', get), 404, '3002'],
-    ['a path with broken percent-encoding', () => inject('GET', '/parties/MSISDN/%E0%A4%A', get), 400, '3101'],
-    ['a path with too many segments', () => inject('GET', '/parties/MSISDN/123/a/b/c', get), 404, '3002'],
+    ['an unknown path', () => inject('GET', '/partiez/MSISDN/123', get), 404, '3002', 'Unknown URI - Not Found'],
+    ['a path with an empty ID', () => inject('GET', '/parties/MSISDN/', get), 404, '3002', 'Unknown URI - Not Found'],
+    [
+      'a path with too many segments',
+      () => inject('GET', '/parties/MSISDN/123/a/b/c', get),
+      404,
+      '3002',
+      'Unknown URI - Not Found',
+    ],
+    [
+      'a DELETE on /parties',
+      () => inject('DELETE', '/parties/MSISDN/123', get),
+      405,
+      '3000',
+      'Generic client error - Method Not Allowed',
+    ],
+    [
+      'a GET /participants (only POST there)',
+      () => inject('GET', '/participants', lookupHeaders(newTraceId(), {}, 'participants')),
+      405,
+      '3000',
+      'Generic client error - Method Not Allowed',
+    ],
     [
       'a PUT without Content-Type',
-      () => inject('PUT', '/parties/MSISDN/123', without(callbackHeaders(newTraceId()), 'content-type'), party),
+      () => putParty(without(callbackHeaders(newTraceId()), 'content-type')),
       400,
       '3102',
+      'Missing mandatory element - Content-type is required',
     ],
     [
       'a PUT with Content-Type version 3.0',
       () =>
-        inject(
-          'PUT',
-          '/parties/MSISDN/123',
+        putParty(
           callbackHeaders(newTraceId(), {
             'content-type': 'application/vnd.interoperability.parties+json;version=3.0',
           }),
-          party,
         ),
       406,
       '3001',
+      'Unacceptable version requested - Client supplied a protocol version which is not supported by the server',
     ],
     [
       'a PUT with a Content-Type without a version',
       () =>
-        inject(
-          'PUT',
-          '/parties/MSISDN/123',
-          callbackHeaders(newTraceId(), { 'content-type': 'application/vnd.interoperability.parties+json' }),
-          party,
-        ),
+        putParty(callbackHeaders(newTraceId(), { 'content-type': 'application/vnd.interoperability.parties+json' })),
       400,
       '3101',
+      'Malformed syntax - Invalid content-type header',
+    ],
+    [
+      'a PUT with an Accept that is not FSPIOP (checked when a PUT carries one)',
+      () => putParty(callbackHeaders(newTraceId(), { accept: 'application/json' })),
+      400,
+      '3101',
+      'Malformed syntax - Invalid accept header',
     ],
   ];
-  for (const [name, send, status, code] of cases) {
+  for (const [name, send, status, code, description] of cases) {
     it(`answers ${status} ${code} to ${name}`, async () => {
       const res = await send();
       expect(res.status).toBe(status);
-      expect(res.body).toMatchObject({ errorInformation: { errorCode: code } });
+      expect(res.body).toMatchObject({ errorInformation: { errorCode: code, errorDescription: description } });
     });
   }
+
+  it('lists the supported versions in a 406, and names the allowed methods in a 405', async () => {
+    const accept = await inject('GET', '/parties/MSISDN/123', {
+      ...get,
+      accept: 'application/vnd.interoperability.parties+json;version=3',
+    });
+    expect(accept.body).toMatchObject({
+      errorInformation: {
+        extensionList: {
+          extension: [
+            { key: '1', value: '0' },
+            { key: '1', value: '1' },
+            { key: '2', value: '0' },
+          ],
+        },
+      },
+    });
+    const method = await stack.als.app.inject({ method: 'PATCH', url: '/parties/MSISDN/123/error', headers: get });
+    expect(method.statusCode).toBe(405);
+    // GET matches too: /parties/{Type}/{ID}/{SubId} with SubId "error".
+    expect(method.headers.allow).toBe('get,put');
+  });
 
   it('accepts every Accept version of the reference (1, 1.0, 1.1, 2, 2.0) and a list of media types', async () => {
     for (const version of ['1', '1.0', '1.1', '2', '2.0']) {
@@ -123,11 +233,19 @@ describe('synchronous header and path validation', () => {
       });
       expect(res.status, version).toBe(202);
     }
+    // A list: every member the resource's media type, joined without spaces (the original's pattern); one
+    // supported version is enough.
     const list = await inject('GET', '/parties/MSISDN/40499', {
+      ...get,
+      accept:
+        'application/vnd.interoperability.parties+json;version=3,application/vnd.interoperability.parties+json;version=1.1',
+    });
+    expect(list.status).toBe(202);
+    const mixed = await inject('GET', '/parties/MSISDN/40499', {
       ...get,
       accept: 'application/json, application/vnd.interoperability.parties+json;version=1.1',
     });
-    expect(list.status).toBe(202);
+    expect(mixed.status).toBe(400);
   });
 });
 
@@ -135,13 +253,16 @@ describe('malformed bodies: the right error, no 5xx', () => {
   const put = (payload: string, extra: Record<string, string> = {}) =>
     inject('PUT', '/parties/MSISDN/123', callbackHeaders(newTraceId(), extra), payload);
 
-  it('answers 400 3101 to a body that is not JSON', async () => {
-    const res = await put('{"party": {');
-    expect(res).toMatchObject({ status: 400, body: { errorInformation: { errorCode: '3101' } } });
+  it('answers a body that is not JSON, or none, as the original: its validator sees an empty object', async () => {
+    const missingParty = {
+      errorCode: '3102',
+      errorDescription: "Missing mandatory element - /requestBody must have required property 'party'",
+    };
+    expect(await put('{"party": {')).toMatchObject({ status: 400, body: { errorInformation: missingParty } });
+    expect(await put('')).toMatchObject({ status: 400, body: { errorInformation: missingParty } });
   });
 
-  it('answers 400 3102 to a PUT without a body and to a party without partyIdInfo', async () => {
-    expect((await put('')).body).toMatchObject({ errorInformation: { errorCode: '3102' } });
+  it('answers 400 3102 to a party without partyIdInfo', async () => {
     const res = await put('{"party":{"name":"x"}}');
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ errorInformation: { errorCode: '3102' } });
@@ -156,15 +277,39 @@ describe('malformed bodies: the right error, no 5xx', () => {
     expect(res.body).toMatchObject({ errorInformation: { errorCode: '3100' } });
   });
 
-  it('answers 400 3101 to a 2.0 party whose identifier is too long', async () => {
+  it('answers 400 3100 to a 2.0 party whose identifier is too long', async () => {
     const res = await put(`{"party":{"partyIdInfo":{"partyIdType":"MSISDN","partyIdentifier":"${'1'.repeat(200)}"}}}`, {
       'content-type': 'application/vnd.interoperability.parties+json;version=2.0',
     });
-    expect(res).toMatchObject({ status: 400, body: { errorInformation: { errorCode: '3101' } } });
+    expect(res).toMatchObject({
+      status: 400,
+      body: {
+        errorInformation: {
+          errorCode: '3100',
+          errorDescription:
+            'Generic validation error - /requestBody/party/partyIdInfo/partyIdentifier must NOT have more than 128 characters',
+        },
+      },
+    });
   });
 
   it('answers 400 3101 to a JSON null body', async () => {
-    expect(await put('null')).toMatchObject({ status: 400, body: { errorInformation: { errorCode: '3101' } } });
+    expect(await put('null')).toMatchObject({
+      status: 400,
+      body: {
+        errorInformation: { errorCode: '3101', errorDescription: 'Malformed syntax - /requestBody must be object' },
+      },
+    });
+  });
+
+  it('accepts an error callback whose errorCode is a number and forwards it unchanged (the original coerces)', async () => {
+    const traceId = newTraceId();
+    const body = '{"errorInformation":{"errorCode":5100,"errorDescription":"Generic payee error"}}';
+    const res = await inject('PUT', '/parties/MSISDN/46700000123/error', callbackHeaders(traceId), body);
+    expect(res.status).toBe(200);
+    const callback = await stack.sims.payer?.waitForCallback(traceId, 5_000);
+    expect(callback?.kind).toBe('error');
+    expect(callback?.body.toString()).toBe(body);
   });
 
   it('answers 400 3104 to an oversized body', async () => {
@@ -205,34 +350,8 @@ describe('header injection attempts', () => {
     expect(res).toMatchObject({ status: 400, body: { errorInformation: { errorCode: '3101' } } });
   });
 
-  it('keeps an encoded line break in an ID inside the path segment it came in', async () => {
-    const traceId = newTraceId();
-    const res = await inject('GET', '/parties/MSISDN/123%0D%0AX-Evil:%201', lookupHeaders(traceId));
-    expect(res.status).toBe(202);
-    const callback = await stack.sims.payer?.waitForCallback(traceId, 5_000);
-    expect(callback?.kind).toBe('error');
-    expect(callback?.path).toBe('/parties/MSISDN/123%0D%0AX-Evil%3A%201/error');
-    expect(callback?.headers['x-evil']).toBeUndefined();
-  });
-});
-
-describe('media type parsing (remembered per header text)', () => {
-  it('gives the same answer for a header seen before, also after many distinct headers filled the memory', () => {
-    const fspiop = 'application/vnd.interoperability.parties+json;version=1.1';
-    expect(parseMediaType(fspiop)).toEqual({ resource: 'parties', version: '1.1' });
-    expect(parseMediaType('application/json')).toBeUndefined();
-    const letters = (n: number) =>
-      n.toString(26).replace(/./g, (d) => String.fromCharCode(97 + Number.parseInt(d, 26)));
-    for (let i = 0; i < 300; i++) {
-      expect(parseMediaType(`application/vnd.interoperability.${letters(i)}x+json;version=2.0`)?.resource).toBe(
-        `${letters(i)}x`,
-      );
-    }
-    expect(parseMediaType('application/json')).toBeUndefined();
-    expect(parseMediaType(fspiop)).toEqual({ resource: 'parties', version: '1.1' });
-    expect(parseMediaType(' APPLICATION/VND.INTEROPERABILITY.PARTIES+JSON ; version = 2.0 ')).toEqual({
-      resource: 'parties',
-      version: '2.0',
-    });
+  it('refuses an encoded line break in an ID before anything is sent (the ID pattern has no whitespace)', async () => {
+    const res = await inject('GET', '/parties/MSISDN/123%0D%0AX-Evil:%201', lookupHeaders(newTraceId()));
+    expect(res).toMatchObject({ status: 400, body: { errorInformation: { errorCode: '3100' } } });
   });
 });

@@ -44,11 +44,12 @@ describe('graceful shutdown', () => {
     }
   });
 
-  it('answers HEAD on a lookup route with 404, starting no lookup', async () => {
+  it('answers HEAD on a lookup route with 405 (its methods in Allow), starting no lookup', async () => {
     const stack = await startStack();
     try {
       const res = await stack.als.app.inject({ method: 'HEAD', url: '/parties/MSISDN/1', headers: lookupHeaders('a') });
-      expect(res.statusCode).toBe(404);
+      expect(res.statusCode).toBe(405);
+      expect(res.headers.allow).toBe('get,put');
       expect(stack.sims.oracle.stats.get).toBe(0);
     } finally {
       await stack.close();

@@ -165,8 +165,13 @@ export async function startOracleSim(opts: OracleSimOptions = {}): Promise<Oracl
     if (req.method === 'GET') {
       stats.get++;
       req.resume();
-      const currency = queryOf(req.url).get('currency');
-      const list = lookup(type, id, subId).filter((e) => !currency || !e.currency || e.currency === currency);
+      const query = queryOf(req.url);
+      const currency = query.get('currency');
+      // The ALS asks for a sub-id as `?partySubIdOrType=` (account-lookup-service's oracle facade); a path
+      // segment is still read.
+      const list = lookup(type, id, subId ?? query.get('partySubIdOrType') ?? undefined).filter(
+        (e) => !currency || !e.currency || e.currency === currency,
+      );
       sendJson(res, 200, list.length === 0 ? emptyList : JSON.stringify({ partyList: list }));
       return;
     }

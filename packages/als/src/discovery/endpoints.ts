@@ -49,7 +49,21 @@ function compile(template: string): readonly string[] {
   return parts;
 }
 
-/** Fills central-ledger's `{{name}}` placeholders, each value percent-encoded as one path segment. */
+/** Characters a path segment may hold as they are (RFC 3986 pchar: unreserved, sub-delims, ':' and '@'). */
+const plainSegment = /^[A-Za-z0-9\-._~!$&'()*+,;=:@]*$/;
+const keptDelimiters = /%(?:2B|40|3A|24|26|2C|3B|3D)/g;
+
+/**
+ * A path segment for a decoded {Type}, {ID} or {SubId}: the value as it is when a segment may hold it (the
+ * original sends `+16135551036` and `a@b.com` unescaped), else percent-encoded, '+', '@', ':' and the
+ * sub-delims kept; a '/', '?', '#', '%', whitespace or non-ASCII is escaped, so the URL keeps its shape.
+ */
+export function encodeSegment(value: string): string {
+  if (plainSegment.test(value)) return value;
+  return encodeURIComponent(value).replace(keptDelimiters, (escaped) => decodeURIComponent(escaped));
+}
+
+/** Fills central-ledger's `{{name}}` placeholders, each value one path segment (encodeSegment). */
 export function fillTemplate(template: string, values: TemplateValues): string {
   if (!template.includes('{{')) return template;
   const parts = compile(template);
@@ -57,7 +71,7 @@ export function fillTemplate(template: string, values: TemplateValues): string {
   for (let i = 1; i < parts.length; i += 2) {
     const name = parts[i] as string;
     const value = (values as Record<string, string | undefined>)[name];
-    url += value === undefined ? `{{${name}}}` : encodeURIComponent(value);
+    url += value === undefined ? `{{${name}}}` : encodeSegment(value);
     url += parts[i + 1] as string;
   }
   return url;
@@ -65,7 +79,7 @@ export function fillTemplate(template: string, values: TemplateValues): string {
 
 /** The request path of a party resource, as FSPIOP-URI carries it. */
 export function partyPath(resource: Resource, type: string, id: string, subId: string | undefined, error: boolean) {
-  const base = `/${resource}/${encodeURIComponent(type)}/${encodeURIComponent(id)}`;
-  const withSub = subId === undefined ? base : `${base}/${encodeURIComponent(subId)}`;
+  const base = `/${resource}/${encodeSegment(type)}/${encodeSegment(id)}`;
+  const withSub = subId === undefined ? base : `${base}/${encodeSegment(subId)}`;
   return error ? `${withSub}/error` : withSub;
 }

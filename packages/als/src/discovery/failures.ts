@@ -2,7 +2,7 @@ import type { ErrorInformation } from '@mojafast/fspiop';
 import { AlsError } from '../fspiop/errors.js';
 import type { FspiopVersion } from '../fspiop/versions.js';
 import { callbackEndpoint, fillTemplate, partyPath, type Resource } from './endpoints.js';
-import { hubHeaders } from './headers.js';
+import { hubHeaders, withSpan } from './headers.js';
 import { type DiscoveryPorts, type HeaderMap, type PartyRef, UpstreamError } from './types.js';
 
 /** What an error callback carries: a catalogue error of ours, or an error another service answered. */
@@ -34,8 +34,18 @@ export function oracleError(error: unknown, lookup: boolean): CallbackError {
   if (status === 400)
     return lookup ? new AlsError('ORACLE_BAD_REQUEST') : new AlsError('ORACLE_CLIENT_ERROR', { reason: 'Bad Request' });
   if (status === 404) return lookup ? new AlsError('ORACLE_NOT_FOUND') : new AlsError('ORACLE_ID_NOT_FOUND');
+  if (status === 403) return new AlsError('ORACLE_CLIENT_ERROR', { reason: 'Permission denied' });
   if (status >= 400) return new AlsError('ORACLE_CLIENT_ERROR', { reason: 'Client error' });
   return new AlsError('ORACLE_FAILED', { reason: error.reason });
+}
+
+/**
+ * The error a failed request to an FSP becomes, as the original's (central-services-shared request.js, the
+ * same rule as an oracle write): no answer or a 5xx is 1001 "Failed to send HTTP request to host", a 400 or
+ * 403 3000, a 404 3200.
+ */
+export function sendError(error: unknown): CallbackError {
+  return oracleError(error, false);
 }
 
 /** Turns anything a flow throws into the catalogue error the requester gets. */
@@ -57,6 +67,8 @@ export interface ErrorTarget {
   readonly destination?: string | undefined;
   readonly version: FspiopVersion;
   readonly headers: HeaderMap;
+  /** Sent with the request's span, as the original sends a lookup's /parties error callbacks (withSpan). */
+  readonly traced?: boolean;
 }
 
 /**
@@ -75,6 +87,20 @@ export async function sendErrorCallback(
   let sending = false;
   let sendStarted = started;
   try {
+    // The original's /parties error callbacks first check that central-ledger knows whom they go to
+    // (BasePartiesService.identifyDestinationForCallback); one it does not know gets nothing. Cached, so a
+    // lookup's error pays no extra call. When central-ledger cannot be asked, its endpoints may still be known.
+    if (resource === 'parties') {
+      const checked = performance.now();
+      let known: boolean | undefined;
+      try {
+        known = (await ports.participant(target.requester)) !== undefined;
+      } catch {
+        known = undefined;
+      }
+      ports.egress('validateParticipant', '', '', known === true, checked);
+      if (known === false) throw new UpstreamError(target.requester, 'not a participant');
+    }
     let template: string | undefined;
     try {
       template = (await ports.endpoints(target.requester)).get(endpointType);
@@ -89,20 +115,19 @@ export async function sendErrorCallback(
     });
     sending = true;
     sendStarted = performance.now();
-    const uri = partyPath(resource, party.type, party.id, party.subId, true);
-    await ports.send({
-      url,
-      method: 'PUT',
-      headers: hubHeaders(
-        target.headers,
-        ports.hubName,
-        target.destination ?? target.requester,
-        uri,
-        resource,
-        target.version,
-      ),
-      body: ports.serialiseError(error.information()),
-    });
+    // The original's /parties error callbacks name their method and path (createCallbackHeaders); its
+    // /participants ones carry only what the request had (sendErrorToParticipant).
+    const uri = resource === 'parties' ? partyPath(resource, party.type, party.id, party.subId, true) : undefined;
+    const headers = hubHeaders(
+      target.headers,
+      ports.hubName,
+      target.destination ?? target.requester,
+      uri,
+      resource,
+      target.version,
+    );
+    if (target.traced) withSpan(headers, target.headers);
+    await ports.send({ url, method: 'PUT', headers, body: ports.serialiseError(error.information()) });
     ports.egress('sendRequestToParticipant', endpointType, target.requester, true, sendStarted);
     ports.count('error_callback_sent');
   } catch {

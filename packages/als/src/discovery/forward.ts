@@ -1,8 +1,8 @@
 import { AlsError } from '../fspiop/errors.js';
 import { Endpoint, fillTemplate } from './endpoints.js';
 import type { CallbackError } from './failures.js';
-import { asAlsError } from './failures.js';
-import { forwardHeaders } from './headers.js';
+import { asAlsError, sendError } from './failures.js';
+import { forwardHeaders, withSpan } from './headers.js';
 import type { PartyCallback, PartyLookup } from './parties.js';
 import type { DiscoveryPorts, EgressStep } from './types.js';
 
@@ -17,7 +17,7 @@ export async function forwardLookup(
   request: PartyLookup,
   fsp: string,
   destination: string | null = fsp,
-): Promise<AlsError | undefined> {
+): Promise<CallbackError | undefined> {
   const { party } = request;
   const endpointType = party.subId === undefined ? Endpoint.PARTIES_GET : Endpoint.PARTIES_SUB_ID_GET;
   let url: string;
@@ -29,7 +29,8 @@ export async function forwardLookup(
   try {
     const participant = await ports.participant(fsp);
     ports.egress(step, '', '', participant !== undefined, stepStarted);
-    if (!participant?.isActive) {
+    // Known is enough, active or not: the original's validateParticipant only fetches the participant.
+    if (participant === undefined) {
       return request.destination === fsp
         ? new AlsError('DESTINATION_NOT_FOUND', { destination: fsp })
         : new AlsError('PARTY_NOT_FOUND');
@@ -57,15 +58,14 @@ export async function forwardLookup(
   try {
     const headers = forwardHeaders(request.headers, request.source, destination ?? fsp, 'GET');
     if (destination === null) delete headers['fspiop-destination'];
+    // The original sends the lookup with the request's span.
+    withSpan(headers, request.headers);
     await ports.send({ url, method: 'GET', headers });
     sent = true;
     return undefined;
   } catch (error) {
     ports.count('forward_failed');
-    return new AlsError('DESTINATION_UNREACHABLE', {
-      destination: fsp,
-      reason: error instanceof Error ? error.message : String(error),
-    });
+    return sendError(error);
   } finally {
     ports.egress('sendRequestToParticipant', endpointType, fsp, sent, sendStarted);
     ports.observe('forward', sendStarted);
@@ -75,7 +75,7 @@ export async function forwardLookup(
 /**
  * PUTs a payee's callback, its bytes as received, to `url` (its endpoint of `endpointType`) of `sendTo` (the
  * FSP itself, or the proxy it sits behind), with FSPIOP-Destination `destination`. A failed send is answered to the callback's source by
- * `fail` (DESTINATION_UNREACHABLE naming `sendTo`).
+ * `fail` (the original's error for a failed send, sendError).
  */
 export async function sendCallback(
   ports: DiscoveryPorts,
@@ -89,22 +89,15 @@ export async function sendCallback(
   const sendStarted = performance.now();
   let sent = false;
   try {
-    await ports.send({
-      url,
-      method: 'PUT',
-      headers: forwardHeaders(callback.headers, callback.source, destination, 'PUT'),
-      body: callback.body,
-    });
+    const headers = forwardHeaders(callback.headers, callback.source, destination, 'PUT');
+    // The original forwards a /parties error callback with its span, a success one without.
+    if (callback.isError && callback.resource === 'parties') withSpan(headers, callback.headers);
+    await ports.send({ url, method: 'PUT', headers, body: callback.body });
     sent = true;
     ports.count('callback_forwarded');
   } catch (error) {
     ports.count('forward_failed');
-    await fail(
-      new AlsError('DESTINATION_UNREACHABLE', {
-        destination: sendTo,
-        reason: error instanceof Error ? error.message : String(error),
-      }),
-    );
+    await fail(sendError(error));
   } finally {
     ports.egress('sendRequestToParticipant', endpointType, sendTo, sent, sendStarted);
     ports.observe('callback', sendStarted);

@@ -31,9 +31,76 @@ function copy(incoming: HeaderMap): OutboundHeaders {
 }
 
 /**
+ * FSPIOP-HTTP-Method as the original's header transformer (central-services-shared headers/transformer.js)
+ * writes it: only when the request carried one, then naming the outbound method (kept as written when it
+ * already does). Never added.
+ */
+function setHttpMethod(out: OutboundHeaders, method: string): void {
+  const given = out['fspiop-http-method'];
+  if (given !== undefined && given.toUpperCase() !== method) out['fspiop-http-method'] = method;
+}
+
+/**
+ * Trace ids of requests that came without a traceparent, by their headers object: the original's event-sdk
+ * opens a span for every request (one trace id) and writes a traceparent with a new span id on each message
+ * it sends with that span. A WeakMap: nothing to clean up, nothing kept past the request.
+ */
+const createdTraceIds = new WeakMap<object, string>();
+
+function randomHex(bytes: number): string {
+  const random = crypto.getRandomValues(new Uint8Array(bytes));
+  let text = '';
+  for (const byte of random) text += byte.toString(16).padStart(2, '0');
+  return text;
+}
+
+/** The original's event-sdk vendor key in tracestate (its VENDOR_PREFIX default). */
+const traceVendor = 'acmevendor';
+const traceparentShape = /^[\da-f]{2}-[\da-f]{32}-[\da-f]{16}-[\da-f]{2}$/;
+
+/**
+ * The trace headers of a message the original sends with the request's span (event-sdk
+ * Span.injectContextToHttpRequest): traceparent with the request's trace id and flags and a new span id (a
+ * request without one gets a new trace id and flags 00), and tracestate led by the vendor member
+ * `acmevendor=base64({"spanId":...})`, the other members kept. Which messages: forwarded lookups, the
+ * /parties error callbacks of a lookup, forwarded /parties error callbacks, the Hub's GET and POST
+ * /participants answers and batch answers (what the original sends with a span).
+ */
+export function withSpan(out: OutboundHeaders, incoming: HeaderMap): void {
+  const spanId = randomHex(8);
+  const given = out.traceparent;
+  let traceId: string;
+  let flags: string;
+  if (given !== undefined && traceparentShape.test(given)) {
+    traceId = given.slice(3, 35);
+    flags = given.slice(53, 55);
+  } else {
+    traceId = createdTraceIds.get(incoming) ?? randomHex(16);
+    createdTraceIds.set(incoming, traceId);
+    flags = '00';
+  }
+  out.traceparent = `00-${traceId}-${spanId}-${flags}`;
+  const own = `${traceVendor}=${btoa(`{"spanId":"${spanId}"}`)}`;
+  const state = out.tracestate;
+  if (state === undefined || state === '') {
+    out.tracestate = own;
+    return;
+  }
+  let rest = state;
+  if (state.includes(traceVendor)) {
+    rest = state
+      .split(',')
+      .filter((member) => member.split('=')[0]?.trim() !== traceVendor)
+      .join(',');
+  }
+  out.tracestate = rest === '' ? own : `${own},${rest}`;
+}
+
+/**
  * Headers of a request forwarded from one FSP to another: everything the FSP sent (Accept, Content-Type,
  * FSPIOP-Signature and FSPIOP-URI stay as they are, the signature covers them), with FSPIOP-Source and
- * FSPIOP-Destination set explicitly and FSPIOP-HTTP-Method the outbound method. A PUT carries no Accept.
+ * FSPIOP-Destination set explicitly and FSPIOP-HTTP-Method, when present, the outbound method. A PUT carries
+ * no Accept.
  */
 export function forwardHeaders(
   incoming: HeaderMap,
@@ -44,23 +111,40 @@ export function forwardHeaders(
   const out = copy(incoming);
   out['fspiop-source'] = source;
   out['fspiop-destination'] = destination;
-  out['fspiop-http-method'] = method;
+  setHttpMethod(out, method);
   if (method === 'PUT') delete out.accept;
   out.date ??= new Date().toUTCString();
   return out;
 }
 
 /**
+ * Headers of a request to the oracle: the requester's, with FSPIOP-Destination the request's own, or the hub
+ * when it named none (the original's oracleRequest).
+ */
+export function oracleHeaders(
+  incoming: HeaderMap,
+  source: string,
+  hubName: string,
+  method: 'GET' | 'PUT' | 'POST' | 'DELETE',
+): OutboundHeaders {
+  const given = incoming['fspiop-destination'];
+  const destination = (Array.isArray(given) ? given[0] : given) || hubName;
+  return forwardHeaders(incoming, source, destination, method);
+}
+
+/**
  * Headers of a message the Hub originates (an error callback, or a /participants answer): the request's
- * trace headers and Date kept; Source the hub, Destination the requester; Content-Type in the requester's
- * version (the original always sends 2.0, issue #3); no signature (the hub does not sign), no
- * FSPIOP-Proxy, no Accept on a PUT.
+ * trace headers and Date kept; Source the hub, Destination the requester; Content-Type in `version`; no
+ * signature (the hub does not sign), no FSPIOP-Proxy, no Accept on a PUT. `uri` set: FSPIOP-HTTP-Method PUT
+ * and FSPIOP-URI that path, as the original's /parties error callbacks (src/lib/headers.js
+ * createCallbackHeaders); undefined: those two only as the request carried them, as its /participants
+ * callbacks.
  */
 export function hubHeaders(
   incoming: HeaderMap,
   hubName: string,
   destination: string,
-  uri: string,
+  uri: string | undefined,
   resource: string,
   version: FspiopVersion,
 ): OutboundHeaders {
@@ -71,8 +155,11 @@ export function hubHeaders(
   out['content-type'] = contentType(resource, version);
   out['fspiop-source'] = hubName;
   out['fspiop-destination'] = destination;
-  out['fspiop-http-method'] = 'PUT';
-  out['fspiop-uri'] = uri;
+  if (uri === undefined) setHttpMethod(out, 'PUT');
+  else {
+    out['fspiop-http-method'] = 'PUT';
+    out['fspiop-uri'] = uri;
+  }
   out.date ??= new Date().toUTCString();
   return out;
 }

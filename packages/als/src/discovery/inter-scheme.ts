@@ -3,7 +3,7 @@ import { partyIdProblem } from '../fspiop/party-id.js';
 import { callbackEndpoint, fillTemplate } from './endpoints.js';
 import { asAlsError, type CallbackError, oracleError, sendErrorCallback } from './failures.js';
 import { forwardLookup, sendCallback } from './forward.js';
-import { endToEndStart, forwardHeaders } from './headers.js';
+import { endToEndStart, forwardHeaders, oracleHeaders } from './headers.js';
 import { selectParties } from './oracles.js';
 import type { PartyCallback, PartyLookup } from './parties.js';
 import type { AlsRequest } from './proxy-cache.js';
@@ -23,8 +23,12 @@ const alsRequest = (sourceId: string, party: { type: string; id: string }): AlsR
   partyId: party.id,
 });
 
+/**
+ * Whether central-ledger knows the FSP, active or not: the original's validateParticipant only fetches it
+ * (src/models/participantEndpoint/facade.js), so an inactive FSP is still in the scheme.
+ */
 async function isActive(ports: DiscoveryPorts, name: string): Promise<boolean> {
-  return (await ports.participant(name))?.isActive === true;
+  return (await ports.participant(name)) !== undefined;
 }
 
 /**
@@ -54,6 +58,7 @@ export async function lookUpPartyAcrossSchemes(
         destination: request.source,
         version: request.version,
         headers: request.headers,
+        traced: true,
       },
       error,
     );
@@ -82,7 +87,7 @@ export async function lookUpPartyAcrossSchemes(
         oracle,
         party,
         request.currency,
-        forwardHeaders(request.headers, request.source, ports.hubName, 'GET'),
+        oracleHeaders(request.headers, request.source, ports.hubName, 'GET'),
       );
     } catch (error) {
       return fail(oracleError(error, true));
@@ -118,7 +123,7 @@ async function forwardToDestination(
       let entries: readonly PartyEntry[];
       try {
         const oracle = await ports.oracleFor(request.party.type, request.currency);
-        const headers = forwardHeaders(request.headers, request.source, ports.hubName, 'GET');
+        const headers = oracleHeaders(request.headers, request.source, ports.hubName, 'GET');
         entries = await ports.oracleLookup(oracle, request.party, request.currency, headers);
       } catch (error) {
         return fail(oracleError(error, true));
@@ -136,7 +141,7 @@ async function forwardToDestination(
   // Neither here nor behind a known proxy: the oracle's entry is stale; drop it and ask the proxies.
   try {
     const oracle = await ports.oracleFor(request.party.type, undefined);
-    const headers = forwardHeaders(request.headers, request.source, ports.hubName, 'DELETE');
+    const headers = oracleHeaders(request.headers, request.source, ports.hubName, 'DELETE');
     await ports.oracleWrite(oracle, 'DELETE', request.party, undefined, headers);
   } catch (error) {
     return fail(oracleError(error, false));
@@ -155,7 +160,7 @@ async function forwardToOracleFsp(
   request: PartyLookup,
   requester: string,
   fsp: string,
-): Promise<'sent' | 'skipped' | AlsError> {
+): Promise<'sent' | 'skipped' | CallbackError> {
   if (await isActive(ports, fsp)) {
     const failure = await forwardLookup(ports, request, fsp);
     return failure ?? 'sent';
@@ -164,7 +169,7 @@ async function forwardToOracleFsp(
   if (behind === null) {
     try {
       const oracle = await ports.oracleFor(request.party.type, undefined);
-      const headers = forwardHeaders(request.headers, request.source, ports.hubName, 'DELETE');
+      const headers = oracleHeaders(request.headers, request.source, ports.hubName, 'DELETE');
       await ports.oracleWrite(oracle, 'DELETE', request.party, undefined, headers);
     } catch {
       // The original logs a failed clean-up and goes on to ask the proxies.
@@ -235,6 +240,7 @@ export async function forwardPartyCallbackAcrossSchemes(
         destination: callback.source,
         version: callback.version,
         headers: callback.headers,
+        traced: callback.isError,
       },
       error,
     );
@@ -266,7 +272,7 @@ export async function forwardPartyCallbackAcrossSchemes(
           if (await isActive(ports, destination)) {
             try {
               const oracle = await ports.oracleFor(party.type, undefined);
-              const headers = forwardHeaders(callback.headers, callback.source, ports.hubName, 'POST');
+              const headers = oracleHeaders(callback.headers, callback.source, ports.hubName, 'POST');
               await ports.oracleWrite(oracle, 'POST', party, ports.serialiseFspId(callback.source), headers);
             } catch (error) {
               return fail(oracleError(error, false));
@@ -315,7 +321,7 @@ export async function forwardPartyCallbackAcrossSchemes(
 async function isPartyOfOtherScheme(ports: DiscoveryPorts, callback: PartyCallback): Promise<boolean> {
   try {
     const oracle = await ports.oracleFor(callback.party.type, undefined);
-    const headers = forwardHeaders(callback.headers, callback.source, ports.hubName, 'GET');
+    const headers = oracleHeaders(callback.headers, callback.source, ports.hubName, 'GET');
     const [first] = await ports.oracleLookup(oracle, callback.party, undefined, headers);
     return first !== undefined && !(await isActive(ports, first.fspId));
   } catch {

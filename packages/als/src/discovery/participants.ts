@@ -2,9 +2,9 @@ import type { BatchParty, BatchResultEntry } from '../fspiop/bodies.js';
 import { AlsError } from '../fspiop/errors.js';
 import { partyIdProblem } from '../fspiop/party-id.js';
 import type { FspiopVersion } from '../fspiop/versions.js';
-import { callbackEndpoint, Endpoint, fillTemplate, partyPath } from './endpoints.js';
-import { asAlsError, type CallbackError, oracleError, sendErrorCallback } from './failures.js';
-import { forwardHeaders, hubHeaders } from './headers.js';
+import { callbackEndpoint, Endpoint, fillTemplate } from './endpoints.js';
+import { asAlsError, type CallbackError, oracleError, sendError, sendErrorCallback } from './failures.js';
+import { forwardHeaders, hubHeaders, oracleHeaders, withSpan } from './headers.js';
 import { type DiscoveryPorts, type HeaderMap, type OutboundHeaders, type PartyRef, UpstreamError } from './types.js';
 
 export interface ParticipantRequest {
@@ -56,14 +56,15 @@ export async function handleParticipant(ports: DiscoveryPorts, request: Particip
     const requester = await ports.participant(request.source);
     // The original's egress_validateParticipant (src/models/participantEndpoint/facade.js).
     ports.egress('validateParticipant', '', '', requester !== undefined, started);
-    if (!requester?.isActive) return fail(new AlsError('SOURCE_NOT_FOUND'));
-    if (method === 'POST' || method === 'PUT') {
+    // Known is enough, active or not (the original's validateParticipant only fetches the participant).
+    if (requester === undefined) return fail(new AlsError('SOURCE_NOT_FOUND'));
+    if ((method === 'POST' || method === 'PUT') && request.fspId !== undefined) {
       // Ours: an fspId that is no participant is refused before the oracle stores it (the original stores
       // it, then fails to find the fspId's endpoint).
       const ownerStarted = performance.now();
       const owner = await ports.participant(request.fspId as string);
       ports.egress('validateParticipant', '', '', owner !== undefined, ownerStarted);
-      if (!owner?.isActive) return fail(new AlsError('UNKNOWN_FSP', { fspId: request.fspId as string }));
+      if (owner === undefined) return fail(new AlsError('UNKNOWN_FSP', { fspId: request.fspId as string }));
     }
   } catch (error) {
     ports.egress('validateParticipant', '', '', false, started);
@@ -73,7 +74,7 @@ export async function handleParticipant(ports: DiscoveryPorts, request: Particip
   try {
     const oracle = await ports.oracleFor(party.type, method === 'GET' ? request.currency : undefined);
     if (method === 'GET') {
-      const headers = forwardHeaders(request.headers, request.source, ports.hubName, 'GET');
+      const headers = oracleHeaders(request.headers, request.source, ports.hubName, 'GET');
       const entries = await ports.oracleLookup(oracle, party, request.currency, headers);
       // The original answers the first entry of the oracle's partyList, whatever its sub-id.
       const first = entries[0];
@@ -82,7 +83,7 @@ export async function handleParticipant(ports: DiscoveryPorts, request: Particip
       body = ports.serialiseFspId(first.fspId);
     } else if (method === 'DELETE') {
       if (request.checkDeleteOwner) {
-        const headers = forwardHeaders(request.headers, request.source, ports.hubName, 'GET');
+        const headers = oracleHeaders(request.headers, request.source, ports.hubName, 'GET');
         const owner = await ownerOf(ports, oracle, party, headers);
         if (owner === undefined) {
           return fail(new AlsError('DELETE_PARTY_FAILED', { reason: 'No participant found for the party' }));
@@ -95,16 +96,18 @@ export async function handleParticipant(ports: DiscoveryPorts, request: Particip
           );
         }
       }
-      const headers = forwardHeaders(request.headers, request.source, ports.hubName, 'DELETE');
+      const headers = oracleHeaders(request.headers, request.source, ports.hubName, 'DELETE');
       await ports.oracleWrite(oracle, 'DELETE', party, undefined, headers);
       recipient = request.source;
       body = ports.serialiseFspId(request.source);
     } else {
-      const headers = forwardHeaders(request.headers, request.source, ports.hubName, method);
+      const headers = oracleHeaders(request.headers, request.source, ports.hubName, method);
       const status = await ports.oracleWrite(oracle, method, party, request.body?.toString('utf8'), headers);
-      // The original confirms a POST only when the oracle answered 201 Created.
+      // The original confirms a POST only when the oracle answered 201 Created. A PUT whose body named no
+      // fspId (its schema does not require one) has nobody to announce: the original ends it with 3003 too.
       if (method === 'POST' && status !== 201) return fail(new AlsError('ADD_PARTY_FAILED'));
-      const fspId = request.fspId as string;
+      const fspId = request.fspId;
+      if (fspId === undefined) return fail(new AlsError('ADD_PARTY_FAILED'));
       recipient = request.destination || fspId;
       body = ports.serialisePartyList({
         partyList: [
@@ -137,17 +140,23 @@ export async function handleParticipant(ports: DiscoveryPorts, request: Particip
       ports.egress('getParticipantEndpoint', endpointType, recipient, template !== undefined, sendStarted);
     }
     if (!template) throw new AlsError('NO_ENDPOINT', { destination: recipient, endpoint: endpointType });
-    const headers = hubHeaders(
-      request.headers,
-      ports.hubName,
-      recipient,
-      partyPath('participants', party.type, party.id, party.subId, false),
-      'participants',
-      request.version,
-    );
-    // POST/PUT with FSPIOP-Destination: the original sends the requester's headers as they came, so the
-    // requester stays FSPIOP-Source.
-    if ((method === 'POST' || method === 'PUT') && request.destination) headers['fspiop-source'] = request.source;
+    // The original's headers (src/domain/participants/participants.js): POST/PUT with FSPIOP-Destination send
+    // the requester's headers as they came (the requester stays FSPIOP-Source, its Content-Type kept); the
+    // others come from the Hub in PROTOCOL_VERSIONS.CONTENT.DEFAULT (ALS_HUB_FSPIOP_VERSION), to the request's
+    // FSPIOP-Destination for a GET (the requester when it named none), FSPIOP-URI only as the request had it.
+    const headers =
+      (method === 'POST' || method === 'PUT') && request.destination
+        ? forwardHeaders(request.headers, request.source, request.destination, 'PUT')
+        : hubHeaders(
+            request.headers,
+            ports.hubName,
+            method === 'GET' ? request.destination || recipient : recipient,
+            undefined,
+            'participants',
+            ports.hubVersion,
+          );
+    // The original sends its GET and POST answers with the request's span.
+    if (method === 'GET' || method === 'POST') withSpan(headers, request.headers);
     sending = true;
     stepStarted = performance.now();
     await ports.send({
@@ -165,14 +174,7 @@ export async function handleParticipant(ports: DiscoveryPorts, request: Particip
     if (sending) ports.egress('sendRequestToParticipant', endpointType, recipient, false, stepStarted);
     // The original tells the requester that its answer could not be delivered.
     ports.count('forward_failed');
-    await fail(
-      error instanceof AlsError
-        ? error
-        : new AlsError('DESTINATION_UNREACHABLE', {
-            destination: recipient,
-            reason: error instanceof Error ? error.message : String(error),
-          }),
-    );
+    await fail(error instanceof AlsError ? error : sendError(error));
   } finally {
     ports.observe('callback', sendStarted);
   }
@@ -197,6 +199,8 @@ export interface BatchRequest {
   readonly partyList: readonly BatchParty[];
   readonly currency: string | undefined;
   readonly source: string;
+  /** FSPIOP-Destination of the request, when it named one. */
+  readonly destination?: string | undefined;
   readonly version: FspiopVersion;
   readonly headers: HeaderMap;
 }
@@ -237,7 +241,7 @@ export async function handleBatch(
   const started = performance.now();
   try {
     const requester = await ports.participant(request.source);
-    if (!requester?.isActive) throw new AlsError('SOURCE_NOT_FOUND');
+    if (requester === undefined) throw new AlsError('SOURCE_NOT_FOUND');
     for (const entry of request.partyList) {
       if (!knownTypes.has(entry.partyIdType)) {
         results.push(entryError(entry, new AlsError('ADD_PARTY_FAILED')));
@@ -252,7 +256,7 @@ export async function handleBatch(
       if (list) list.push(withCurrency);
       else byType.set(entry.partyIdType, [withCurrency]);
     }
-    const headers = forwardHeaders(request.headers, request.source, ports.hubName, 'POST');
+    const headers = oracleHeaders(request.headers, request.source, ports.hubName, 'POST');
     for (const [type, entries] of byType) {
       let oracle: string;
       try {
@@ -278,10 +282,17 @@ export async function handleBatch(
       }
       const answered = answeredPartyList(answer);
       if (answered.length > 0) {
-        // The original passes the oracle's entries on, without the currency it sent in each.
+        // The original passes the oracle's entries on as they came (an errorInformation of any shape
+        // included), without the currency it sent in each. An entry without a partyId object fails the whole
+        // batch there (a TypeError, 2001): the same error, in words.
         for (const item of answered) {
-          const { currency: _currency, ...partyId } = item.partyId ?? ({} as BatchParty);
-          results.push({ ...item, partyId: partyId as BatchParty });
+          const partyId =
+            item !== null && typeof item === 'object' ? (item as { partyId?: unknown }).partyId : undefined;
+          if (partyId === null || typeof partyId !== 'object') {
+            throw new AlsError('ORACLE_FAILED', { reason: 'batch answer entry without a partyId' });
+          }
+          const { currency: _currency, ...rest } = partyId as BatchParty;
+          results.push({ ...(item as BatchResultEntry), partyId: rest });
         }
       } else {
         for (const entry of entries) results.push(entryError(entry, new AlsError('ADD_PARTY_FAILED')));
@@ -320,13 +331,11 @@ function batchFailure(error: unknown): CallbackError {
   return asAlsError(error, 'ORACLE_FAILED');
 }
 
-/** The partyList of an oracle's batch answer; an answer without one counts as empty. */
-function answeredPartyList(answer: Buffer): BatchResultEntry[] {
+/** The partyList of an oracle's batch answer, entries as they came; an answer without one counts as empty. */
+function answeredPartyList(answer: Buffer): unknown[] {
   try {
     const parsed = JSON.parse(answer.toString('utf8')) as { partyList?: unknown };
-    return Array.isArray(parsed?.partyList)
-      ? (parsed.partyList as BatchResultEntry[]).filter((e) => e !== null && typeof e === 'object')
-      : [];
+    return Array.isArray(parsed?.partyList) ? parsed.partyList : [];
   } catch {
     return [];
   }
@@ -338,7 +347,7 @@ function answeredPartyList(answer: Buffer): BatchResultEntry[] {
  */
 export async function sendBatchError(
   ports: DiscoveryPorts,
-  request: Pick<BatchRequest, 'requestId' | 'source' | 'version' | 'headers'>,
+  request: Pick<BatchRequest, 'requestId' | 'source' | 'destination' | 'version' | 'headers'>,
   error: CallbackError,
 ): Promise<void> {
   const started = performance.now();
@@ -361,7 +370,7 @@ export async function sendBatchError(
 /** PUT /participants/{requestId}[/error] from the Hub to the batch requester's endpoint of that type. */
 async function putToBatchRequester(
   ports: DiscoveryPorts,
-  request: Pick<BatchRequest, 'requestId' | 'source' | 'version' | 'headers'>,
+  request: Pick<BatchRequest, 'requestId' | 'source' | 'destination' | 'version' | 'headers'>,
   endpoint: (typeof Endpoint)[keyof typeof Endpoint],
   suffix: '' | '/error',
   body: Parameters<DiscoveryPorts['send']>[0]['body'],
@@ -378,17 +387,27 @@ async function putToBatchRequester(
   const sendStarted = performance.now();
   let sent = false;
   try {
+    const headers =
+      suffix === '' && request.destination
+        ? forwardHeaders(request.headers, request.source, request.destination, 'PUT')
+        : hubHeaders(
+            request.headers,
+            ports.hubName,
+            request.source,
+            undefined,
+            'participants',
+            suffix === '' ? ports.hubVersion : request.version,
+          );
+    // The original sends a batch's answer with the request's span, its error without.
+    if (suffix === '') withSpan(headers, request.headers);
     await ports.send({
       url: fillTemplate(template, { requestId: request.requestId }),
       method: 'PUT',
-      headers: hubHeaders(
-        request.headers,
-        ports.hubName,
-        request.source,
-        `/participants/${encodeURIComponent(request.requestId)}${suffix}`,
-        'participants',
-        request.version,
-      ),
+      // As the original's batch answers: from the Hub to the requester without FSPIOP-URI (only as the request
+      // had one); its success answer in PROTOCOL_VERSIONS.CONTENT.DEFAULT, and with the requester's headers as
+      // they came when the request named an FSPIOP-Destination; an error in the requester's version (README
+      // differences).
+      headers,
       body,
     });
     sent = true;

@@ -4,7 +4,7 @@ import type { FspiopVersion } from '../fspiop/versions.js';
 import { callbackEndpoint, fillTemplate, type Resource } from './endpoints.js';
 import { asAlsError, type CallbackError, oracleError, sendErrorCallback } from './failures.js';
 import { forwardLookup, sendCallback } from './forward.js';
-import { endToEndStart, forwardHeaders } from './headers.js';
+import { endToEndStart, oracleHeaders } from './headers.js';
 import { forwardPartyCallbackAcrossSchemes, lookUpPartyAcrossSchemes } from './inter-scheme.js';
 import { selectParties } from './oracles.js';
 import { type DiscoveryPorts, type HeaderMap, type PartyRef, UpstreamError } from './types.js';
@@ -46,6 +46,7 @@ export async function lookUpParty(ports: DiscoveryPorts, request: PartyLookup): 
         requester: request.source,
         version: request.version,
         headers: request.headers,
+        traced: true,
       },
       error,
     );
@@ -62,7 +63,7 @@ export async function lookUpParty(ports: DiscoveryPorts, request: PartyLookup): 
     const started = performance.now();
     try {
       const oracle = await ports.oracleFor(party.type, request.currency);
-      const headers = forwardHeaders(request.headers, request.source, ports.hubName, 'GET');
+      const headers = oracleHeaders(request.headers, request.source, ports.hubName, 'GET');
       const entries = await ports.oracleLookup(oracle, party, request.currency, headers);
       if (entries.length === 0) return fail(new AlsError('PARTY_NOT_FOUND'));
       fsps = selectParties(entries, party.subId);
@@ -83,7 +84,7 @@ export async function lookUpParty(ports: DiscoveryPorts, request: PartyLookup): 
   const reached = outcomes.filter((o) => o === undefined).length;
   if (reached > 0) return;
   // Every FSP failed: the payer hears about the first reason, once.
-  const first = outcomes.find((o) => o !== undefined) as AlsError;
+  const first = outcomes.find((o) => o !== undefined) as CallbackError;
   return fail(first);
 }
 
@@ -102,7 +103,9 @@ async function checkDestination(
   try {
     const participant = await ports.participant(destination);
     ports.egress('validateParticipant', '', '', participant !== undefined, started);
-    if (participant?.isActive) return undefined;
+    // An inactive destination is still forwarded to (the original's validateParticipant only fetches it),
+    // and its party's oracle entry is kept.
+    if (participant !== undefined) return undefined;
   } catch (error) {
     ports.egress('validateParticipant', '', '', false, started);
     ports.observe('endpoint', started);
@@ -112,7 +115,7 @@ async function checkDestination(
   const oracleStarted = performance.now();
   try {
     const oracle = await ports.oracleFor(request.party.type, undefined);
-    const headers = forwardHeaders(request.headers, request.source, ports.hubName, 'DELETE');
+    const headers = oracleHeaders(request.headers, request.source, ports.hubName, 'DELETE');
     await ports.oracleWrite(oracle, 'DELETE', request.party, undefined, headers);
   } catch (error) {
     return oracleError(error, false);
@@ -160,6 +163,7 @@ export async function forwardCallback(ports: DiscoveryPorts, callback: PartyCall
         requester: callback.source,
         version: callback.version,
         headers: callback.headers,
+        traced: callback.isError && callback.resource === 'parties',
       },
       error,
     );
@@ -178,18 +182,28 @@ export async function forwardCallback(ports: DiscoveryPorts, callback: PartyCall
   let resolving = false;
   let stepStarted = started;
   try {
-    const [source, destination] = await Promise.all([
-      ports.participant(callback.source),
-      callback.destination === undefined ? undefined : ports.participant(callback.destination),
-    ]);
-    ports.egress('validateParticipant', '', '', source !== undefined, started);
-    if (destinationName !== undefined) ports.egress('validateParticipant', '', '', destination !== undefined, started);
-    if (!source?.isActive) {
-      ports.count('unknown_source');
-      return;
+    // As the original: a success callback's source must be known (else nobody can be told, counted), then its
+    // destination; an error callback's source is not checked (PutPartiesErrorService,
+    // putParticipantsErrorByTypeAndID), only its destination.
+    if (!callback.isError) {
+      const source = await ports.participant(callback.source);
+      ports.egress('validateParticipant', '', '', source !== undefined, started);
+      if (source === undefined) {
+        ports.count('unknown_source');
+        return;
+      }
     }
-    if (destinationName === undefined || !destination?.isActive) {
-      return fail(new AlsError('CALLBACK_DESTINATION_UNKNOWN', { destination: destinationName ?? '(none)' }));
+    const destinationStarted = performance.now();
+    const destination = destinationName === undefined ? undefined : await ports.participant(destinationName);
+    if (destinationName !== undefined)
+      ports.egress('validateParticipant', '', '', destination !== undefined, destinationStarted);
+    if (destinationName === undefined || destination === undefined) {
+      // The original's words differ by resource: /parties names what is missing, /participants does not.
+      return fail(
+        new AlsError(callback.resource === 'parties' ? 'CALLBACK_DESTINATION_UNKNOWN' : 'DESTINATION_FSP_ERROR', {
+          destination: destinationName ?? '(none)',
+        }),
+      );
     }
     resolving = true;
     stepStarted = performance.now();

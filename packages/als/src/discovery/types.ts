@@ -65,7 +65,9 @@ export type DiscoveryEvent =
   | 'callback_forwarded'
   | 'proxy_error_dropped'
   | 'proxy_success_dropped'
-  | 'lookup_expired';
+  | 'lookup_expired'
+  /** An accepted request's flow ended without any callback; the routes sent the error callback. */
+  | 'callback_missing';
 
 /**
  * Inter-scheme discovery (the original's PROXY_CACHE.enabled): present only when it is on, so a lookup

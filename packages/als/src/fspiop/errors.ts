@@ -10,28 +10,63 @@ export interface AlsErrorEntry {
   readonly fspiop: FspiopErrorDefinition;
   readonly status: number | undefined;
   readonly template: string;
+  /** An extensionList the error always carries (the 406 answers list the supported versions). */
+  readonly extensions?: readonly { readonly key: string; readonly value: string }[];
 }
 
 function catalogue<const T extends Record<string, AlsErrorEntry>>(table: T): Readonly<T> {
-  for (const entry of Object.values(table)) Object.freeze(entry);
+  for (const entry of Object.values(table) as AlsErrorEntry[]) Object.freeze(entry);
   return Object.freeze(table);
 }
 
 export const AlsErrors = catalogue({
   MISSING_HEADER: { fspiop: FspiopError.MISSING_ELEMENT, status: 400, template: '/header/{header}' },
-  MALFORMED_HEADER: { fspiop: FspiopError.MALFORMED_SYNTAX, status: 400, template: '/header/{header} is malformed' },
-  UNACCEPTABLE_VERSION: {
+  // The header checks of the original, in its words (central-services-shared headerValidation.js and its
+  // constants' errorMessages): `{text}` is one of them.
+  HEADER_REQUIRED: { fspiop: FspiopError.MISSING_ELEMENT, status: 400, template: '{text}' },
+  HEADER_INVALID: { fspiop: FspiopError.MALFORMED_SYNTAX, status: 400, template: '{text}' },
+  ACCEPT_VERSION_UNSUPPORTED: {
     fspiop: FspiopError.UNACCEPTABLE_VERSION,
     status: 406,
-    template: '{header} version {version} is not supported',
+    template: 'The Client requested an unsupported version, see extension list for supported version(s).',
+    // The original's supported Accept versions (PROTOCOL_VERSIONS.ACCEPT.VALIDATELIST) as major/minor pairs.
+    extensions: [
+      { key: '1', value: '0' },
+      { key: '1', value: '1' },
+      { key: '2', value: '0' },
+    ],
   },
-  UNKNOWN_URI: { fspiop: FspiopError.UNKNOWN_URI, status: 404, template: '{method} {path}' },
+  CONTENT_TYPE_VERSION_UNSUPPORTED: {
+    fspiop: FspiopError.UNACCEPTABLE_VERSION,
+    status: 406,
+    template: 'Client supplied a protocol version which is not supported by the server',
+    // PROTOCOL_VERSIONS.CONTENT.VALIDATELIST, in its order.
+    extensions: [
+      { key: '1', value: '1' },
+      { key: '1', value: '0' },
+      { key: '2', value: '0' },
+    ],
+  },
+  // A path no route of the original matches: hapi's 404, "Not Found", reworded by its error handling.
+  UNKNOWN_URI: { fspiop: FspiopError.UNKNOWN_URI, status: 404, template: 'Not Found' },
+  // A route the API has, asked with a method it does not serve (central-services-error-handling's
+  // onPreResponse turns hapi's 404 into this when another method matches the path).
+  METHOD_NOT_ALLOWED: { fspiop: FspiopError.CLIENT_ERROR, status: 405, template: 'Method Not Allowed' },
   MALFORMED_URI: { fspiop: FspiopError.MALFORMED_SYNTAX, status: 400, template: 'path {path} is not valid' },
-  INVALID_PARTY_ID_TYPE: { fspiop: FspiopError.VALIDATION_ERROR, status: 400, template: '/params/Type {type}' },
+  // The original's OpenAPI validation of path, query and header parameters (openapi-backend, ajv), as
+  // createFSPIOPErrorFromOpenapiError words it: the instance path, then ajv's message.
+  PARAM_INVALID: { fspiop: FspiopError.VALIDATION_ERROR, status: 400, template: '{path} {reason}' },
+  PARAM_MISSING: { fspiop: FspiopError.MISSING_ELEMENT, status: 400, template: '{path} {reason}' },
+  PARAM_TOO_MANY: { fspiop: FspiopError.TOO_MANY_ELEMENTS, status: 400, template: '{path} {reason}' },
+  INVALID_PARTY_ID_TYPE: {
+    fspiop: FspiopError.VALIDATION_ERROR,
+    status: 400,
+    template: '/path/Type must be equal to one of the allowed values',
+  },
   PATH_PARAM_TOO_LONG: {
     fspiop: FspiopError.VALIDATION_ERROR,
     status: 400,
-    template: '/params/{param} must NOT have more than {limit} characters',
+    template: '/path/{param} must NOT have more than {limit} characters',
   },
   INVALID_QUERY: { fspiop: FspiopError.VALIDATION_ERROR, status: 400, template: '/query/{param} {reason}' },
   MALFORMED_REQUEST: {
@@ -61,8 +96,9 @@ export const AlsErrors = catalogue({
     template: 'invalid fspiop-source header',
   },
   MALFORMED_BODY: { fspiop: FspiopError.MALFORMED_SYNTAX, status: 400, template: 'body is not valid JSON' },
+  BODY_TOO_MANY_ELEMENTS: { fspiop: FspiopError.TOO_MANY_ELEMENTS, status: 400, template: '{path} {reason}' },
   BODY_TOO_LARGE: { fspiop: FspiopError.TOO_LARGE_PAYLOAD, status: 400, template: 'body exceeds {limit} bytes' },
-  BODY_MISSING_ELEMENT: { fspiop: FspiopError.MISSING_ELEMENT, status: 400, template: '{path}' },
+  BODY_MISSING_ELEMENT: { fspiop: FspiopError.MISSING_ELEMENT, status: 400, template: '{path} {reason}' },
   BODY_MALFORMED_ELEMENT: { fspiop: FspiopError.MALFORMED_SYNTAX, status: 400, template: '{path} {reason}' },
   BODY_INVALID: { fspiop: FspiopError.VALIDATION_ERROR, status: 400, template: '{path} {reason}' },
   INVALID_PARTY_ID: { fspiop: FspiopError.MALFORMED_SYNTAX, status: undefined, template: '{reason}' },
@@ -88,12 +124,15 @@ export const AlsErrors = catalogue({
   CALLBACK_DESTINATION_UNKNOWN: {
     fspiop: FspiopError.DESTINATION_FSP_ERROR,
     status: undefined,
-    template: 'FSPIOP-Destination {destination} is missing or not an active participant',
+    // The original's words (PutPartiesService: identifyDestinationForCallback).
+    template: 'Destination FSP not found',
   },
+  // PUT /participants/.../error to an FSP central-ledger does not know (the original's words: none).
+  DESTINATION_FSP_ERROR: { fspiop: FspiopError.DESTINATION_FSP_ERROR, status: undefined, template: '' },
   UNKNOWN_FSP: {
     fspiop: FspiopError.DESTINATION_FSP_ERROR,
     status: undefined,
-    template: 'FSP {fspId} is not an active participant',
+    template: 'FSP {fspId} is not a participant',
   },
   NO_ORACLE: { fspiop: FspiopError.ADD_PARTY_INFO_ERROR, status: undefined, template: 'Oracle type:{type} not found' },
   NO_ORACLE_FOR_CURRENCY: {
@@ -107,21 +146,19 @@ export const AlsErrors = catalogue({
     template: 'several oracles for {type} and none is the default',
   },
   ORACLE_FAILED: { fspiop: FspiopError.INTERNAL_SERVER_ERROR, status: undefined, template: 'oracle: {reason}' },
+  // A flow that failed in a way nothing anticipated (the original's catch-all: reformatFSPIOPError, 2001).
+  UNEXPECTED_FAILURE: { fspiop: FspiopError.INTERNAL_SERVER_ERROR, status: undefined, template: '' },
   SWITCH_FAILED: { fspiop: FspiopError.INTERNAL_SERVER_ERROR, status: undefined, template: 'central-ledger: {reason}' },
   SOURCE_UNREACHABLE: {
     fspiop: FspiopError.INTERNAL_SERVER_ERROR,
     status: 500,
     template: 'central-ledger: {reason}; the error callback endpoint of {source} is unknown',
   },
-  DESTINATION_UNREACHABLE: {
-    fspiop: FspiopError.DESTINATION_COMMUNICATION_ERROR,
-    status: undefined,
-    template: '{destination}: {reason}',
-  },
   NO_ENDPOINT: {
     fspiop: FspiopError.DESTINATION_COMMUNICATION_ERROR,
     status: undefined,
-    template: '{destination} has no {endpoint} endpoint',
+    // The original's words (central-services-shared util/endpoints.js getEndpoint).
+    template: 'no {endpoint} endpoint for DFSP {destination}',
   },
   // The /participants answers of the original (src/domain/participants/participants.js), word for word.
   SOURCE_NOT_FOUND: { fspiop: FspiopError.ID_NOT_FOUND, status: 400, template: 'Requester FSP not found' },
@@ -174,6 +211,8 @@ export const AlsErrors = catalogue({
     status: undefined,
     template: 'proxy cache: {reason}',
   },
+  // An oracle or an FSP that could not be reached or answered 5xx, in the original's words
+  // (central-services-shared request.js).
   ORACLE_UNREACHABLE: {
     fspiop: FspiopError.DESTINATION_COMMUNICATION_ERROR,
     status: undefined,
@@ -206,6 +245,10 @@ export class AlsError extends Error {
   }
 
   information(): ErrorInformation {
-    return errorInformation(this.entry.fspiop, fill(this.entry.template, this.values));
+    const information = errorInformation(this.entry.fspiop, fill(this.entry.template, this.values));
+    const extensions = this.entry.extensions;
+    return extensions === undefined
+      ? information
+      : { ...information, extensionList: { extension: extensions.map((e) => ({ ...e })) } };
   }
 }

@@ -14,6 +14,7 @@ export const bodySchemaNames = [
   'ParticipantsTypeIDSubIDPostRequest',
   'ParticipantsTypeIDPutResponse',
   'ParticipantsPostRequest',
+  'ParticipantsIDPutResponse',
 ] as const;
 
 export type BodySchemaName = (typeof bodySchemaNames)[number];
@@ -45,8 +46,10 @@ export const shippedSchemas: FspiopSchemaSource = generated as FspiopSchemaSourc
 
 /** Compiles the FSPIOP body schemas once, at start-up. */
 export function loadFspiopSchemas(source: FspiopSchemaSource = shippedSchemas): FspiopSchemas {
-  // OpenAPI 3.0 keywords ajv does not know (example, externalDocs) are annotations: strict off.
-  const ajv = new Ajv({ strict: false, allErrors: false, validateFormats: true });
+  // OpenAPI 3.0 keywords ajv does not know (example, externalDocs) are annotations: strict off. Types are
+  // coerced as the original's validator does (central-services-shared openapiBackend.js, coerceTypes): a
+  // number where a string is defined passes (an errorCode of 5100), and the body is forwarded as received.
+  const ajv = new Ajv({ strict: false, allErrors: false, validateFormats: true, coerceTypes: true });
   addFormats.default(ajv);
 
   const v11 = source['v1.1'];
@@ -79,22 +82,23 @@ export function loadFspiopSchemas(source: FspiopSchemaSource = shippedSchemas): 
   };
 }
 
-/** Maps the first schema violation to the FSPIOP code the original's validation would give. */
+/**
+ * Maps the first schema violation to the original's error (central-services-error-handling
+ * createFSPIOPErrorFromOpenapiError over openapi-backend, which validates the body as `requestBody`):
+ * required 3102, additionalProperties 3103, type 3101, anything else 3100; the text is the instance path under
+ * `/requestBody` and ajv's message.
+ */
 function toAlsError(error: ErrorObject | undefined): AlsError {
-  if (!error) return new AlsError('BODY_INVALID', { path: '/body', reason: 'is invalid' });
-  const path = `/body${error.instancePath}`;
-  switch (error.keyword) {
+  const path = `/requestBody${error?.instancePath ?? ''}`;
+  const reason = error?.message ?? 'is invalid';
+  switch (error?.keyword) {
     case 'required':
-      return new AlsError('BODY_MISSING_ELEMENT', {
-        path: `${path}/${(error.params as { missingProperty: string }).missingProperty}`,
-      });
-    case 'pattern':
-    case 'format':
+      return new AlsError('BODY_MISSING_ELEMENT', { path, reason });
+    case 'additionalProperties':
+      return new AlsError('BODY_TOO_MANY_ELEMENTS', { path, reason });
     case 'type':
-    case 'minLength':
-    case 'maxLength':
-      return new AlsError('BODY_MALFORMED_ELEMENT', { path, reason: error.message ?? 'is malformed' });
+      return new AlsError('BODY_MALFORMED_ELEMENT', { path, reason });
     default:
-      return new AlsError('BODY_INVALID', { path, reason: error.message ?? 'is invalid' });
+      return new AlsError('BODY_INVALID', { path, reason });
   }
 }

@@ -150,6 +150,7 @@ export function registerFspiopBasics(
   serialisers: Serialisers,
   bodyLimit: number,
   failures?: FailureReporter,
+  allowedMethods: (url: string) => readonly string[] = () => [],
 ): void {
   app.removeAllContentTypeParsers();
   const keepBytes = readBody(bodyLimit);
@@ -160,14 +161,19 @@ export function registerFspiopBasics(
   app.addContentTypeParser(/^application\/vnd\.interoperability\./, { bodyLimit }, keepBytes);
   app.addContentTypeParser('*', { bodyLimit }, keepBytes);
 
-  app.setNotFoundHandler((request, reply) =>
-    sendAlsError(
-      reply,
-      serialisers,
-      new AlsError('UNKNOWN_URI', { method: request.method, path: request.url }),
-      failures,
-    ),
-  );
+  // A path served with other methods is 405 with Allow, as the original's error handling answers it.
+  app.setNotFoundHandler((request, reply) => {
+    const allowed = allowedMethods(request.url);
+    if (allowed.length === 0)
+      return sendAlsError(
+        reply,
+        serialisers,
+        new AlsError('UNKNOWN_URI', { method: request.method, path: request.url }),
+        failures,
+      );
+    reply.header('allow', allowed.join(','));
+    return sendAlsError(reply, serialisers, new AlsError('METHOD_NOT_ALLOWED'), failures);
+  });
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof AlsError) return sendAlsError(reply, serialisers, error, failures);

@@ -25,8 +25,9 @@ export async function proxiedRequester(
   if (!isFspId(proxy) || !isFspId(source)) return undefined;
   try {
     const [fromSource, fromProxy] = await Promise.all([ports.participant(source), ports.participant(proxy)]);
-    if (fromSource?.isActive) return undefined;
-    return fromProxy?.isActive ? proxy : undefined;
+    // A source central-ledger knows (active or not) is of this scheme, as the original's validateRequester.
+    if (fromSource !== undefined) return undefined;
+    return fromProxy !== undefined ? proxy : undefined;
   } catch {
     return undefined;
   }

@@ -1,5 +1,6 @@
 import type { ErrorInformation } from '@mojafast/fspiop';
 import { LRUCache } from 'lru-cache';
+import { encodeSegment } from '../discovery/endpoints.js';
 import { type OutboundHeaders, type PartyEntry, type PartyRef, UpstreamError } from '../discovery/types.js';
 import { type Cache, type CacheResult, createCache } from './cache.js';
 import type { HttpClient } from './http-client.js';
@@ -29,9 +30,21 @@ export interface OracleClient {
   forget(party: PartyRef): void;
 }
 
+/** The oracle path of a party, its sub-id as a segment (our writes; see lookupUrl for lookups). */
 function partyPath(party: PartyRef): string {
-  const base = `/participants/${encodeURIComponent(party.type)}/${encodeURIComponent(party.id)}`;
-  return party.subId === undefined ? base : `${base}/${encodeURIComponent(party.subId)}`;
+  const base = `/participants/${encodeSegment(party.type)}/${encodeSegment(party.id)}`;
+  return party.subId === undefined ? base : `${base}/${encodeSegment(party.subId)}`;
+}
+
+/**
+ * A lookup's URL as the original's oracle facade builds it (central-services-shared
+ * ORACLE_PARTICIPANTS_TYPE_ID[_CURRENCY][_SUB_ID]): the sub-id, and the currency, as query parameters.
+ */
+function lookupUrl(oracleUrl: string, party: PartyRef, currency: string | undefined): string {
+  const base = `${oracleUrl}/participants/${encodeSegment(party.type)}/${encodeSegment(party.id)}`;
+  const sub = party.subId === undefined ? '' : `partySubIdOrType=${encodeURIComponent(party.subId)}`;
+  if (currency) return `${base}?currency=${encodeURIComponent(currency)}${sub ? `&${sub}` : ''}`;
+  return sub ? `${base}?${sub}` : base;
 }
 
 /** The errorInformation of an oracle's error answer, when it answered one. */
@@ -49,6 +62,8 @@ function errorBodyOf(body: Buffer): ErrorInformation | undefined {
 function answered(what: string, status: number, body: Buffer): UpstreamError {
   return new UpstreamError('oracle', `${what} answered ${status}`, status, errorBodyOf(body));
 }
+
+const noParties: readonly PartyEntry[] = Object.freeze([]);
 
 const partyKey = (party: PartyRef) => `${party.type}\u0000${party.id}\u0000${party.subId ?? ''}`;
 
@@ -68,13 +83,15 @@ export function createOracleClient(http: HttpClient, options: OracleClientOption
     const { status, body } = await http.request({ url, method: 'GET', headers }, 'oracle');
     // Any status but 2xx is a failure the flow maps as the original (a 404 is not "no party").
     if (status < 200 || status >= 300) throw answered('GET', status, body);
-    let parsed: { partyList?: unknown };
+    // A 2xx that is not JSON or has no partyList array is an empty list, as the original reads it
+    // (BasePartiesService.sendOracleDiscoveryRequest, participants.js): the requester hears "not found".
+    let parsed: { partyList?: unknown } | undefined;
     try {
       parsed = JSON.parse(body.toString('utf8'));
     } catch {
-      throw new UpstreamError('oracle', 'answered a body that is not JSON', status);
+      return noParties;
     }
-    if (!Array.isArray(parsed?.partyList)) throw new UpstreamError('oracle', 'answered without a partyList', status);
+    if (!Array.isArray(parsed?.partyList)) return noParties;
     return (parsed.partyList as PartyEntry[]).filter((e) => typeof e?.fspId === 'string');
   };
 
@@ -127,8 +144,7 @@ export function createOracleClient(http: HttpClient, options: OracleClientOption
 
   return {
     lookup(oracleUrl, party, currency, headers) {
-      const path = partyPath(party);
-      const url = currency ? `${oracleUrl}${path}?currency=${encodeURIComponent(currency)}` : `${oracleUrl}${path}`;
+      const url = lookupUrl(oracleUrl, party, currency);
       if (options.answerTtlMs <= 0) return lookUpUncached(url, headers);
       return lookUpCached(url, party, headers);
     },
