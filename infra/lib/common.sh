@@ -114,12 +114,13 @@ lock_holder() {
 
 # Waits, up to APT_LOCK_WAIT_SECONDS and saying so once, until no process holds an apt or dpkg lock.
 wait_apt_locks() {
-  local deadline=$(( $(date +%s) + APT_LOCK_WAIT_SECONDS )) file pid said=0
+  # In milliseconds: whole seconds from `date +%s` could end the wait up to a second before the time it announces.
+  local deadline=$(( $(now_ms) + APT_LOCK_WAIT_SECONDS * 1000 )) file pid said=0
   while :; do
     pid=""
     for file in $APT_LOCK_FILES; do pid=$(lock_holder "$file") && break || pid=""; done
     [[ -z $pid ]] && return 0
-    if (( $(date +%s) >= deadline )); then
+    if (( $(now_ms) >= deadline )); then
       die "the apt/dpkg lock $file is still held by pid $pid ($(process_name "$pid")) after ${APT_LOCK_WAIT_SECONDS}s; let that apt run finish (or stop it) and re-run, or raise APT_LOCK_WAIT_SECONDS"
     fi
     if (( ! said )); then

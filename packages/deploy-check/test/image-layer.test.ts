@@ -98,6 +98,8 @@ describe('ALS application layer', () => {
     ].join('\n');
     const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: dir, encoding: 'utf8' });
     expect(result.stderr).toBe('');
-    expect(result.stdout.trim()).toBe('3102 Missing mandatory element - /body/requestId');
+    expect(result.stdout.trim()).toBe(
+      "3102 Missing mandatory element - /requestBody must have required property 'requestId'",
+    );
   }, 120_000);
 });

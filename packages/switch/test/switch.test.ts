@@ -179,17 +179,21 @@ describe("our ALS against central-ledger 19.5.5's admin API", () => {
     });
   });
 
-  it('an FSP central-ledger has deactivated: its party lookup refused at once (400 3101)', async () => {
-    const sent = await send('/parties/MSISDN/25510000001', names.ghost);
-    expect(sent.status).toBe(400);
-    expect(JSON.parse(sent.body).errorInformation.errorCode).toBe('3101');
+  // account-lookup-service v17.16.1 only asks central-ledger whether an FSP exists, not whether it is active, so a
+  // deactivated FSP is still served; ours answers the same (the ALS's parity corpus holds the same cases).
+  it('an FSP central-ledger has deactivated: its party lookup is served as the original serves it', async () => {
+    const callback = await lookup('/parties/MSISDN/25510000001', names.ghost);
+    expect(callback.kind).toBe('success');
+    expect(callback.path).toBe('/parties/MSISDN/25510000001');
+    expect(callback.headers['fspiop-source']).toBe(names.payee);
+    expect(callback.headers['fspiop-destination']).toBe(names.ghost);
   });
 
-  it('an FSP central-ledger has deactivated: its participant lookup called back 3200 on its registered endpoint', async () => {
+  it('an FSP central-ledger has deactivated: its participant lookup called back on its registered endpoint', async () => {
     const callback = await lookup('/participants/MSISDN/25510000001', names.ghost, 'participants');
-    expect(callback.kind).toBe('error');
-    expect(callback.path).toBe('/participants/MSISDN/25510000001/error');
-    expect(JSON.parse(callback.body.toString()).errorInformation.errorCode).toBe('3200');
+    expect(callback.kind).toBe('success');
+    expect(callback.path).toBe('/participants/MSISDN/25510000001');
+    expect(JSON.parse(callback.body.toString())).toMatchObject({ fspId: names.payee });
     expect(callback.headers['fspiop-destination']).toBe(names.ghost);
   });
 
