@@ -1,12 +1,16 @@
 #!/usr/bin/env node
+import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createDatabase } from '@mojafast/testkit';
+import { withPending } from './classify.js';
 import { compareRuns, formatDifferences } from './compare.js';
 import { corpus } from './corpus.js';
-import { judge, loadExceptions } from './exceptions.js';
+import { exceptionsFile, judge, loadExceptions } from './exceptions.js';
 import { ORIGINAL, originalFixture, readFixture, writeFixture } from './fixtures.js';
 import { startOurs } from './ours.js';
+import { differencesReport } from './report.js';
 import { runCorpus } from './runner.js';
 import { RecordingSims } from './sims.js';
 
@@ -24,7 +28,11 @@ const usage = `mojafast-als-parity run|record|compare (--api URL --admin URL | -
   --sims-port P     (41100; with --ours 0 = free ports)
   --filter RE       only the cases whose id matches (setup cases always run)
   --concurrency N   api cases in flight at once (8)
-  --out FILE`;
+  --out FILE
+  --report FILE     (compare) also write the differences as Markdown, grouped by likely owner
+  --update-pending  (compare) rewrite exceptions.json's pending exceptions to exactly today's differences
+                    beyond the kept ones, each under the row src/classify.ts gives it
+  --adopt-kept      (with --update-pending) also list differences that fall under kept rows (review them!)`;
 
 async function main(): Promise<void> {
   const { values, positionals } = parseArgs({
@@ -37,6 +45,9 @@ async function main(): Promise<void> {
       concurrency: { type: 'string', default: '8' },
       out: { type: 'string' },
       ours: { type: 'boolean', default: false },
+      report: { type: 'string' },
+      'update-pending': { type: 'boolean', default: false },
+      'adopt-kept': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -89,6 +100,16 @@ async function main(): Promise<void> {
     const fixture = readFixture();
     const recorded = filter ? fixture.cases.filter((c) => run.cases.some((r) => r.id === c.id)) : fixture.cases;
     const diffs = compareRuns(recorded, run.cases);
+    if (values['update-pending']) {
+      const updated = withPending(loadExceptions(), diffs, new Map(recorded.map((c) => [c.id, c])), {
+        adoptKept: values['adopt-kept'],
+      });
+      writeFileSync(exceptionsFile, `${JSON.stringify(updated, null, 2)}\n`);
+      // In the repository's JSON style, so `pnpm run lint` stays green after a rewrite.
+      const biome = fileURLToPath(new URL('../../../node_modules/.bin/biome', import.meta.url));
+      const formatted = spawnSync(biome, ['format', '--write', fileURLToPath(exceptionsFile)], { encoding: 'utf8' });
+      if (formatted.status !== 0) process.stderr.write(`biome format of exceptions.json failed: ${formatted.stderr}\n`);
+    }
     const verdict = judge(diffs, loadExceptions(), new Set(run.cases.map((c) => c.id)));
     const differing = new Set(diffs.map((d) => d.caseId));
     process.stdout.write(`${formatDifferences(diffs)}\n`);
@@ -98,6 +119,13 @@ async function main(): Promise<void> {
     );
     for (const u of verdict.unused) process.stdout.write(`listed but not seen: ${u.caseId} ${u.field} (${u.row})\n`);
     if (values.out) writeFileSync(values.out, `${JSON.stringify({ run, diffs }, null, 2)}\n`);
+    if (values.report) {
+      const commit = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).stdout.trim();
+      writeFileSync(
+        values.report,
+        differencesReport(diffs, verdict, { cases: run.cases.length, when: new Date().toISOString(), commit }),
+      );
+    }
     if (verdict.unexpected.length > 0 || verdict.unused.length > 0) process.exitCode = 1;
   } finally {
     for (const step of cleanup) await step();
