@@ -22,11 +22,13 @@ const caseRows: [RegExp, string][] = [
   [/^parties\.get\.(subid|error-path)|^participants\.get\.subid$/, 'subid-oracle-query'],
   [/^participants\.(post|put|delete)\.subid$/, 'subid-at-oracle-write'],
   [/\.id-brace$|\.id-space$/, 'path-validation'],
-  [/plus-|found-email$/, 'id-encoding'],
+  [/plus-|\.(found-)?email$/, 'id-encoding'],
+  [/oracle-duplicate-fsp$/, 'duplicate-fsp'],
   [/\.405$|get-type\.404$|^api\.endpointcache\.get$|^admin\.oracles\.(patch|get-id)$/, 'methods-405'],
   [/numeric-code$/, 'numeric-errorcode'],
   [/^participants\.put-id\./, 'participants-put-id'],
   [/^api\.endpointcache\.|^admin\.endpointcache\./, 'endpointcache-routes'],
+  [/^admin\.oracles\.put-no-currency-oracle$/, 'oracle-update-no-currency'],
   [/^admin\.|^setup\./, 'admin-oracles'],
   [/^(parties|participants)\.get\.currency/, 'currency-query'],
   [/unknown-query$/, 'query-validation'],
@@ -40,9 +42,11 @@ const caseRows: [RegExp, string][] = [
 
 export function rowOf(d: Difference, original: CaseRecord | undefined): string {
   for (const [pattern, row] of headerRows) if (pattern.test(d.field)) return row;
-  if (d.field === 'fsp.headers.content-type' || d.field === 'fsp.headers.accept') {
-    const index = Number(/^fsp\[(\d+)\]/.exec(d.at)?.[1] ?? -1);
-    const url = original?.fsp[index]?.url ?? '';
+  const version = /^(fsp|oracle)\.headers\.(content-type|accept)$/.exec(d.field);
+  if (version) {
+    const upstream = version[1] as 'fsp' | 'oracle';
+    const index = Number(new RegExp(`^${upstream}\\[(\\d+)\\]`).exec(d.at)?.[1] ?? -1);
+    const url = original?.[upstream][index]?.url ?? '';
     return url.endsWith('/error') ? 'error-callback-version' : 'hub-callback-version';
   }
   if (d.field.includes('extensionList')) return 'error-extension-list';

@@ -123,7 +123,12 @@ async function main(): Promise<void> {
       const commit = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).stdout.trim();
       writeFileSync(
         values.report,
-        differencesReport(diffs, verdict, { cases: run.cases.length, when: new Date().toISOString(), commit }),
+        differencesReport(
+          diffs,
+          verdict,
+          { cases: run.cases.length, when: new Date().toISOString(), commit },
+          loadExceptions(),
+        ),
       );
     }
     if (verdict.unexpected.length > 0 || verdict.unused.length > 0) process.exitCode = 1;
