@@ -1485,6 +1485,20 @@ const adminCases: Case[] = [
     body: oracleBody('DEVICE'),
   }),
   admin({
+    id: 'admin.oracles.post-duplicate',
+    title: 'POST /oracles: a second active oracle for the same type, endpoint type and currency',
+    method: 'POST',
+    path: '/oracles',
+    body: oracleBody('DEVICE'),
+  }),
+  admin({
+    id: 'admin.oracles.post-bad-url',
+    title: 'POST /oracles with an endpoint value that is no URL',
+    method: 'POST',
+    path: '/oracles',
+    body: oracleBody('PERSONAL_ID', { currency: 'TZS', endpoint: { value: 'not a url', endpointType: 'URL' } }),
+  }),
+  admin({
     id: 'admin.oracles.post-list',
     title: 'GET /oracles after the POST',
     method: 'GET',
@@ -1567,6 +1581,13 @@ const adminCases: Case[] = [
   admin({
     id: 'admin.oracles.put',
     title: 'PUT /oracles/{ID} with a whole body',
+    method: 'PUT',
+    path: '/oracles/{oracle:DEVICE}',
+    body: oracleBody('DEVICE', { currency: 'EUR', isDefault: true }),
+  }),
+  admin({
+    id: 'admin.oracles.put-same',
+    title: 'PUT /oracles/{ID} with its own type and currency again',
     method: 'PUT',
     path: '/oracles/{oracle:DEVICE}',
     body: oracleBody('DEVICE', { currency: 'EUR', isDefault: true }),
@@ -1657,6 +1678,13 @@ const adminCases: Case[] = [
   }),
   admin({ id: 'admin.oracles.delete-unknown', title: 'DELETE /oracles/999', method: 'DELETE', path: '/oracles/999' }),
   admin({
+    id: 'admin.oracles.delete-no-content-type',
+    title: 'DELETE /oracles/{ID} without Content-Type',
+    method: 'DELETE',
+    path: '/oracles/{oracle:DEVICE}',
+    unset: ['content-type'],
+  }),
+  admin({
     id: 'admin.oracles.delete-no-date',
     title: 'DELETE /oracles/{ID} without Date',
     method: 'DELETE',
@@ -1682,6 +1710,13 @@ const adminCases: Case[] = [
     method: 'GET',
     path: '/oracles?type=DEVICE',
   }),
+  admin({
+    id: 'admin.oracles.put-1abc',
+    title: 'PUT /oracles/1abc',
+    method: 'PUT',
+    path: '/oracles/1abc',
+    body: oracleBody('DEVICE'),
+  }),
   admin({ id: 'admin.oracles.patch', title: 'PATCH /oracles', method: 'PATCH', path: '/oracles', body: {} }),
   admin({ id: 'admin.oracles.get-id', title: 'GET /oracles/1', method: 'GET', path: '/oracles/1' }),
   admin({
@@ -1691,6 +1726,18 @@ const adminCases: Case[] = [
     path: '/endpointcache',
   }),
   admin({ id: 'admin.unknown-path', title: 'GET /nothing on the admin port', method: 'GET', path: '/nothing' }),
+  admin({
+    id: 'admin.oracles.delete-1abc',
+    title: 'DELETE /oracles/1abc (last: the original may deactivate oracle 1)',
+    method: 'DELETE',
+    path: '/oracles/1abc',
+  }),
+  admin({
+    id: 'admin.oracles.delete-1abc-list',
+    title: 'GET /oracles after DELETE /oracles/1abc',
+    method: 'GET',
+    path: '/oracles?type=MSISDN',
+  }),
   admin({
     id: 'admin.parties',
     title: 'GET /parties on the admin port',
