@@ -28,6 +28,7 @@ const usage = `mojafast-als-parity run|record|compare (--api URL --admin URL | -
   --sims-port P     (41100; with --ours 0 = free ports)
   --filter RE       only the cases whose id matches (setup cases always run)
   --concurrency N   api cases in flight at once (8)
+  --quiet-ms MS     a case is over when nothing arrived for it for this long after its answer (300)
   --out FILE
   --report FILE     (compare) also write the differences as Markdown, grouped by likely owner
   --update-pending  (compare) rewrite exceptions.json's pending exceptions to exactly today's differences
@@ -43,6 +44,7 @@ async function main(): Promise<void> {
       'sims-port': { type: 'string', default: '41100' },
       filter: { type: 'string' },
       concurrency: { type: 'string', default: '8' },
+      'quiet-ms': { type: 'string', default: '300' },
       out: { type: 'string' },
       ours: { type: 'boolean', default: false },
       report: { type: 'string' },
@@ -76,6 +78,7 @@ async function main(): Promise<void> {
     }
     const run = await runCorpus(corpus, target, sims, {
       concurrency: Number(values.concurrency),
+      quietMs: Number(values['quiet-ms']),
       ...(filter ? { filter } : {}),
     });
     process.stderr.write(`${run.cases.length} cases in ${run.durationMs} ms\n`);
