@@ -441,11 +441,53 @@ function renderPositionSwitch(files: readonly LoadedResult[]): string {
     .join('\n\n');
 }
 
+/** packages/als-parity/exceptions.json: the ALS's differences from the original and the parity cases showing each. */
+interface DifferencesFile {
+  readonly rows: readonly {
+    readonly id: string;
+    readonly case: string;
+    readonly original: string;
+    readonly ours: string;
+    readonly why: string;
+    readonly pending?: boolean;
+  }[];
+  readonly exceptions: readonly { readonly cases: readonly string[]; readonly row: string }[];
+}
+
+/**
+ * The ALS README's "Differences from the original": the kept rows (each with the parity cases that show it, or
+ * none where the corpus cannot), then the rows still pending, only while a case still shows them.
+ */
+function renderAlsDifferences(files: readonly LoadedResult[]): string {
+  const list = (files[0]?.result ?? { rows: [], exceptions: [] }) as unknown as DifferencesFile;
+  const casesOf = (row: string) =>
+    [...new Set(list.exceptions.filter((e) => e.row === row).flatMap((e) => e.cases))].sort();
+  const casesCell = (ids: readonly string[]) => {
+    if (ids.length === 0) return 'not in the corpus';
+    const shown = ids.slice(0, 3).map((id) => `\`${id}\``);
+    return ids.length > 3 ? `${shown.join(', ')} and ${ids.length - 3} more` : shown.join(', ');
+  };
+  const kept = list.rows.filter((r) => !r.pending);
+  const pending = list.rows.filter((r) => r.pending && casesOf(r.id).length > 0);
+  let out = table(
+    ['case', 'original (v17.16.1)', 'ours', 'why', 'parity cases'],
+    kept.map((r) => [r.case, r.original, r.ours, r.why, casesCell(casesOf(r.id))]),
+  );
+  if (pending.length > 0) {
+    out += `\n\nNot yet closed: still different from the original and to be made equal (the parity test lists them as pending):\n\n${table(
+      ['case', 'original (v17.16.1)', 'ours', 'parity cases'],
+      pending.map((r) => [r.case, r.original, r.ours, casesCell(casesOf(r.id))]),
+    )}`;
+  }
+  return out;
+}
+
 export const renderers: Record<string, (files: readonly LoadedResult[]) => string> = {
   images: renderImages,
   als: renderAls,
   'position-original': renderPositionOriginal,
   'position-switch': renderPositionSwitch,
+  'als-differences': renderAlsDifferences,
   position: renderPosition,
   'position-variants': renderPositionVariants,
 };
