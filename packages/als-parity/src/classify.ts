@@ -17,6 +17,7 @@ const headerRows: [RegExp, string][] = [
 ];
 
 const caseRows: [RegExp, string][] = [
+  [/oracle-(no-list|not-json|reset)$/, 'oracle-answers'],
   [/^batch\./, 'batch'],
   [/inactive/, 'inactive-participants'],
   [/^parties\.get\.(subid|error-path)|^participants\.get\.subid$/, 'subid-oracle-query'],
@@ -37,9 +38,8 @@ const caseRows: [RegExp, string][] = [
   [/^(parties|participants)\.get\.currency/, 'currency-query'],
   [/unknown-query$/, 'query-validation'],
   [/^(parties|participants)\.get\.oracle-(404|400)$/, 'oracle-4xx-codes'],
-  [/oracle-(no-list|not-json|reset)$/, 'oracle-answers'],
   [/^participants\.put\.updated$/, 'participants-put-empty-body'],
-  [/^participants\.(post|put)\.fsp-unknown$/, 'fspid-not-participant'],
+  [/^participants\.(post|put)\.fsp-(unknown|other)$/, 'fspid-not-participant'],
   [/^participants\.get\.bad-id$/, 'participants-malformed-id'],
   [/^participants\.put\.no-body$|^parties\.put\.body-not-json$/, 'body-validation'],
 ];

@@ -222,6 +222,14 @@ const getParties: Case[] = [
     oracle: found('{payee}'),
   }),
   api({
+    id: 'parties.get.payee-refuses',
+    title: 'the payee answers the forwarded lookup 400 with an error body',
+    method: 'GET',
+    path: '/parties/MSISDN/{id}',
+    fsps: { payer: {}, payee: { endpoints: 'refuses' } },
+    oracle: found('{payee}'),
+  }),
+  api({
     id: 'parties.get.payee-unknown',
     title: 'oracle names an FSP central-ledger does not know',
     method: 'GET',
@@ -675,6 +683,14 @@ const putParties: Case[] = [
     title: 'destination endpoints on a closed port',
     path: '/parties/MSISDN/{id}',
     fsps: { payer: { endpoints: 'dead' }, payee: {} },
+    body: partyBody(),
+  }),
+  api({
+    ...putBase,
+    id: 'parties.put.dest-refuses',
+    title: 'destination answers the callback 400 with an error body',
+    path: '/parties/MSISDN/{id}',
+    fsps: { payer: { endpoints: 'refuses' }, payee: {} },
     body: partyBody(),
   }),
   api({

@@ -24,8 +24,11 @@ export interface Received {
 /** How central-ledger knows an FSP. */
 export interface ParticipantState {
   readonly active: boolean;
-  /** `ok`: the full list of callback endpoints; `none`: an empty list; `dead`: URLs on a closed port. */
-  readonly endpoints: 'ok' | 'none' | 'dead';
+  /**
+   * `ok`: the full list of callback endpoints; `none`: an empty list; `dead`: URLs on a closed port;
+   * `refuses`: endpoints that answer 400 with an FSPIOP error body.
+   */
+  readonly endpoints: 'ok' | 'none' | 'dead' | 'refuses';
   readonly currencies?: readonly string[];
 }
 
@@ -74,6 +77,11 @@ async function readBody(req: IncomingMessage): Promise<string> {
   for await (const chunk of req) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString('utf8');
 }
+
+/** What an FSP whose endpoints are `refuses` answers every request: a synchronous FSPIOP error. */
+const fspRefusal = {
+  errorInformation: { errorCode: '3100', errorDescription: 'Generic validation error - refused by the FSP' },
+};
 
 function send(res: ServerResponse, status: number, body?: unknown, raw?: string): void {
   const text = raw ?? (body === undefined ? undefined : JSON.stringify(body));
@@ -173,6 +181,7 @@ export class RecordingSims {
     this.received.push({ to, method: req.method ?? '', url, headers: req.headers, body, seq: this.seq++ });
     if (to === 'ledger') this.answerLedger(req.method ?? '', url, res);
     else if (to === 'oracle') this.answerOracle(req.method ?? '', url, body, res);
+    else if (url.startsWith('/refuses/')) send(res, 400, fspRefusal);
     else send(res, req.method === 'PUT' ? 200 : 202);
   }
 
@@ -205,7 +214,10 @@ export class RecordingSims {
     if (segments.length === 3) {
       if (segments[2] !== 'endpoints') return [404, undefined];
       if (state.endpoints === 'none') return [200, []];
-      return [200, endpointList(state.endpoints === 'dead' ? `${this.deadUrl}/fsp/${name}` : this.fspBase(name))];
+      if (state.endpoints === 'dead') return [200, endpointList(`${this.deadUrl}/fsp/${name}`)];
+      if (state.endpoints === 'refuses')
+        return [200, endpointList(`${this.fspUrl}/refuses/${encodeURIComponent(name)}`)];
+      return [200, endpointList(this.fspBase(name))];
     }
     const link = `${this.ledgerUrl}/participants/${encodeURIComponent(name)}`;
     const active = state.active ? 1 : 0;

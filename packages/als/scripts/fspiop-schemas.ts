@@ -123,14 +123,53 @@ function v20Pick(schemas: Record<string, Schema>, names: readonly string[]): Rec
   return picked;
 }
 
+/**
+ * Where account-lookup-service v17.16.1 judges bodies otherwise than api-snippets does. It validates every
+ * version against its own OpenAPI document (src/interface/api-swagger.yaml), which, compared schema by
+ * schema over the closure of the bodies above, differs from api-snippets in three facts only: a requestId
+ * may be a UUID of versions 1-7 or a ULID; a batch lists `partyList` first among its required properties (so
+ * a body missing both is said to miss partyList); a partyIdentifier holds no white space and no braces.
+ * A drop-in ALS must refuse and accept the same bodies with the same words, so those facts are applied here.
+ */
+const originalCorrelationId =
+  '^[0-9a-f]{8}-[0-9a-f]{4}-[1-7][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$|^[0-9A-HJKMNP-TV-Z]{26}$';
+const originalBatchRequired = ['partyList', 'requestId'];
+const originalPartyIdentifier = '^[^\\s{}]+$';
+
+type Loose = Record<string, unknown>;
+const clone = <T>(value: T): T => structuredClone(value);
+
+/** Every schema under `value` whose title is `title` (v2.0's schemas inline what v1.1 references). */
+function withTitle(value: unknown, title: string, out: Loose[] = []): Loose[] {
+  if (Array.isArray(value)) for (const item of value) withTitle(item, title, out);
+  else if (value && typeof value === 'object') {
+    if ((value as Loose).title === title) out.push(value as Loose);
+    for (const child of Object.values(value)) withTitle(child, title, out);
+  }
+  return out;
+}
+
+export function alignWithOriginal<
+  T extends { readonly 'v1.1': { readonly components: unknown }; readonly '2.0': unknown },
+>(content: T): T {
+  const aligned = clone(content);
+  const documents = [aligned['v1.1'].components, aligned['2.0']];
+  for (const document of documents) {
+    for (const schema of withTitle(document, 'CorrelationId')) schema.pattern = originalCorrelationId;
+    for (const schema of withTitle(document, 'ParticipantsPostRequest')) schema.required = [...originalBatchRequired];
+    for (const schema of withTitle(document, 'PartyIdentifier')) schema.pattern = originalPartyIdentifier;
+  }
+  return aligned;
+}
+
 /** The content of the generated file for these documents and body schema names. */
 export function extractFspiopSchemas(snippets: Snippets, names: readonly string[] = bodySchemaNames): ExtractedSchemas {
-  return {
-    source: snippets.source,
+  return alignWithOriginal({
+    source: `${snippets.source}, aligned with account-lookup-service v17.16.1's api-swagger.yaml`,
     bodySchemas: [...names],
     'v1.1': { components: v11Closure(snippets.v11Components, [...names, ...v11Enums]) },
     '2.0': v20Pick(snippets.v20Schemas, [...names, ...v20Enums]),
-  };
+  });
 }
 
 /** The file as Biome formats it, so `pnpm run lint` accepts what this script writes. */

@@ -98,6 +98,15 @@ describe("account-lookup-service's configuration", () => {
       ALS_PROXY_CACHE__proxyConfig__cluster: '[{"host":"redis-0","port":7000},{"host":"redis-1","port":7001}]',
     }).config;
     expect(cluster).toMatchObject({ proxyCacheType: 'redis-cluster', proxyCacheNodes: 'redis-0:7000,redis-1:7001' });
+    // The type decides, as in the original's cache library: `redis` with the stock file's cluster list still
+    // beside host and port is one Redis, not a cluster.
+    const single = readConfig({
+      CONFIG_FILE: original,
+      ALS_PROXY_CACHE__type: 'redis',
+      ALS_PROXY_CACHE__proxyConfig__host: '127.0.0.1',
+      ALS_PROXY_CACHE__proxyConfig__port: '6379',
+    }).config;
+    expect(single).toMatchObject({ proxyCacheType: 'redis', proxyCacheNodes: '127.0.0.1:6379' });
   });
 
   it('reads nothing else of PROXY_CACHE when it is disabled, as the original', () => {
@@ -173,8 +182,15 @@ describe("account-lookup-service's configuration", () => {
     ['ALS_PROXY_CACHE__proxyConfig__cluster', { ALS_PROXY_CACHE__proxyConfig__cluster: '[{"host":"redis"}]' }],
     [
       'ALS_PROXY_CACHE__proxyConfig__port',
-      { ALS_PROXY_CACHE__proxyConfig__cluster: 'null', ALS_PROXY_CACHE__proxyConfig__port: 'x' },
+      {
+        ALS_PROXY_CACHE__type: 'redis',
+        ALS_PROXY_CACHE__proxyConfig__host: 'redis',
+        ALS_PROXY_CACHE__proxyConfig__port: 'x',
+      },
     ],
+    // The original's cache library requires host and port for one Redis, the cluster list for a cluster.
+    ['PROXY_CACHE.proxyConfig.host', { ALS_PROXY_CACHE__type: 'redis' }],
+    ['ALS_PROXY_CACHE__proxyConfig__cluster', { ALS_PROXY_CACHE__proxyConfig__cluster: 'null' }],
     ['ALS_ENDPOINT_SECURITY__JWS__JWS_SIGN', { ALS_ENDPOINT_SECURITY__JWS__JWS_SIGN: 'on' }],
     ['ALS_INSTRUMENTATION__METRICS__DISABLED', { ALS_INSTRUMENTATION__METRICS__DISABLED: 'no' }],
     // Not the start of a Prometheus metric name.

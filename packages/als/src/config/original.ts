@@ -150,25 +150,34 @@ export function readConfig(
         const rawCluster = valueAt(tree, clusterPath);
         const cluster = rawCluster === 'null' || rawCluster === '' ? null : rawCluster;
         seen(clusterPath);
-        // @mojaloop/inter-scheme-proxy-cache-lib's RedisProxyCache makes an ioredis Cluster whenever
-        // proxyConfig has `cluster` (its isClusterConfig), whatever `type` says; `type: redis-cluster`
-        // without it has host/port as its one start-up node here.
-        fromFile.ALS_PROXY_CACHE_TYPE = cluster !== undefined && cluster !== null ? 'redis-cluster' : type;
-        if (cluster !== undefined && cluster !== null) {
+        // The original's cache library (@mojaloop/inter-scheme-proxy-cache-lib 2.10.0, createProxyCache)
+        // goes by `type` alone: redis-cluster is an ioredis Cluster on proxyConfig.cluster, which it requires;
+        // redis is one Redis at proxyConfig.host and port, which it requires, a `cluster` list beside them
+        // (the stock file's) ignored.
+        if (type === 'redis-cluster') {
+          if (cluster === undefined || cluster === null)
+            throw new ConfigError(
+              keyName(source, clusterPath),
+              'must list the start-up nodes when type is redis-cluster',
+            );
+          fromFile.ALS_PROXY_CACHE_TYPE = 'redis-cluster';
           fromFile.ALS_PROXY_CACHE_NODES = clusterNodes(cluster, keyName(source, clusterPath));
         } else {
           const hostPath = [...proxyConfig, 'host'];
           const portPath = [...proxyConfig, 'port'];
           const host = valueAt(tree, hostPath);
           const port = valueAt(tree, portPath);
-          if (host !== undefined || port !== undefined) {
-            seen(hostPath);
-            seen(portPath);
-            const node = `${asText(host ?? 'localhost')}:${asText(port ?? 6379)}`;
-            if (parseHostPorts(node) === undefined)
-              throw new ConfigError(keyName(source, portPath), `must be a host and a TCP port, got "${node}"`);
-            fromFile.ALS_PROXY_CACHE_NODES = node;
-          }
+          seen(hostPath);
+          seen(portPath);
+          if (host === undefined || host === null || host === '')
+            throw new ConfigError(keyName(source, hostPath), 'is required when type is redis');
+          if (port === undefined || port === null || port === '')
+            throw new ConfigError(keyName(source, portPath), 'is required when type is redis');
+          const node = `${asText(host)}:${asText(port)}`;
+          if (parseHostPorts(node) === undefined)
+            throw new ConfigError(keyName(source, portPath), `must be a host and a TCP port, got "${node}"`);
+          fromFile.ALS_PROXY_CACHE_TYPE = 'redis';
+          fromFile.ALS_PROXY_CACHE_NODES = node;
         }
         take('proxyCacheUsername', [...proxyConfig, 'username']);
         take('proxyCachePassword', [...proxyConfig, 'password']);

@@ -2,7 +2,7 @@ import { AlsError } from '../fspiop/errors.js';
 import { Endpoint, fillTemplate } from './endpoints.js';
 import type { CallbackError } from './failures.js';
 import { asAlsError, sendError } from './failures.js';
-import { forwardHeaders, withSpan } from './headers.js';
+import { forwardHeaders, hubSourceVersions, withSpan } from './headers.js';
 import type { PartyCallback, PartyLookup } from './parties.js';
 import type { DiscoveryPorts, EgressStep } from './types.js';
 
@@ -56,7 +56,13 @@ export async function forwardLookup(
   const sendStarted = performance.now();
   let sent = false;
   try {
-    const headers = forwardHeaders(request.headers, request.source, destination ?? fsp, 'GET');
+    const headers = forwardHeaders(
+      request.headers,
+      request.source,
+      destination ?? fsp,
+      'GET',
+      hubSourceVersions(ports.hubName, ports.hubVersion),
+    );
     if (destination === null) delete headers['fspiop-destination'];
     // The original sends the lookup with the request's span.
     withSpan(headers, request.headers);
@@ -89,7 +95,13 @@ export async function sendCallback(
   const sendStarted = performance.now();
   let sent = false;
   try {
-    const headers = forwardHeaders(callback.headers, callback.source, destination, 'PUT');
+    const headers = forwardHeaders(
+      callback.headers,
+      callback.source,
+      destination,
+      'PUT',
+      hubSourceVersions(ports.hubName, ports.hubVersion),
+    );
     // The original forwards a /parties error callback with its span, a success one without.
     if (callback.isError && callback.resource === 'parties') withSpan(headers, callback.headers);
     await ports.send({ url, method: 'PUT', headers, body: callback.body });

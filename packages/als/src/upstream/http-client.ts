@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import type { ErrorInformation } from '@mojafast/fspiop';
 import { Agent, type Dispatcher } from 'undici';
 import { type OutboundRequest, UpstreamError } from '../discovery/types.js';
 
@@ -112,6 +113,8 @@ class RetryResetOnce implements Dispatcher.DispatchHandler {
  */
 class CollectResponse implements Dispatcher.DispatchHandler {
   #status = 0;
+  /** Bytes of a refusal's body (status >= 300) read when the body is not kept. */
+  #refusal = 0;
   readonly #chunks: Buffer[] = [];
 
   constructor(
@@ -133,13 +136,23 @@ class CollectResponse implements Dispatcher.DispatchHandler {
 
   onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
     if (this.keepBody) this.#chunks.push(chunk);
+    else if (this.#status >= 300) {
+      this.#refusal += chunk.length;
+      if (this.#refusal <= refusalBodyLimit) this.#chunks.push(chunk);
+    }
   }
 
   onResponseEnd(): void {
     const status = this.#status;
     if (!this.keepBody) {
-      if (status >= 300) this.reject(new UpstreamError(this.upstream, `answered ${status}`, status));
-      else this.resolve({ status, body: noBody });
+      if (status < 300) this.resolve({ status, body: noBody });
+      else {
+        // An FSP's error body is passed on to whom the request came from, as the original's request
+        // library does (it builds the error from the answer's errorInformation); a body past the limit is
+        // not read as one.
+        const body = this.#refusal <= refusalBodyLimit ? Buffer.concat(this.#chunks) : noBody;
+        this.reject(new UpstreamError(this.upstream, `answered ${status}`, status, errorInformationOf(body)));
+      }
       return;
     }
     const chunks = this.#chunks;
@@ -153,6 +166,21 @@ class CollectResponse implements Dispatcher.DispatchHandler {
 }
 
 const noBody = Buffer.alloc(0);
+
+/** The largest error body read from an answer whose body is not otherwise kept. */
+const refusalBodyLimit = 64 * 1024;
+
+/** The errorInformation of an upstream's error answer, when it answered one. */
+export function errorInformationOf(body: Buffer): ErrorInformation | undefined {
+  if (body.length === 0) return undefined;
+  try {
+    const info = (JSON.parse(body.toString('utf8')) as { errorInformation?: ErrorInformation })?.errorInformation;
+    if (typeof info?.errorCode === 'string' && typeof info.errorDescription === 'string') return info;
+  } catch {
+    // Not JSON: the status alone says what failed.
+  }
+  return undefined;
+}
 
 /** undici's stats of one origin: a Pool's, or a Client's when `connections` is 1. */
 function poolStatsOf(stats: Agent['stats'][string]): UpstreamPoolStats {

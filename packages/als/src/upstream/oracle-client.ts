@@ -1,9 +1,8 @@
-import type { ErrorInformation } from '@mojafast/fspiop';
 import { LRUCache } from 'lru-cache';
 import { encodeSegment } from '../discovery/endpoints.js';
 import { type OutboundHeaders, type PartyEntry, type PartyRef, UpstreamError } from '../discovery/types.js';
 import { type Cache, type CacheResult, createCache } from './cache.js';
-import type { HttpClient } from './http-client.js';
+import { errorInformationOf, type HttpClient } from './http-client.js';
 
 export interface OracleClientOptions {
   readonly answerTtlMs: number;
@@ -47,20 +46,8 @@ function lookupUrl(oracleUrl: string, party: PartyRef, currency: string | undefi
   return sub ? `${base}?${sub}` : base;
 }
 
-/** The errorInformation of an oracle's error answer, when it answered one. */
-function errorBodyOf(body: Buffer): ErrorInformation | undefined {
-  if (body.length === 0) return undefined;
-  try {
-    const info = (JSON.parse(body.toString('utf8')) as { errorInformation?: ErrorInformation })?.errorInformation;
-    if (typeof info?.errorCode === 'string' && typeof info.errorDescription === 'string') return info;
-  } catch {
-    // Not JSON: the status alone says what failed.
-  }
-  return undefined;
-}
-
 function answered(what: string, status: number, body: Buffer): UpstreamError {
-  return new UpstreamError('oracle', `${what} answered ${status}`, status, errorBodyOf(body));
+  return new UpstreamError('oracle', `${what} answered ${status}`, status, errorInformationOf(body));
 }
 
 const noParties: readonly PartyEntry[] = Object.freeze([]);
