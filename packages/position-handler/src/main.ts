@@ -7,7 +7,6 @@ import {
 } from '@mojafast/service-kit';
 import type { Pool } from 'mysql2';
 import { Registry } from 'prom-client';
-import { createKafkajsBus } from './bus/kafkajs-bus.js';
 import { createPlatformaticBus } from './bus/platformatic-bus.js';
 import { missingTopics, missingTopicsMessage } from './bus/topic-check.js';
 import type { BusOptions, PositionBus } from './bus/types.js';
@@ -66,9 +65,11 @@ export function busOptionsFromConfig(
   };
 }
 
-/** The bus of KAFKA_CLIENT. */
-export function createBus(client: PositionConfig['kafkaClient'], options: BusOptions): PositionBus {
-  return client === 'kafkajs' ? createKafkajsBus(options) : createPlatformaticBus(options);
+/** The bus of KAFKA_CLIENT; kafkajs is imported only when it is the one asked for. */
+export async function createBus(client: PositionConfig['kafkaClient'], options: BusOptions): Promise<PositionBus> {
+  if (client !== 'kafkajs') return createPlatformaticBus(options);
+  const { createKafkajsBus } = await import('./bus/kafkajs-bus.js');
+  return createKafkajsBus(options);
 }
 
 /** A database that is down at start-up is waited for (with back-off), not a reason for a crash loop. */
@@ -126,7 +127,7 @@ export async function startPositionService(
       const missing = await missingTopics(config.kafkaBrokers, topics);
       if (missing.length > 0) throw new Error(missingTopicsMessage(config.kafkaBrokers, missing));
     }
-    const kafkaBus = overrides.bus ?? createBus(config.kafkaClient, busOptionsFromConfig(config, logger));
+    const kafkaBus = overrides.bus ?? (await createBus(config.kafkaClient, busOptionsFromConfig(config, logger)));
     const bus = overrides.decorateBus ? overrides.decorateBus(kafkaBus) : kafkaBus;
     started = { bus };
     const runner = new PositionRunner(bus, store, metrics, logger, {
