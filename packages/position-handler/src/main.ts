@@ -15,6 +15,7 @@ import { createLogger, type Logger } from './observe/logger.js';
 import { createMetrics } from './observe/metrics.js';
 import { PartitionProgress } from './observe/progress.js';
 import { handlerServices } from './observe/server.js';
+import { Resources } from './resources.js';
 import { PositionRunner } from './runner/runner.js';
 import { endStorePool, storePoolFromConfig } from './store/db.js';
 import { PositionStore } from './store/position-store.js';
@@ -110,11 +111,12 @@ export async function startPositionService(
     },
     progress,
   );
-  const pool = storePoolFromConfig(config);
-  // A failed start releases what it opened (pool, HTTP server, Kafka clients), so the process exits
-  // non-zero and the orchestrator restarts it, instead of idling with /health at 503 (issue #7 review).
-  let started: { http?: ObserveServer; bus?: PositionBus } = {};
+  // Everything opened from here on is closed by `resources`, in reverse order: all of it on stop, and on a
+  // failed start what was opened so far, so the process exits non-zero and the orchestrator restarts it
+  // instead of idling with /health at 503.
+  const resources = new Resources(logger);
   try {
+    const pool = resources.own('database pool', storePoolFromConfig(config), endStorePool);
     const opened = await openWithRetry(pool, config, logger);
     const store = overrides.decorateStore ? overrides.decorateStore(opened) : opened;
     if (!overrides.bus) {
@@ -129,7 +131,6 @@ export async function startPositionService(
     }
     const kafkaBus = overrides.bus ?? (await createBus(config.kafkaClient, busOptionsFromConfig(config, logger)));
     const bus = overrides.decorateBus ? overrides.decorateBus(kafkaBus) : kafkaBus;
-    started = { bus };
     const runner = new PositionRunner(bus, store, metrics, logger, {
       batchSize: config.batchSize,
       hubName: config.hubName,
@@ -139,20 +140,29 @@ export async function startPositionService(
       bulkProcessingTopic: config.bulkProcessingTopic,
       progress,
     });
-    const profiler = createCpuProfiler({ directory: config.profileDir, prefix: 'position' });
-    const http = await startObserveServer({
-      host: config.httpHost,
-      port: config.httpPort,
-      registry,
-      services: handlerServices({
-        broker: () => bus.isReady(),
-        database: () => store.ping().then(() => true),
-        stalled: () => progress.stalled(),
+    const profiler = resources.own(
+      'profiler',
+      createCpuProfiler({ directory: config.profileDir, prefix: 'position' }),
+      (p) => p.stop(),
+    );
+    const http = resources.own(
+      'http server',
+      await startObserveServer({
+        host: config.httpHost,
+        port: config.httpPort,
+        registry,
+        services: handlerServices({
+          broker: () => bus.isReady(),
+          database: () => store.ping().then(() => true),
+          stalled: () => progress.stalled(),
+        }),
+        profile: { path: '/admin/profile', profiler, defaultSeconds: config.profileSeconds },
       }),
-      profile: { path: '/admin/profile', profiler, defaultSeconds: config.profileSeconds },
-    });
-    started = { bus, http };
-    await runner.start();
+      (h) => h.close(),
+    );
+    // The Kafka clients connect in start: owned before it, so a start that fails halfway still disconnects.
+    // The runner's stop finishes the chunk in hand (its notifications and offset commit) before the bus stops.
+    await resources.own('kafka', runner, (r) => r.stop()).start();
     logger.info('position handler started', {
       topics: config.positionTopics,
       group: config.consumerGroup,
@@ -160,27 +170,20 @@ export async function startPositionService(
       batchSize: config.batchSize,
       http: `${http.address.address}:${http.address.port}`,
     });
-    let stopped: Promise<void> | undefined;
     return {
       store,
       registry,
       http,
       profiler,
-      stop() {
-        stopped ??= (async () => {
-          await runner.stop();
-          await profiler.stop();
-          await http.close();
-          await endStorePool(pool);
-          logger.info('position handler stopped');
-        })();
-        return stopped;
+      async stop() {
+        await resources.close();
+        logger.info('position handler stopped');
       },
     };
   } catch (error) {
-    await started.bus?.stop().catch(() => {});
-    await started.http?.close().catch(() => {});
-    await endStorePool(pool).catch(() => {});
+    await resources
+      .close()
+      .catch((closing: unknown) => logger.error('closing after a failed start failed', { err: closing }));
     throw error;
   }
 }
