@@ -170,14 +170,15 @@ export async function startPositionService(
       batchSize: config.batchSize,
       http: `${http.address.address}:${http.address.port}`,
     });
+    let stopped: Promise<void> | undefined;
     return {
       store,
       registry,
       http,
       profiler,
-      async stop() {
-        await resources.close();
-        logger.info('position handler stopped');
+      stop() {
+        stopped ??= resources.close().then(() => logger.info('position handler stopped'));
+        return stopped;
       },
     };
   } catch (error) {
