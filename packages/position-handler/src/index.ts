@@ -1,5 +1,4 @@
 export { chunkBySize } from './bus/chunk.js';
-export { createKafkajsBus } from './bus/kafkajs-bus.js';
 export { createPlatformaticBus } from './bus/platformatic-bus.js';
 export type { BusOptions, InboundMessage, OutboundMessage, PartitionBatch, PositionBus } from './bus/types.js';
 export { ConfigError, configDefaults, configSchema, loadConfig, type PositionConfig } from './config/index.js';

@@ -7,7 +7,6 @@ import {
 } from '@mojafast/service-kit';
 import type { Pool } from 'mysql2';
 import { Registry } from 'prom-client';
-import { createKafkajsBus } from './bus/kafkajs-bus.js';
 import { createPlatformaticBus } from './bus/platformatic-bus.js';
 import { missingTopics, missingTopicsMessage } from './bus/topic-check.js';
 import type { BusOptions, PositionBus } from './bus/types.js';
@@ -16,6 +15,7 @@ import { createLogger, type Logger } from './observe/logger.js';
 import { createMetrics } from './observe/metrics.js';
 import { PartitionProgress } from './observe/progress.js';
 import { handlerServices } from './observe/server.js';
+import { Resources } from './resources.js';
 import { PositionRunner } from './runner/runner.js';
 import { endStorePool, storePoolFromConfig } from './store/db.js';
 import { PositionStore } from './store/position-store.js';
@@ -66,9 +66,11 @@ export function busOptionsFromConfig(
   };
 }
 
-/** The bus of KAFKA_CLIENT. */
-export function createBus(client: PositionConfig['kafkaClient'], options: BusOptions): PositionBus {
-  return client === 'kafkajs' ? createKafkajsBus(options) : createPlatformaticBus(options);
+/** The bus of KAFKA_CLIENT; kafkajs is imported only when it is the one asked for. */
+export async function createBus(client: PositionConfig['kafkaClient'], options: BusOptions): Promise<PositionBus> {
+  if (client !== 'kafkajs') return createPlatformaticBus(options);
+  const { createKafkajsBus } = await import('./bus/kafkajs-bus.js');
+  return createKafkajsBus(options);
 }
 
 /** A database that is down at start-up is waited for (with back-off), not a reason for a crash loop. */
@@ -109,11 +111,12 @@ export async function startPositionService(
     },
     progress,
   );
-  const pool = storePoolFromConfig(config);
-  // A failed start releases what it opened (pool, HTTP server, Kafka clients), so the process exits
-  // non-zero and the orchestrator restarts it, instead of idling with /health at 503 (issue #7 review).
-  let started: { http?: ObserveServer; bus?: PositionBus } = {};
+  // Everything opened from here on is closed by `resources`, in reverse order: all of it on stop, and on a
+  // failed start what was opened so far, so the process exits non-zero and the orchestrator restarts it
+  // instead of idling with /health at 503.
+  const resources = new Resources(logger);
   try {
+    const pool = resources.own('database pool', storePoolFromConfig(config), endStorePool);
     const opened = await openWithRetry(pool, config, logger);
     const store = overrides.decorateStore ? overrides.decorateStore(opened) : opened;
     if (!overrides.bus) {
@@ -126,9 +129,8 @@ export async function startPositionService(
       const missing = await missingTopics(config.kafkaBrokers, topics);
       if (missing.length > 0) throw new Error(missingTopicsMessage(config.kafkaBrokers, missing));
     }
-    const kafkaBus = overrides.bus ?? createBus(config.kafkaClient, busOptionsFromConfig(config, logger));
+    const kafkaBus = overrides.bus ?? (await createBus(config.kafkaClient, busOptionsFromConfig(config, logger)));
     const bus = overrides.decorateBus ? overrides.decorateBus(kafkaBus) : kafkaBus;
-    started = { bus };
     const runner = new PositionRunner(bus, store, metrics, logger, {
       batchSize: config.batchSize,
       hubName: config.hubName,
@@ -138,20 +140,29 @@ export async function startPositionService(
       bulkProcessingTopic: config.bulkProcessingTopic,
       progress,
     });
-    const profiler = createCpuProfiler({ directory: config.profileDir, prefix: 'position' });
-    const http = await startObserveServer({
-      host: config.httpHost,
-      port: config.httpPort,
-      registry,
-      services: handlerServices({
-        broker: () => bus.isReady(),
-        database: () => store.ping().then(() => true),
-        stalled: () => progress.stalled(),
+    const profiler = resources.own(
+      'profiler',
+      createCpuProfiler({ directory: config.profileDir, prefix: 'position' }),
+      (p) => p.stop(),
+    );
+    const http = resources.own(
+      'http server',
+      await startObserveServer({
+        host: config.httpHost,
+        port: config.httpPort,
+        registry,
+        services: handlerServices({
+          broker: () => bus.isReady(),
+          database: () => store.ping().then(() => true),
+          stalled: () => progress.stalled(),
+        }),
+        profile: { path: '/admin/profile', profiler, defaultSeconds: config.profileSeconds },
       }),
-      profile: { path: '/admin/profile', profiler, defaultSeconds: config.profileSeconds },
-    });
-    started = { bus, http };
-    await runner.start();
+      (h) => h.close(),
+    );
+    // The Kafka clients connect in start: owned before it, so a start that fails halfway still disconnects.
+    // The runner's stop finishes the chunk in hand (its notifications and offset commit) before the bus stops.
+    await resources.own('kafka', runner, (r) => r.stop()).start();
     logger.info('position handler started', {
       topics: config.positionTopics,
       group: config.consumerGroup,
@@ -166,20 +177,14 @@ export async function startPositionService(
       http,
       profiler,
       stop() {
-        stopped ??= (async () => {
-          await runner.stop();
-          await profiler.stop();
-          await http.close();
-          await endStorePool(pool);
-          logger.info('position handler stopped');
-        })();
+        stopped ??= resources.close().then(() => logger.info('position handler stopped'));
         return stopped;
       },
     };
   } catch (error) {
-    await started.bus?.stop().catch(() => {});
-    await started.http?.close().catch(() => {});
-    await endStorePool(pool).catch(() => {});
+    await resources
+      .close()
+      .catch((closing: unknown) => logger.error('closing after a failed start failed', { err: closing }));
     throw error;
   }
 }

@@ -57,7 +57,7 @@ function busFor(client: PositionConfig['kafkaClient'], topic: TestTopic, over: P
 describe.each(clients)('PositionBus on %s', (client) => {
   it('seek: after a seek back to offset 10 the partition is fetched again from 10, and the batch fetched before reports isActive() false', async () => {
     const topic = await topicWith(`bus_seek_${client}`, 30);
-    const bus = busFor(client, topic);
+    const bus = await busFor(client, topic);
     const batches: { first: string; last: string; highWatermark: string }[] = [];
     let before: PartitionBatch | undefined;
     let activeAfterSeek: boolean | undefined;
@@ -86,7 +86,7 @@ describe.each(clients)('PositionBus on %s', (client) => {
 
   it('heartbeats through work longer than the session timeout: the batch stays active and its offset commits', async () => {
     const topic = await topicWith(`bus_heartbeat_${client}`, 5);
-    const bus = busFor(client, topic, { sessionTimeoutMs: 6000 });
+    const bus = await busFor(client, topic, { sessionTimeoutMs: 6000 });
     let outcome: { activeAfter: boolean; committed: boolean } | undefined;
     try {
       await bus.start(async (batch) => {
@@ -116,7 +116,7 @@ describe.each(clients)('PositionBus on %s', (client) => {
 describe('PositionBus on platformatic: revocation', () => {
   it('a partition taken by a second member of the group: the first member batch in hand reports isActive() false and its offset commit is refused', async () => {
     const topic = await topicWith('bus_revoke', 40, 2);
-    const first = busFor('platformatic', topic, { sessionTimeoutMs: 6000 });
+    const first = await busFor('platformatic', topic, { sessionTimeoutMs: 6000 });
     let second: PositionBus | undefined;
     const held: PartitionBatch[] = [];
     const secondSaw = new Set<number>();
@@ -130,7 +130,7 @@ describe('PositionBus on platformatic: revocation', () => {
         await released;
       });
       await vi.waitFor(() => expect(held.length).toBe(2), { timeout: 20_000 });
-      second = busFor('platformatic', topic, { sessionTimeoutMs: 6000 });
+      second = await busFor('platformatic', topic, { sessionTimeoutMs: 6000 });
       await second.start(async (batch) => {
         secondSaw.add(batch.partition);
       });

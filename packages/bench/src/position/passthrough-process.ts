@@ -18,7 +18,7 @@ runService({
     // Kafka layer, so the runner's info lines are not written during the measured phase.
     const logger = createLogger('warn');
     const busOptions = busOptionsFromConfig(config, logger, `${config.kafkaClientId}-passthrough`);
-    const bus = createBus(config.kafkaClient, busOptions);
+    const bus = await createBus(config.kafkaClient, busOptions);
     const passthrough = new Passthrough(bus, { batchSize: config.batchSize, hubName: config.hubName, logger });
     await passthrough.start();
     while (!bus.isReady()) await sleep(50);

@@ -1,23 +1,25 @@
-import { Kafka, logLevel } from 'kafkajs';
+import { Admin } from '@platformatic/kafka';
 
 /**
  * The topics among `topics` the cluster does not have. Asked once at start, so a missing topic is named
  * with the command that creates it, not reported as the client's "This server does not host this
- * topic-partition" (issue 16): the handler never creates topics, unlike the original's consumers
- * (`allow.auto.create.topics`), because a topic's partition count is a deployment decision.
+ * topic-partition": the handler never creates topics, unlike the original's consumers
+ * (`allow.auto.create.topics`), because a topic's partition count is a deployment decision. On
+ * @platformatic/kafka's admin client whichever client carries the messages, so kafkajs is loaded only when
+ * KAFKA_CLIENT=kafkajs asks for it.
  */
 export async function missingTopics(brokers: readonly string[], topics: readonly string[]): Promise<string[]> {
-  const admin = new Kafka({
-    brokers: [...brokers],
+  const admin = new Admin({
     clientId: 'mojafast-position-topic-check',
-    logLevel: logLevel.NOTHING,
-  }).admin();
-  await admin.connect();
+    bootstrapBrokers: [...brokers],
+    retries: 5,
+    retryDelay: 300,
+  });
   try {
     const existing = new Set(await admin.listTopics());
     return [...new Set(topics)].filter((topic) => !existing.has(topic));
   } finally {
-    await admin.disconnect();
+    await admin.close();
   }
 }
 
