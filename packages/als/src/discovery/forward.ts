@@ -2,7 +2,7 @@ import { AlsError } from '../fspiop/errors.js';
 import { Endpoint, fillTemplate } from './endpoints.js';
 import type { CallbackError } from './failures.js';
 import { asAlsError, sendError } from './failures.js';
-import { forwardHeaders, hubSourceVersions, withSpan } from './headers.js';
+import { forwardHeaders, withSpan } from './headers.js';
 import type { PartyCallback, PartyLookup } from './parties.js';
 import type { DiscoveryPorts, EgressStep } from './types.js';
 
@@ -61,7 +61,8 @@ export async function forwardLookup(
       request.source,
       destination ?? fsp,
       'GET',
-      hubSourceVersions(ports.hubName, ports.hubVersion),
+      ports.hubName,
+      ports.hubVersion,
     );
     if (destination === null) delete headers['fspiop-destination'];
     // The original sends the lookup with the request's span.
@@ -100,7 +101,8 @@ export async function sendCallback(
       callback.source,
       destination,
       'PUT',
-      hubSourceVersions(ports.hubName, ports.hubVersion),
+      ports.hubName,
+      ports.hubVersion,
     );
     // The original forwards a /parties error callback with its span, a success one without.
     if (callback.isError && callback.resource === 'parties') withSpan(headers, callback.headers);

@@ -100,58 +100,46 @@ export function withSpan(out: OutboundHeaders, incoming: HeaderMap): void {
 const resourceOfHeader = /^application\/vnd\.interoperability\.(?:iso20022\.)?(\w+)\+json/;
 
 /**
- * The versions a message gets when its FSPIOP-Source is the hub. The original's header transformer
- * (central-services-shared headers/transformer.js) passes an FSP's Accept and Content-Type on unchanged, but
- * rewrites them when the source is the hub (its name matched whole, any case): to the Hub's configured
- * versions on messages to FSPs (PROTOCOL_VERSIONS.*.DEFAULT), to the library's per-resource defaults (1.0,
- * Accept 1) on requests to the oracle, which are sent without configured versions. It also drops a
- * signature the hub did not make.
+ * The original's header transformer (central-services-shared headers/transformer.js) passes an FSP's Accept
+ * and Content-Type on unchanged, but rewrites them when the message's FSPIOP-Source is the hub (its name
+ * matched whole, any case): to the Hub's configured version on messages to FSPs (PROTOCOL_VERSIONS.*.DEFAULT,
+ * Accept in its major), to the library's per-resource default (1.0, Accept 1) on requests to the oracle,
+ * which it sends without configured versions. It also drops a signature the hub did not make.
  */
-export interface HubSourceVersions {
-  readonly hubName: string;
-  readonly content: string;
-  readonly accept: string;
-}
-
-/** The oracle's versions for a hub-sourced request: the library defaults of every lookup resource. */
-const oracleDefaults = { content: '1.0', accept: '1' } as const;
-
-function rewriteForHub(out: OutboundHeaders, source: string, versions: HubSourceVersions): void {
-  if (source.toLowerCase() !== versions.hubName.toLowerCase()) return;
-  for (const [name, version] of [
-    ['accept', versions.accept],
-    ['content-type', versions.content],
-  ] as const) {
+function rewriteForHub(out: OutboundHeaders, version: string): void {
+  const accept = version.slice(0, version.indexOf('.'));
+  for (const name of ['accept', 'content-type'] as const) {
     const given = out[name];
     const resource = given === undefined ? undefined : resourceOfHeader.exec(given)?.[1];
-    if (resource !== undefined) out[name] = `application/vnd.interoperability.${resource}+json;version=${version}`;
+    if (resource !== undefined)
+      out[name] = `application/vnd.interoperability.${resource}+json;version=${name === 'accept' ? accept : version}`;
   }
   delete out['fspiop-signature'];
 }
 
-/** The Hub's versions on messages to FSPs: Content-Type in its version, Accept in that version's major. */
-export function hubSourceVersions(hubName: string, version: FspiopVersion): HubSourceVersions {
-  return { hubName, content: version, accept: version.split('.')[0] ?? version };
-}
+/** The version of a hub-sourced request to the oracle: the library default of every lookup resource. */
+const oracleDefaultVersion = '1.0';
 
 /**
  * Headers of a request forwarded from one FSP to another: everything the FSP sent (Accept, Content-Type,
  * FSPIOP-Signature and FSPIOP-URI stay as they are, the signature covers them), with FSPIOP-Source and
  * FSPIOP-Destination set explicitly and FSPIOP-HTTP-Method, when present, the outbound method. A PUT carries
- * no Accept. With `hub`, a message whose source is the hub gets the hub's versions (rewriteForHub).
+ * no Accept. A message whose source is `hubName` gets `hubVersion` (rewriteForHub).
  */
 export function forwardHeaders(
   incoming: HeaderMap,
   source: string,
   destination: string,
   method: 'GET' | 'PUT' | 'POST' | 'DELETE',
-  hub?: HubSourceVersions,
+  hubName?: string,
+  hubVersion?: string,
 ): OutboundHeaders {
   const out = copy(incoming);
   out['fspiop-source'] = source;
   out['fspiop-destination'] = destination;
   setHttpMethod(out, method);
-  if (hub !== undefined) rewriteForHub(out, source, hub);
+  if (hubName !== undefined && hubVersion !== undefined && source.toLowerCase() === hubName.toLowerCase())
+    rewriteForHub(out, hubVersion);
   if (method === 'PUT') delete out.accept;
   out.date ??= new Date().toUTCString();
   return out;
@@ -169,7 +157,7 @@ export function oracleHeaders(
 ): OutboundHeaders {
   const given = incoming['fspiop-destination'];
   const destination = (Array.isArray(given) ? given[0] : given) || hubName;
-  return forwardHeaders(incoming, source, destination, method, { hubName, ...oracleDefaults });
+  return forwardHeaders(incoming, source, destination, method, hubName, oracleDefaultVersion);
 }
 
 /**
