@@ -99,7 +99,7 @@ describe('ALS application layer', () => {
     const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: dir, encoding: 'utf8' });
     expect(result.stderr).toBe('');
     expect(result.stdout.trim()).toBe(
-      "3102 Missing mandatory element - /requestBody must have required property 'requestId'",
+      "3102 Missing mandatory element - /requestBody must have required property 'partyList'",
     );
   }, 120_000);
 });
