@@ -1,5 +1,5 @@
 // Types only: TypeBox's Static derives each setting's TypeScript type from its JSON Schema, and the schemas
-// are the JSON Schema literals Type.* would build, so start-up does not load TypeBox's builder (about 200 ms
+// are the JSON Schema literals Type.* would build, so start-up does not load TypeBox's builder (150-250 ms
 // on the measured machine; docs/decisions/config-schema.md). ajv, which the services load anyway, checks them.
 import type { Static, TUnsafe } from 'typebox';
 import { ConfigError, type ConfigErrorClass } from './config-error.js';
