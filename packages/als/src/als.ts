@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import cluster from 'node:cluster';
 import { type Logger, runService } from '@mojafast/service-kit';
-import type { Config } from './config/config.js';
+import type { Config } from './config/index.js';
 import { readConfig } from './config/original.js';
 import { startAls } from './main.js';
 

@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { type CpuProfiler, createCpuProfiler, createLogger, SERVICE_VERSION } from '@mojafast/service-kit';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import { Registry } from 'prom-client';
-import { type Config, parseMetricLabels } from './config/config.js';
+import { type Config, parseMetricLabels } from './config/index.js';
 import type { DiscoveryPorts } from './discovery/types.js';
 import { extendedPartyIdTypes } from './fspiop/party-id.js';
 import { loadFspiopSchemas } from './fspiop/schemas.js';
@@ -72,7 +72,7 @@ async function openOracleStore(config: Config): Promise<OracleStore> {
   if (config.oraclesFile !== '') return createMemoryOracleStore(readOraclesFile(config.oraclesFile));
   if (config.oracleUrl !== '') {
     const types = ['MSISDN', 'EMAIL', 'PERSONAL_ID', 'BUSINESS', 'DEVICE', 'ACCOUNT_ID', 'IBAN', 'ALIAS'];
-    if (config.extendedPartyIdTypes === 'on') types.push(...extendedPartyIdTypes);
+    if (config.extendedPartyIdTypes) types.push(...extendedPartyIdTypes);
     return createMemoryOracleStore(
       types.map(
         (oracleIdType): OracleInput => ({ oracleIdType, endpoint: { value: config.oracleUrl }, isDefault: true }),
@@ -92,7 +92,7 @@ export async function startAls(config: Config): Promise<RunningAls> {
   const defaultLabels = parseMetricLabels(config.metricsDefaultLabels) ?? {};
   const metrics = createMetrics(
     registry,
-    config.originalMetrics === 'on' && {
+    config.originalMetrics && {
       prefix: config.metricsPrefix,
       // account-lookup-service src/server.js sets serviceVersion (its package version) on the defaultLabels it
       // is configured with, over any given; none are configured: no labels at all.
@@ -108,7 +108,7 @@ export async function startAls(config: Config): Promise<RunningAls> {
     headersTimeoutMs: config.headersTimeoutMs,
     bodyTimeoutMs: config.bodyTimeoutMs,
     keepAliveTimeoutMs: config.keepAliveTimeoutMs,
-    keepAlive: config.upstreamKeepAlive === 'on',
+    keepAlive: config.upstreamKeepAlive,
     onRetry: () => metrics.retry(),
   });
   metrics.watchUpstreamPools(() => http.poolStats());
@@ -232,8 +232,8 @@ export async function startAls(config: Config): Promise<RunningAls> {
     serialisers,
     metrics,
     track,
-    checkDeleteOwner: config.deleteParticipantValidation === 'on',
-    extraPartyIdTypes: new Set(config.extendedPartyIdTypes === 'on' ? extendedPartyIdTypes : []),
+    checkDeleteOwner: config.deleteParticipantValidation,
+    extraPartyIdTypes: new Set(config.extendedPartyIdTypes ? extendedPartyIdTypes : []),
     clearEndpointCache: () => centralLedger.clear(),
     admission,
     retryAfterSeconds: config.retryAfterSeconds,

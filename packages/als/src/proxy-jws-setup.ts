@@ -1,4 +1,4 @@
-import { type Config, ConfigError, parseHostPorts } from './config/config.js';
+import { type Config, ConfigError, parseHostPorts, schema } from './config/index.js';
 import { answerExpiredLookup } from './discovery/inter-scheme.js';
 import type { DiscoveryPorts, OutboundRequest, ProxyPorts } from './discovery/types.js';
 import type { TimeoutHandler } from './handlers/timeout.js';
@@ -39,31 +39,28 @@ export async function setUpProxyAndJws(
   log: KeyWatchLogger,
 ): Promise<ProxyJws> {
   // Keys first: a missing or broken key file stops the start before anything connects.
-  const keys = config.jwsValidate === 'on' || config.jwsSign === 'on' ? await import('./jws/keys.js') : undefined;
+  const keys = config.jwsValidate || config.jwsSign ? await import('./jws/keys.js') : undefined;
   const verificationKeys =
-    keys && config.jwsValidate === 'on' ? keys.loadVerificationKeys(config.jwsVerificationKeysDirectory) : undefined;
+    keys && config.jwsValidate ? keys.loadVerificationKeys(config.jwsVerificationKeysDirectory) : undefined;
   const signer =
-    keys && config.jwsSign === 'on'
+    keys && config.jwsSign
       ? (await import('./jws/sign.js')).createJwsSigner(keys.loadSigningKey(config.jwsSigningKeyPath))
       : undefined;
   const validateJws = verificationKeys ? (await import('./jws/validate.js')).validateJws : undefined;
 
   let startTimeoutHandler: typeof import('./handlers/timeout.js').startTimeoutHandler | undefined;
   let redisLock: typeof import('./upstream/redis-lock.js') | undefined;
-  if (config.proxyCache === 'on' && config.timeoutHandler === 'on') {
-    const cron = await import('cron');
-    const check = cron.validateCronExpression(config.timeoutSchedule);
-    if (!check.valid)
-      throw new ConfigError('ALS_TIMEOUT_SCHEDULE', `must be a cron expression, got "${config.timeoutSchedule}"`);
+  if (config.proxyCache && config.timeoutHandler) {
+    // The schedule was checked with the settings (config/index.ts, loadConfig).
     startTimeoutHandler = (await import('./handlers/timeout.js')).startTimeoutHandler;
     redisLock = await import('./upstream/redis-lock.js');
   }
 
   let proxyCache: RedisProxyCache | undefined;
   let proxy: ProxyPorts | undefined;
-  if (config.proxyCache === 'on') {
+  if (config.proxyCache) {
     const nodes = parseHostPorts(config.proxyCacheNodes);
-    if (!nodes) throw new ConfigError('ALS_PROXY_CACHE_NODES', 'must be host:port[,host:port...]');
+    if (!nodes) throw new ConfigError(schema.proxyCacheNodes.env, 'must be host:port[,host:port...]');
     const { createRedisProxyCache } = await import('./upstream/proxy-cache-redis.js');
     proxyCache = createRedisProxyCache({
       type: config.proxyCacheType,
@@ -121,7 +118,7 @@ export async function setUpProxyAndJws(
               if (method === 'GET') return false;
               const resource = path.split('/')[1];
               if (resource !== 'parties' && resource !== 'participants') return false;
-              return !(method === 'PUT' && resource === 'parties' && config.jwsValidatePutParties !== 'on');
+              return !(method === 'PUT' && resource === 'parties' && !config.jwsValidatePutParties);
             },
             validate: (headers, body) => validateJws(headers, body, verificationKeys),
           }
@@ -131,10 +128,9 @@ export async function setUpProxyAndJws(
       const ready = proxy;
       timeoutHandler = startTimeoutHandler({
         cache: proxyCache,
-        lock:
-          config.timeoutLock === 'on'
-            ? redisLock.createRedisLock(proxyCache.client, redisLock.TIMEOUT_HANDLER_LOCK_KEY, config.timeoutLockTtlMs)
-            : undefined,
+        lock: config.timeoutLock
+          ? redisLock.createRedisLock(proxyCache.client, redisLock.TIMEOUT_HANDLER_LOCK_KEY, config.timeoutLockTtlMs)
+          : undefined,
         schedule: config.timeoutSchedule,
         timeZone: config.timeoutTimezone,
         batchSize: config.timeoutBatchSize,

@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
+import { withSettings } from '@mojafast/service-kit';
 import { describe, expect, it } from 'vitest';
 import { AlsErrors, ConfigError, defaults, loadConfig, settings } from '../src/index.js';
 
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+const page = readFileSync(new URL('../docs/configuration.md', import.meta.url), 'utf8');
 
 describe('configuration', () => {
   it('uses the defaults without env, frozen', () => {
@@ -25,13 +27,37 @@ describe('configuration', () => {
     expect(loadConfig({ ALS_PROXY_CACHE_NODES: 'a:7000,b:7001' }).proxyCacheNodes).toBe('a:7000,b:7001');
   });
 
-  it('has one setting per config key, and the README documents every variable with its default', () => {
-    expect(settings.map((s) => s.key).sort()).toEqual(Object.keys(defaults).sort());
-    for (const setting of settings) {
-      const row = readme.split('\n').find((line) => line.startsWith(`| \`${setting.env}\``));
-      expect(row, setting.env).toBeDefined();
-      expect(row).toContain(`\`${String(defaults[setting.key]) || '(empty)'}\``);
+  it('checks the fields of the timeout schedule when the timeout handler runs (bad input: a seventh field)', () => {
+    const on = { ALS_PROXY_CACHE: 'true', ALS_TIMEOUT_HANDLER: 'true' };
+    // The shape passes the schema's pattern; the cron library refuses the month 13.
+    expect(() => loadConfig({ ...on, ALS_TIMEOUT_SCHEDULE: '0 0 0 1 13 *' })).toThrow(
+      /^ALS_TIMEOUT_SCHEDULE: must be a cron expression, got "0 0 0 1 13 \*"$/,
+    );
+    // With the handler off the schedule is not used, so only its shape is checked.
+    expect(loadConfig({ ALS_TIMEOUT_SCHEDULE: '0 0 0 1 13 *' }).timeoutSchedule).toBe('0 0 0 1 13 *');
+  });
+
+  it('reads booleans as the originals and this project spelled them', () => {
+    for (const [text, value] of [
+      ['on', true],
+      ['off', false],
+      ['true', true],
+      ['FALSE', false],
+      ['yes', true],
+      ['no', false],
+      ['1', true],
+      ['0', false],
+    ] as const) {
+      expect(loadConfig({ ALS_JWS_SIGN: text }).jwsSign, text).toBe(value);
     }
+    expect(() => loadConfig({ ALS_JWS_SIGN: 'maybe' })).toThrow(
+      /^ALS_JWS_SIGN: must be true or false .*, got "maybe"$/,
+    );
+  });
+
+  it('has one setting per config key, and docs/configuration.md is the table rendered from them (pnpm config:page)', () => {
+    expect(settings.map((s) => s.key).sort()).toEqual(Object.keys(defaults).sort());
+    expect(withSettings(page, settings)).toBe(page);
   });
 });
 

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { type SimSet, type SimSetOptions, startSimSet } from '@mojafast/sim';
 import { request } from 'undici';
 import { expect, vi } from 'vitest';
-import { type ConfigValues, loadConfig } from '../src/config/config.js';
+import { type ConfigValues, loadConfig } from '../src/config/index.js';
 import { type RunningAls, startAls } from '../src/main.js';
 
 export interface Stack {

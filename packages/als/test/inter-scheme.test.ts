@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { loadConfig } from '../src/config/config.js';
+import { loadConfig } from '../src/config/index.js';
 import { type RunningAls, startAls } from '../src/main.js';
 import { call, errorCodeOf, lookupHeaders, newTraceId, type Stack, settled, startStack } from './helpers.js';
 import { type ProxySim, startProxySim } from './proxy-sim.js';
@@ -15,7 +15,7 @@ let stack: Stack;
 let second: RunningAls | undefined;
 
 const proxyConfig = () => ({
-  proxyCache: 'on' as const,
+  proxyCache: true,
   proxyCacheNodes: `${redis.options.nodes[0]?.host}:${redis.options.nodes[0]?.port}`,
   proxyCacheDb: redis.options.db ?? 0,
   proxyCacheExpiresInSec: 1,

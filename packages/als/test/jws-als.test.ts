@@ -20,10 +20,10 @@ let stack: Stack;
 beforeAll(async () => {
   stack = await startStack({
     config: {
-      jwsValidate: 'on',
-      jwsValidatePutParties: 'on',
+      jwsValidate: true,
+      jwsValidatePutParties: true,
       jwsVerificationKeysDirectory: join(dir, 'keys'),
-      jwsSign: 'on',
+      jwsSign: true,
       jwsSigningKeyPath: join(dir, 'hub.key'),
     },
   });

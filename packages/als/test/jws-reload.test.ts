@@ -19,7 +19,7 @@ writeKey('payeefsp1', first.publicKey);
 let stack: Stack;
 beforeAll(async () => {
   stack = await startStack({
-    config: { jwsValidate: 'on', jwsValidatePutParties: 'on', jwsVerificationKeysDirectory: dir },
+    config: { jwsValidate: true, jwsValidatePutParties: true, jwsVerificationKeysDirectory: dir },
   });
 });
 afterAll(async () => {

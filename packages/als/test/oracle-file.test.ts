@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/config/config.js';
+import { loadConfig } from '../src/config/index.js';
 import { startAls } from '../src/main.js';
 import { call, errorCodeOf, lookupHeaders, newTraceId, type Stack, startStack } from './helpers.js';
 

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { createDatabase } from '@mojafast/testkit';
 import { Redis } from 'ioredis';
 import { describe, expect, it, vi } from 'vitest';
-import { defaults } from '../src/config/config.js';
+import { defaults } from '../src/config/index.js';
 import { readConfig } from '../src/config/original.js';
 
 // account-lookup-service's own config/default.json (mirror commit 5da8a0b7), kept as a fixture of its keys.
@@ -35,18 +35,18 @@ describe("account-lookup-service's configuration", () => {
       participantCacheTtlMs: 3000,
       endpointCacheTtlMs: 180000,
       oracleRegistryCacheTtlMs: 0,
-      extendedPartyIdTypes: 'off',
-      deleteParticipantValidation: 'off',
+      extendedPartyIdTypes: false,
+      deleteParticipantValidation: false,
       // PROXY_CACHE: enabled, a Redis Cluster whose start-up node is localhost:6379.
-      proxyCache: 'on',
+      proxyCache: true,
       proxyCacheType: 'redis-cluster',
       proxyCacheNodes: 'localhost:6379',
       // ENDPOINT_SECURITY.JWS: the file's values, which are our defaults.
-      jwsSign: 'off',
+      jwsSign: false,
       jwsSigningKeyPath: 'secrets/jwsSigningKey.key',
-      jwsValidate: 'off',
+      jwsValidate: false,
       jwsVerificationKeysDirectory: 'secrets/jwsVerificationKeys',
-      jwsValidatePutParties: 'off',
+      jwsValidatePutParties: false,
     });
     expect(Object.isFrozen(config)).toBe(true);
     expect(notHonoured).toContain('DATABASE.POOL_MAX_SIZE');
@@ -66,7 +66,7 @@ describe("account-lookup-service's configuration", () => {
     });
     expect(config.dbHost).toBe('mysql-als');
     expect(config.port).toBe(4102);
-    expect(config.extendedPartyIdTypes).toBe('on');
+    expect(config.extendedPartyIdTypes).toBe(true);
     expect(config.dbPort).toBe(3307);
     expect(notHonoured).not.toContain('DB_PORT');
     expect(readConfig({ CONFIG_FILE: original, ALS_API_PORT: '4102', ALS_PORT: '4202' }).config.port).toBe(4202);
@@ -86,7 +86,7 @@ describe("account-lookup-service's configuration", () => {
       ALS_PROXY_CACHE_EXPIRES_IN_SEC: '30',
     }).config;
     expect(redis).toMatchObject({
-      proxyCache: 'on',
+      proxyCache: true,
       proxyCacheType: 'redis',
       proxyCacheNodes: 'redis:6380',
       proxyCachePassword: 'secret',
@@ -115,7 +115,7 @@ describe("account-lookup-service's configuration", () => {
       ALS_PROXY_CACHE__enabled: 'false',
       ALS_PROXY_CACHE__type: 'memcached', // bad, but the original checks the type only when enabled
     });
-    expect(config.proxyCache).toBe('off');
+    expect(config.proxyCache).toBe(false);
     expect(config.proxyCacheType).toBe(defaults.proxyCacheType);
     expect(notHonoured.filter((key) => key.startsWith('PROXY_CACHE') || key.startsWith('ALS_PROXY'))).toEqual([]);
   });
@@ -130,11 +130,11 @@ describe("account-lookup-service's configuration", () => {
       ALS_ENDPOINT_SECURITY__JWS__JWS_VALIDATE_PUT_PARTIES: 'true',
     });
     expect(config).toMatchObject({
-      jwsSign: 'on',
+      jwsSign: true,
       jwsSigningKeyPath: '/secrets/hub.key',
-      jwsValidate: 'on',
+      jwsValidate: true,
       jwsVerificationKeysDirectory: '/secrets/fsps',
-      jwsValidatePutParties: 'on',
+      jwsValidatePutParties: true,
     });
   });
 
@@ -142,7 +142,7 @@ describe("account-lookup-service's configuration", () => {
     // The stock file's values are our defaults; timeout and labels are accepted (the original reads neither).
     const stock = readConfig({ CONFIG_FILE: original });
     expect(stock.config).toMatchObject({
-      originalMetrics: 'on',
+      originalMetrics: true,
       metricsPrefix: 'moja_als_',
       metricsDefaultLabels: 'serviceName=account-lookup-service',
     });
@@ -158,12 +158,12 @@ describe("account-lookup-service's configuration", () => {
     expect(config).toMatchObject({ metricsPrefix: 'eu_als_', metricsDefaultLabels: 'serviceName=als-eu,region=eu-1' });
     expect(notHonoured.filter((key) => key.includes('INSTRUMENTATION'))).toEqual([]);
     const disabled = readConfig({ CONFIG_FILE: original, ALS_INSTRUMENTATION__METRICS__DISABLED: 'true' });
-    expect(disabled.config.originalMetrics).toBe('off');
+    expect(disabled.config.originalMetrics).toBe(false);
     // Our own variable wins over the file's key.
     expect(
       readConfig({ CONFIG_FILE: original, ALS_INSTRUMENTATION__METRICS__DISABLED: 'true', ALS_ORIGINAL_METRICS: 'on' })
         .config.originalMetrics,
-    ).toBe('on');
+    ).toBe(true);
   });
 
   it('keeps our defaults when there is no file and no override', () => {

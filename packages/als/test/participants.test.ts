@@ -11,7 +11,7 @@ let strict: Stack;
 beforeAll(async () => {
   // payerfsp1 is a second FSP whose callbacks land on the payer simulator; ghostfsp exists but is inactive.
   stack = await startStack({ sims: { payers: 1, inactiveFsps: ['ghostfsp'] } });
-  strict = await startStack({ config: { deleteParticipantValidation: 'on' } });
+  strict = await startStack({ config: { deleteParticipantValidation: true } });
 });
 afterAll(async () => {
   await stack?.close();

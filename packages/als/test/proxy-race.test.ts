@@ -81,7 +81,7 @@ describe.each(deployments)('concurrent proxy answers on $name', (deployment) => 
         },
       },
       config: {
-        proxyCache: 'on',
+        proxyCache: true,
         proxyCacheExpiresInSec: 30,
         participantCacheTtlMs: 0,
         ...backend.config,

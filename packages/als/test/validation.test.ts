@@ -61,7 +61,7 @@ describe('party ID validation on the wire', () => {
   let extended: Stack;
   beforeAll(async () => {
     stack = await startStack();
-    extended = await startStack({ config: { extendedPartyIdTypes: 'on' } });
+    extended = await startStack({ config: { extendedPartyIdTypes: true } });
   });
   afterAll(async () => {
     await stack?.close();

@@ -8,6 +8,12 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** A setting's variable and the older names it still reads (`aliases`). */
+function namesOf(setting: Record<string, unknown>): string[] {
+  const aliases = Array.isArray(setting.aliases) ? setting.aliases.filter((a) => typeof a === 'string') : [];
+  return [setting.env as string, ...aliases];
+}
+
 /**
  * Reads the schema from a config module's exports without knowing its exact shape: either a list of
  * settings `{ key, env, ... }` (the ALS) or a map `key -> { env, ... }` (the position handler, the
@@ -21,12 +27,12 @@ export function schemaFromModule(exports: Record<string, unknown>): ConfigSchema
     if (Array.isArray(value)) {
       for (const item of value) {
         if (isRecord(item) && typeof item.env === 'string' && typeof item.key === 'string')
-          keyOfEnv.set(item.env, item.key);
+          for (const env of namesOf(item)) keyOfEnv.set(env, item.key);
       }
     } else if (isRecord(value)) {
       for (const [key, field] of Object.entries(value)) {
         if (isRecord(field) && typeof field.env === 'string') {
-          keyOfEnv.set(field.env, key);
+          for (const env of namesOf(field)) keyOfEnv.set(env, key);
           schemas.add(value);
         }
       }

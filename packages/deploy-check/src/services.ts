@@ -32,7 +32,7 @@ export const services: readonly ServiceSpec[] = [
     packageName: '@mojafast/als',
     packageDir: 'packages/als',
     entry: 'dist/als.js',
-    configModule: 'src/config/config.ts',
+    configModule: 'src/config/index.ts',
     dockerfile: 'infra/containers/als.Dockerfile',
     composeService: 'account-lookup-service',
     k8sDeployment: 'account-lookup-service',

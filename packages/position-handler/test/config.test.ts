@@ -1,13 +1,14 @@
 import { readFileSync } from 'node:fs';
-import { collectOriginalProcessMetrics } from '@mojafast/service-kit';
+import { collectOriginalProcessMetrics, withSettings } from '@mojafast/service-kit';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, configDefaults, configSchema, loadConfig } from '../src/config/index.js';
+import { ConfigError, configDefaults, loadConfig, readConfig, settings } from '../src/config/index.js';
 import { handlerErrors } from '../src/ledger/errors.js';
 import { createMetrics, STAGES } from '../src/observe/metrics.js';
 import { ORIGINAL_METRICS_DEFAULTS } from '../src/observe/metrics-original.js';
 
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+const page = readFileSync(new URL('../docs/configuration.md', import.meta.url), 'utf8');
 
 describe('config', () => {
   it('uses the defaults when the environment says nothing, and freezes the result', () => {
@@ -49,11 +50,33 @@ describe('config', () => {
     expect(loadConfig({ KAFKA_CLIENT: 'kafkajs', KAFKA_COMPRESSION: 'gzip' }).kafkaClient).toBe('kafkajs');
   });
 
-  it('documents every env variable with its default in the README', () => {
-    for (const [key, field] of Object.entries(configSchema)) {
-      const value = configDefaults[key as keyof typeof configDefaults];
-      const shown = Array.isArray(value) ? value.join(',') : String(value);
-      expect(readme).toContain(`| \`${field.env}\` | \`${shown}\` |`);
+  it('renders docs/configuration.md from the declarations (pnpm config:page)', () => {
+    expect(settings.map((s) => s.key).sort()).toEqual(Object.keys(configDefaults).sort());
+    expect(withSettings(page, settings)).toBe(page);
+  });
+
+  it('reads the older unprefixed names as aliases, the POSITION_ name winning', () => {
+    expect(loadConfig({ DB_HOST: 'old' }).dbHost).toBe('old');
+    expect(loadConfig({ DB_HOST: 'old', POSITION_DB_HOST: 'new' }).dbHost).toBe('new');
+    expect(loadConfig({ POSITION_KAFKA_CLIENT: 'kafkajs' }).kafkaClient).toBe('kafkajs');
+    // An alias in the environment wins over central-ledger's key, as the variable itself does.
+    const loaded = readConfig(
+      { CLEDG_DATABASE__HOST: 'from-rc', DB_HOST: 'from-alias' },
+      { defaultFile: '/nonexistent/default.json' },
+    );
+    expect(loaded.config.dbHost).toBe('from-alias');
+  });
+
+  it('reads booleans as central-ledger and this project spelled them', () => {
+    for (const [text, value] of [
+      ['on', true],
+      ['off', false],
+      ['yes', true],
+      ['no', false],
+      ['1', true],
+      ['0', false],
+    ] as const) {
+      expect(loadConfig({ POSITION_FROM_BEGINNING: text }).fromBeginning, text).toBe(value);
     }
   });
 });

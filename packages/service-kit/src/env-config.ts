@@ -14,7 +14,7 @@ export type SettingType =
   | { readonly kind: 'enum'; readonly values: readonly string[] }
   /** Comma separated, blanks dropped, at least one item. */
   | { readonly kind: 'list' }
-  /** true/1 or false/0. */
+  /** true/false, on/off, yes/no, 1/0 (any case): the originals' spellings and this project's older ones. */
   | { readonly kind: 'bool' }
   /** Text of a shape a pattern can say (`pattern`), or one only code can (`check`); `message` names it. */
   | {
@@ -35,6 +35,13 @@ export interface Setting {
    * payer). An empty variable counts as unset, so a compose file can clear one with `NAME=`.
    */
   readonly optional?: boolean;
+  /**
+   * Older names still read when `env` is unset, so a deployment written for them keeps working; a value
+   * from one is named by that name in an error.
+   */
+  readonly aliases?: readonly string[];
+  /** The value's JSON Schema, when the declaration brings its own (settings.ts); else made from `type`. */
+  readonly schema?: Readonly<Record<string, unknown>>;
 }
 
 export type EnvSchema<T> = { readonly [K in keyof T]: Setting };
@@ -93,11 +100,14 @@ function detailOf(type: SettingType, shown: string): string {
     case 'list':
       return 'must list at least one value';
     case 'bool':
-      return `must be true or false, ${got}`;
+      return `must be true or false (or on/off, yes/no, 1/0), ${got}`;
     case 'text':
       return `${type.message}, ${got}`;
   }
 }
+
+const truthy: ReadonlySet<string> = new Set(['true', 'on', 'yes', '1']);
+const falsy: ReadonlySet<string> = new Set(['false', 'off', 'no', '0']);
 
 /**
  * Env text to the value the schema checks. Text that is not of the kind stays text, so the validator
@@ -122,8 +132,10 @@ function fromText(type: SettingType, text: string): unknown {
           .map((item) => item.trim())
           .filter((item) => item !== ''),
       );
-    case 'bool':
-      return text === 'true' || text === '1' ? true : text === 'false' || text === '0' ? false : text;
+    case 'bool': {
+      const word = text.trim().toLowerCase();
+      return truthy.has(word) ? true : falsy.has(word) ? false : text;
+    }
     default:
       return text;
   }
@@ -152,7 +164,9 @@ export function defineEnvConfig<T extends object>(
   const ajv = new Ajv({ allErrors: false, strict: true });
   const validateAll = ajv.compile({
     type: 'object',
-    properties: Object.fromEntries(entries.map(([key, setting]) => [key, jsonSchemaOf(setting.type)])),
+    properties: Object.fromEntries(
+      entries.map(([key, setting]) => [key, setting.schema ?? jsonSchemaOf(setting.type)]),
+    ),
     required: entries.filter(([, setting]) => !setting.optional).map(([key]) => key),
     additionalProperties: false,
   });
@@ -161,7 +175,7 @@ export function defineEnvConfig<T extends object>(
   const validatorOf = (key: keyof T & string) => {
     let validate = validateOne.get(key);
     if (!validate) {
-      validate = ajv.compile(jsonSchemaOf(schema[key].type));
+      validate = ajv.compile(schema[key].schema ?? jsonSchemaOf(schema[key].type));
       validateOne.set(key, validate);
     }
     return validate;
@@ -186,8 +200,15 @@ export function defineEnvConfig<T extends object>(
     load(env = process.env, overrides = {}) {
       const values: Record<string, unknown> = { ...(defaults as Record<string, unknown>) };
       const shown: Record<string, unknown> = {};
+      // The name a value was read under, when an alias: the error names what the operator wrote.
+      const names = new Map<string, string>();
       for (const [key, setting] of entries) {
-        const text = env[setting.env];
+        let text = env[setting.env];
+        for (const alias of setting.aliases ?? []) {
+          if (text !== undefined) break;
+          text = env[alias];
+          if (text !== undefined) names.set(key, alias);
+        }
         if (text === '' && setting.optional) {
           values[key] = undefined;
         } else if (text !== undefined) {
@@ -195,6 +216,7 @@ export function defineEnvConfig<T extends object>(
           shown[key] = text;
         }
         if (key in overrides) {
+          names.delete(key);
           const value = (overrides as Record<string, unknown>)[key];
           // A URL given in code is normalised like one from the environment.
           values[key] =
@@ -204,10 +226,10 @@ export function defineEnvConfig<T extends object>(
       }
       if (!validateAll(values)) {
         const key = keyOf((validateAll.errors as ErrorObject[])[0] as ErrorObject);
-        fail(key, key in shown ? shown[key] : values[key]);
+        fail(key, key in shown ? shown[key] : values[key], names.get(key));
       }
       for (const [key, setting] of entries) {
-        if (!passesCheck(setting.type, values[key])) fail(key, key in shown ? shown[key] : values[key]);
+        if (!passesCheck(setting.type, values[key])) fail(key, key in shown ? shown[key] : values[key], names.get(key));
       }
       return Object.freeze(values) as Readonly<T>;
     },

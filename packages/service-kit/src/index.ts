@@ -1,4 +1,5 @@
 export { ConfigError, type ConfigErrorClass } from './config-error.js';
+export { renderSettings, withSettings } from './config-page.js';
 export { defineEnvConfig, type EnvConfig, type EnvSchema, type Setting, type SettingType } from './env-config.js';
 export { FastCounter, FastHistogram, type FastHistogramOptions, type HistogramChild } from './fast-metrics.js';
 export { childrenByPair } from './label-children.js';
@@ -36,3 +37,14 @@ export {
   type Tree,
   valueAt,
 } from './rc-source.js';
+export {
+  type About,
+  type ConfigOf,
+  type Declared,
+  type DeclaredConfig,
+  defineSettings,
+  type Json,
+  type Listed,
+  setting,
+  type ValueOf,
+} from './settings.js';

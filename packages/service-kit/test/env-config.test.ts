@@ -85,7 +85,7 @@ describe('defineEnvConfig', () => {
     ['T_URL', 'http://', /^T_URL: must be an http\(s\) URL/],
     ['T_MODE', 'maybe', /^T_MODE: must be one of on, off, got "maybe"$/],
     ['T_TOPICS', ' , ', /^T_TOPICS: must list at least one value$/],
-    ['T_FRESH', 'yes', /^T_FRESH: must be true or false, got "yes"$/],
+    ['T_FRESH', 'maybe', /^T_FRESH: must be true or false \(or on\/off, yes\/no, 1\/0\), got "maybe"$/],
     ['T_SCHEDULE', 'soon', /^T_SCHEDULE: must be seconds, got "soon"$/],
     ['T_PAIR', 'abc', /^T_PAIR: must be a:b, got "abc"$/],
   ])('names the bad variable (bad input %s=%j)', (env, text, message) => {

@@ -1,5 +1,5 @@
 import { asText, keyName, leaves, metricLabelsText, readOriginalSource, valueAt } from '@mojafast/service-kit';
-import { type Config, ConfigError, type ConfigValues, loadConfig, parseHostPorts, settings } from './config.js';
+import { type Config, ConfigError, type ConfigValues, loadConfig, parseHostPorts, schema, settings } from './index.js';
 
 /** Where account-lookup-service's image has its config file (its Dockerfile: WORKDIR /opt/app, COPY config). */
 export const ALS_CONFIG_FILE = '/opt/app/config/default.json';
@@ -19,12 +19,14 @@ export interface LoadedConfig {
  */
 const otherProcessKeys: readonly string[][] = [['HANDLERS']];
 
-const bool = (value: unknown, key: string): 'on' | 'off' => {
+/** The original's boolean keys take true or false only (rc gives them as text); ours read that text. */
+const flag = (value: unknown, key: string): boolean => {
   const text = asText(value);
-  if (text === 'true') return 'on';
-  if (text === 'false') return 'off';
+  if (text === 'true') return true;
+  if (text === 'false') return false;
   throw new ConfigError(key, `must be true or false, got "${text}"`);
 };
+const bool = (value: unknown, key: string): string => String(flag(value, key));
 
 /**
  * PROXY_CACHE.proxyConfig.cluster, `[{ host, port }, ...]` (ioredis Cluster's start-up nodes), as
@@ -69,18 +71,15 @@ export function readConfig(
   const notHonoured: string[] = [];
   if (tree !== undefined) {
     const seen = (path: readonly string[]) => used.add(path.join('\u0000'));
-    const take = (
-      key: keyof ConfigValues,
-      path: string[],
-      convert: (value: unknown, name: string) => string = (v) => asText(v),
-    ) => {
+    // The setting's `original` key (config/index.ts) is where its value is in the original's tree.
+    const take = (key: keyof Config, convert: (value: unknown, name: string) => string = (v) => asText(v)) => {
+      const setting = schema[key];
+      const path = setting.original?.split('.') ?? [];
       const value = valueAt(tree, path);
       if (value === undefined) return;
       seen(path);
       const name = keyName(source, path);
       const text = convert(value, name);
-      const setting = settings.find((s) => s.key === key);
-      if (!setting) return;
       // Validated by our own parser, the error renamed to the original's key.
       try {
         loadConfig({ [setting.env]: text });
@@ -97,38 +96,38 @@ export function readConfig(
       if (!ok(asText(value))) throw new ConfigError(keyName(source, path), `${detail}, got "${asText(value)}"`);
     };
 
-    take('port', ['API_PORT']);
-    take('adminPort', ['ADMIN_PORT']);
-    take('hubName', ['HUB_PARTICIPANT', 'NAME']);
-    take('switchEndpoint', ['SWITCH_ENDPOINT']);
+    take('port');
+    take('adminPort');
+    take('hubName');
+    take('switchEndpoint');
     accept(['API_TYPE'], (t) => t === 'fspiop', 'must be fspiop (the ISO 20022 API is not served)');
     accept(['DATABASE', 'DIALECT'], (t) => t === 'mysql' || t === 'mysql2', 'must be mysql or mysql2');
-    take('dbHost', ['DATABASE', 'HOST'], (v) => asText(v).replace(/\/$/, ''));
-    take('dbPort', ['DATABASE', 'PORT']);
-    take('dbUser', ['DATABASE', 'USER']);
-    take('dbPassword', ['DATABASE', 'PASSWORD']);
+    take('dbHost', (v) => asText(v).replace(/\/$/, ''));
+    take('dbPort');
+    take('dbUser');
+    take('dbPassword');
     // The original keeps its oracle registry in this database: naming it selects the database registry.
-    take('dbName', ['DATABASE', 'DATABASE']);
-    take('hubFspiopVersion', ['PROTOCOL_VERSIONS', 'CONTENT', 'DEFAULT']);
-    take('participantCacheTtlMs', ['CENTRAL_SHARED_PARTICIPANT_CACHE_CONFIG', 'expiresIn']);
-    take('endpointCacheTtlMs', ['CENTRAL_SHARED_ENDPOINT_CACHE_CONFIG', 'expiresIn']);
+    take('dbName');
+    take('hubFspiopVersion');
+    take('participantCacheTtlMs');
+    take('endpointCacheTtlMs');
     // GENERAL_CACHE_CONFIG caches the oracle registry (oracleEndpointCached); disabled, it is read each time.
     const general = ['GENERAL_CACHE_CONFIG'];
     if (valueAt(tree, [...general, 'CACHE_ENABLED']) !== undefined) {
-      const enabled = bool(
+      const enabled = flag(
         valueAt(tree, [...general, 'CACHE_ENABLED']),
         keyName(source, [...general, 'CACHE_ENABLED']),
       );
       seen([...general, 'CACHE_ENABLED']);
-      if (enabled === 'on') take('oracleRegistryCacheTtlMs', [...general, 'EXPIRES_IN_MS']);
+      if (enabled) take('oracleRegistryCacheTtlMs');
       else {
         seen([...general, 'EXPIRES_IN_MS']);
         fromFile.ALS_ORACLE_REGISTRY_CACHE_TTL_MS = '0';
       }
     }
-    take('extendedPartyIdTypes', ['FEATURE_ENABLE_EXTENDED_PARTY_ID_TYPE'], bool);
-    take('deleteParticipantValidation', ['DELETE_PARTICIPANT_VALIDATION_ENABLED'], bool);
-    take('proxyCacheExpiresInSec', ['PROXY_CACHE_EXPIRES_IN_SEC']);
+    take('extendedPartyIdTypes', bool);
+    take('deleteParticipantValidation', bool);
+    take('proxyCacheExpiresInSec');
 
     // PROXY_CACHE: the original reads the rest of the group only when `enabled` is truthy (src/lib/config.js
     // checks `type` then; src/server.js connects the cache then), so a disabled group is neither checked
@@ -136,8 +135,8 @@ export function readConfig(
     const proxyCache = ['PROXY_CACHE'];
     const enabledPath = [...proxyCache, 'enabled'];
     if (valueAt(tree, enabledPath) !== undefined) {
-      take('proxyCache', enabledPath, bool);
-      if (fromFile.ALS_PROXY_CACHE === 'on') {
+      take('proxyCache', bool);
+      if (fromFile.ALS_PROXY_CACHE === 'true') {
         const typePath = [...proxyCache, 'type'];
         // Any other type (or none) is the original's `TypeError: Incorrect proxyCache type`: it stops too.
         const type = asText(valueAt(tree, typePath));
@@ -179,9 +178,9 @@ export function readConfig(
           fromFile.ALS_PROXY_CACHE_TYPE = 'redis';
           fromFile.ALS_PROXY_CACHE_NODES = node;
         }
-        take('proxyCacheUsername', [...proxyConfig, 'username']);
-        take('proxyCachePassword', [...proxyConfig, 'password']);
-        take('proxyCacheDb', [...proxyConfig, 'db']);
+        take('proxyCacheUsername');
+        take('proxyCachePassword');
+        take('proxyCacheDb');
       } else {
         for (const [path] of leaves(tree)) if (path[0] === 'PROXY_CACHE') seen(path);
       }
@@ -189,25 +188,24 @@ export function readConfig(
 
     // ENDPOINT_SECURITY.JWS: read at start by the original's src/lib/config.js (JWS_SIGN reads the key file
     // there and stops the start when it is missing; ours loads it before anything connects, same outcome).
-    const jws = ['ENDPOINT_SECURITY', 'JWS'];
-    take('jwsSign', [...jws, 'JWS_SIGN'], bool);
-    take('jwsSigningKeyPath', [...jws, 'JWS_SIGNING_KEY_PATH']);
-    take('jwsValidate', [...jws, 'JWS_VALIDATE'], bool);
-    take('jwsVerificationKeysDirectory', [...jws, 'JWS_VERIFICATION_KEYS_DIRECTORY']);
-    take('jwsValidatePutParties', [...jws, 'JWS_VALIDATE_PUT_PARTIES'], bool);
+    take('jwsSign', bool);
+    take('jwsSigningKeyPath');
+    take('jwsValidate', bool);
+    take('jwsVerificationKeysDirectory');
+    take('jwsValidatePutParties', bool);
 
     // INSTRUMENTATION.METRICS: src/server.js sets central-services-metrics up with `config` (prefix,
     // defaultLabels) unless DISABLED; our /metrics then carries the original's names so (original-metrics.ts).
     const instrumentation = ['INSTRUMENTATION', 'METRICS'];
     const disabledPath = [...instrumentation, 'DISABLED'];
     if (valueAt(tree, disabledPath) !== undefined) {
-      const disabled = bool(valueAt(tree, disabledPath), keyName(source, disabledPath));
+      const disabled = flag(valueAt(tree, disabledPath), keyName(source, disabledPath));
       seen(disabledPath);
-      fromFile.ALS_ORIGINAL_METRICS = disabled === 'on' ? 'off' : 'on';
+      fromFile.ALS_ORIGINAL_METRICS = String(!disabled);
     }
-    take('metricsPrefix', [...instrumentation, 'config', 'prefix']);
+    take('metricsPrefix');
     const labelsPath = [...instrumentation, 'config', 'defaultLabels'];
-    take('metricsDefaultLabels', labelsPath, (value, name) => {
+    take('metricsDefaultLabels', (value, name) => {
       const labels = metricLabelsText(value);
       if (labels === undefined)
         throw new ConfigError(name, `must be an object of label names and values, got ${JSON.stringify(value)}`);

@@ -184,7 +184,7 @@ function knobOf(text: string | undefined): { name: string; values: string[] } | 
     .split(',')
     .map((v) => v.trim())
     .filter((v) => v !== '');
-  const known = Object.values(configSchema).map((f) => f.env);
+  const known = Object.values(configSchema).flatMap((f) => [f.env, ...(f.aliases ?? [])]);
   if (at <= 0 || values.length === 0) throw new Error(`--knob must be NAME=V1,V2,..., got "${text}"`);
   if (!known.includes(name)) throw new Error(`--knob ${name} is no handler setting (one of ${known.join(', ')})`);
   for (const value of values) loadConfig({ [name]: value });

@@ -1,9 +1,10 @@
 import {
-  defineEnvConfig,
-  type EnvSchema,
+  type ConfigOf,
+  defineSettings,
   METRIC_PREFIX_PATTERN,
   parseMetricLabels,
   readOriginalSource,
+  setting,
 } from '@mojafast/service-kit';
 import {
   CENTRAL_LEDGER_CONFIG_FILE,
@@ -14,258 +15,304 @@ import {
 import { ConfigError } from './config-error.js';
 
 /**
- * The handler's settings: one schema, one defaults object, read from the environment once at start-up by
- * the service kit (validated, frozen, a bad value names its env variable).
+ * The handler's settings, each declared once: variable (`POSITION_*`; the older unprefixed names are read
+ * as aliases), type, default, doc and central-ledger's key. PositionConfig, the defaults, the validator
+ * and docs/configuration.md are all read from here. `<consumer>` is central-ledger's
+ * KAFKA.CONSUMER.TRANSFER.POSITION_BATCH (or .POSITION for `handler --position`, central-ledger.ts).
  */
-export interface PositionConfig {
-  readonly kafkaClient: 'platformatic' | 'kafkajs';
-  readonly kafkaBrokers: readonly string[];
-  readonly kafkaClientId: string;
-  readonly consumerGroup: string;
-  readonly positionTopics: readonly string[];
-  readonly notificationTopic: string;
-  readonly positionCommitTopic: string;
-  readonly bulkProcessingTopic: string;
-  readonly fromBeginning: boolean;
-  readonly batchSize: number;
-  readonly partitionsConsumedConcurrently: number;
-  readonly maxBytesPerPartition: number;
-  readonly sessionTimeoutMs: number;
-  readonly fetchMinBytes: number;
-  readonly fetchMaxWaitMs: number;
-  readonly produceBatchBytes: number;
-  readonly produceLingerMs: number;
-  readonly acks: 'all' | 'leader';
-  readonly compression: 'none' | 'gzip' | 'snappy' | 'lz4' | 'zstd';
-  readonly dbHost: string;
-  readonly dbPort: number;
-  readonly dbUser: string;
-  readonly dbPassword: string;
-  readonly dbName: string;
-  readonly dbPoolMax: number;
-  readonly referenceTtlMs: number;
-  readonly hubName: string;
-  readonly retryInitialMs: number;
-  readonly retryMaxMs: number;
-  /** A partition whose work keeps failing this long without progress makes /health DOWN. */
-  readonly stalledAfterMs: number;
-  readonly httpHost: string;
-  readonly httpPort: number;
-  readonly profileDir: string;
-  readonly profileSeconds: number;
-  readonly logLevel: 'error' | 'warn' | 'info' | 'debug';
-  /** central-ledger's metric names beside ours (its INSTRUMENTATION.METRICS.DISABLED false). */
-  readonly originalMetrics: boolean;
-  /** Their prefix (INSTRUMENTATION.METRICS.config.prefix). */
-  readonly metricsPrefix: string;
-  /** Their default labels as `name=value,...` (INSTRUMENTATION.METRICS.config.defaultLabels). */
-  readonly metricsDefaultLabels: string;
-  /**
-   * The `fspId` label of their `transfer_position` (INSTRUMENTATION.METRICS.labels.fspId, which only the
-   * one-at-a-time handler, `--position`, puts there); empty: no such label, as the batch handler.
-   */
-  readonly metricsFspId: string;
-}
-
-/** Every setting, its env variable and what it means. The README table is checked against this. */
-export const configSchema: EnvSchema<PositionConfig> = Object.freeze({
-  kafkaClient: {
-    env: 'KAFKA_CLIENT',
-    type: { kind: 'enum', values: ['platformatic', 'kafkajs'] },
-    doc: 'Kafka client: @platformatic/kafka, or kafkajs (the one the project design names; no release since 2023)',
-  },
-  kafkaBrokers: { env: 'KAFKA_BROKERS', type: { kind: 'list' }, doc: 'Kafka bootstrap brokers, comma separated' },
-  kafkaClientId: { env: 'KAFKA_CLIENT_ID', type: { kind: 'string' }, doc: 'Kafka client id' },
-  consumerGroup: {
+const declared = {
+  kafkaClient: setting.enum(['platformatic', 'kafkajs'], {
+    env: 'POSITION_KAFKA_CLIENT',
+    aliases: ['KAFKA_CLIENT'],
+    default: 'platformatic',
+    doc: 'Kafka client: `platformatic` (@platformatic/kafka) or `kafkajs` (the client the project design names; no release since 2023)',
+  }),
+  kafkaBrokers: setting.list({
+    env: 'POSITION_KAFKA_BROKERS',
+    aliases: ['KAFKA_BROKERS'],
+    default: Object.freeze(['127.0.0.1:9092']),
+    doc: 'Kafka bootstrap brokers, comma separated',
+    original: '<consumer>.config.rdkafkaConf.metadata.broker.list',
+  }),
+  kafkaClientId: setting.string({
+    env: 'POSITION_KAFKA_CLIENT_ID',
+    aliases: ['KAFKA_CLIENT_ID'],
+    default: 'mojafast-position',
+    doc: 'Kafka client id',
+    original: '<consumer>.config.rdkafkaConf.client.id',
+  }),
+  consumerGroup: setting.string({
     env: 'POSITION_CONSUMER_GROUP',
-    type: { kind: 'string' },
+    default: 'cl-group-transfer-position-batch',
     doc: 'consumer group of the position topics',
-  },
-  positionTopics: {
+    original: '<consumer>.config.rdkafkaConf.group.id',
+  }),
+  positionTopics: setting.list({
     env: 'POSITION_TOPICS',
-    type: { kind: 'list' },
+    default: Object.freeze(['topic-transfer-position-batch']),
     doc: 'position topics to consume, comma separated',
-  },
-  notificationTopic: { env: 'NOTIFICATION_TOPIC', type: { kind: 'string' }, doc: 'topic the notifications go to' },
-  positionCommitTopic: {
+    original: 'KAFKA.EVENT_TYPE_ACTION_TOPIC_MAP.POSITION.PREPARE',
+  }),
+  notificationTopic: setting.string({
+    env: 'POSITION_NOTIFICATION_TOPIC',
+    aliases: ['NOTIFICATION_TOPIC'],
+    default: 'topic-notification-event',
+    doc: 'topic the notifications go to',
+    original: 'KAFKA.TOPIC_TEMPLATES.GENERAL_TOPIC_TEMPLATE.TEMPLATE',
+  }),
+  positionCommitTopic: setting.string({
     env: 'POSITION_COMMIT_TOPIC',
-    type: { kind: 'string' },
-    doc: "topic of the follow-up message of a commit or abort whose cyrilResult has a step left (central-ledger's KAFKA.EVENT_TYPE_ACTION_TOPIC_MAP.POSITION.COMMIT; unset there, it is topic-transfer-position)",
-  },
-  bulkProcessingTopic: {
-    env: 'BULK_PROCESSING_TOPIC',
-    type: { kind: 'string' },
-    doc: "topic the results of bulk-prepare, bulk-commit, bulk-timeout-reserved and bulk-abort go to (central-ledger's GENERAL_TOPIC_TEMPLATE for bulk/processing)",
-  },
-  fromBeginning: {
+    default: 'topic-transfer-position',
+    doc: 'topic of the follow-up message of a commit or abort whose cyrilResult has a step left (unset in central-ledger, it is topic-transfer-position)',
+    original: 'KAFKA.EVENT_TYPE_ACTION_TOPIC_MAP.POSITION.COMMIT',
+  }),
+  bulkProcessingTopic: setting.string({
+    env: 'POSITION_BULK_PROCESSING_TOPIC',
+    aliases: ['BULK_PROCESSING_TOPIC'],
+    default: 'topic-bulk-processing',
+    doc: "topic the results of bulk-prepare, bulk-commit, bulk-timeout-reserved and bulk-abort go to (central-ledger's `GENERAL_TOPIC_TEMPLATE` for bulk/processing: the one-at-a-time handler's `Kafka.proceed` with functionality `bulk-processing`)",
+  }),
+  fromBeginning: setting.bool({
     env: 'POSITION_FROM_BEGINNING',
-    type: { kind: 'bool' },
+    default: true,
     doc: 'a new group starts at the earliest offset',
-  },
-  batchSize: {
+    original: '<consumer>.config.topicConf.auto.offset.reset',
+  }),
+  batchSize: setting.int({
     env: 'POSITION_BATCH_SIZE',
-    type: { kind: 'int', min: 1, max: 10_000 },
+    default: 1000,
+    min: 1,
+    max: 10_000,
     doc: 'messages applied in one DB transaction',
-  },
-  partitionsConsumedConcurrently: {
+    original: '<consumer>.config.options.batchSize',
+  }),
+  partitionsConsumedConcurrently: setting.int({
     env: 'POSITION_PARTITIONS_CONCURRENTLY',
-    type: { kind: 'int', min: 1, max: 64 },
+    default: 4,
+    min: 1,
+    max: 64,
     doc: 'partitions processed in parallel by one process',
-  },
-  maxBytesPerPartition: {
-    env: 'KAFKA_MAX_BYTES_PER_PARTITION',
-    type: { kind: 'int', min: 1024, max: 1 << 30 },
+  }),
+  maxBytesPerPartition: setting.int({
+    env: 'POSITION_KAFKA_MAX_BYTES_PER_PARTITION',
+    aliases: ['KAFKA_MAX_BYTES_PER_PARTITION'],
+    default: 4 * 1024 * 1024,
+    min: 1024,
+    max: 1 << 30,
     doc: 'fetch size per partition (bytes); bounds how many messages one fetch hands over',
-  },
-  sessionTimeoutMs: {
-    env: 'KAFKA_SESSION_TIMEOUT_MS',
-    type: { kind: 'int', min: 6000, max: 300_000 },
+  }),
+  sessionTimeoutMs: setting.int({
+    env: 'POSITION_KAFKA_SESSION_TIMEOUT_MS',
+    aliases: ['KAFKA_SESSION_TIMEOUT_MS'],
+    default: 30_000,
+    min: 6000,
+    max: 300_000,
     doc: 'consumer group session timeout: how soon a dead process loses its partitions',
-  },
-  fetchMinBytes: {
-    env: 'KAFKA_FETCH_MIN_BYTES',
-    type: { kind: 'int', min: 1, max: 64 * 1024 * 1024 },
-    doc: 'a fetch waits on the broker until this many bytes are there (or KAFKA_FETCH_MAX_WAIT_MS passed)',
-  },
-  fetchMaxWaitMs: {
-    env: 'KAFKA_FETCH_MAX_WAIT_MS',
-    type: { kind: 'int', min: 0, max: 30_000 },
-    doc: 'longest a fetch waits on the broker for KAFKA_FETCH_MIN_BYTES',
-  },
-  produceBatchBytes: {
-    env: 'KAFKA_PRODUCE_BATCH_BYTES',
-    type: { kind: 'int', min: 1024, max: 16 * 1024 * 1024 },
-    doc: "notification bytes per produce request; keep it under the broker's message.max.bytes (1 MiB by default)",
-  },
-  produceLingerMs: {
-    env: 'KAFKA_PRODUCE_LINGER_MS',
-    type: { kind: 'int', min: 0, max: 1000 },
+  }),
+  fetchMinBytes: setting.int({
+    env: 'POSITION_KAFKA_FETCH_MIN_BYTES',
+    aliases: ['KAFKA_FETCH_MIN_BYTES'],
+    default: 1,
+    min: 1,
+    max: 64 * 1024 * 1024,
+    doc: 'a fetch waits on the broker until this many bytes are there (or `POSITION_KAFKA_FETCH_MAX_WAIT_MS` passed)',
+  }),
+  fetchMaxWaitMs: setting.int({
+    env: 'POSITION_KAFKA_FETCH_MAX_WAIT_MS',
+    aliases: ['KAFKA_FETCH_MAX_WAIT_MS'],
+    default: 100,
+    min: 0,
+    max: 30_000,
+    doc: 'longest a fetch waits on the broker for `POSITION_KAFKA_FETCH_MIN_BYTES`',
+  }),
+  produceBatchBytes: setting.int({
+    env: 'POSITION_KAFKA_PRODUCE_BATCH_BYTES',
+    aliases: ['KAFKA_PRODUCE_BATCH_BYTES'],
+    default: 800_000,
+    min: 1024,
+    max: 16 * 1024 * 1024,
+    doc: "notification bytes per produce request; keep it under the broker's `message.max.bytes` (1 MiB by default)",
+  }),
+  produceLingerMs: setting.int({
+    env: 'POSITION_KAFKA_PRODUCE_LINGER_MS',
+    aliases: ['KAFKA_PRODUCE_LINGER_MS'],
+    default: 0,
+    min: 0,
+    max: 1000,
     doc: 'notifications produced within this time share one request (0 = each chunk is sent at once)',
-  },
-  acks: {
-    env: 'KAFKA_ACKS',
-    type: { kind: 'enum', values: ['all', 'leader'] },
-    doc: 'produce acknowledgement: all in-sync replicas, or the leader only (offsets are committed after it)',
-  },
-  compression: {
-    env: 'KAFKA_COMPRESSION',
-    type: { kind: 'enum', values: ['none', 'gzip', 'snappy', 'lz4', 'zstd'] },
-    doc: 'compression of the notifications (kafkajs: none or gzip)',
-  },
-  dbHost: { env: 'DB_HOST', type: { kind: 'string' }, doc: 'MySQL/MariaDB host' },
-  dbPort: { env: 'DB_PORT', type: { kind: 'int', min: 1, max: 65535 }, doc: 'MySQL/MariaDB port' },
-  dbUser: { env: 'DB_USER', type: { kind: 'string' }, doc: 'database user' },
-  dbPassword: { env: 'DB_PASSWORD', type: { kind: 'string' }, doc: 'database password' },
-  dbName: { env: 'DB_NAME', type: { kind: 'string' }, doc: "central-ledger's database" },
-  dbPoolMax: { env: 'DB_POOL_MAX', type: { kind: 'int', min: 1, max: 100 }, doc: 'database connections' },
-  referenceTtlMs: {
+  }),
+  acks: setting.enum(['all', 'leader'], {
+    env: 'POSITION_KAFKA_ACKS',
+    aliases: ['KAFKA_ACKS'],
+    default: 'all',
+    doc: 'produce acknowledgement: `all` in-sync replicas, or the `leader` only; offsets are committed after it, so `none` is not offered',
+    original: 'KAFKA.PRODUCER.NOTIFICATION.EVENT.config.topicConf.request.required.acks',
+  }),
+  compression: setting.enum(['none', 'gzip', 'snappy', 'lz4', 'zstd'], {
+    env: 'POSITION_KAFKA_COMPRESSION',
+    aliases: ['KAFKA_COMPRESSION'],
+    default: 'none',
+    doc: 'compression of the notifications (kafkajs: `none` or `gzip`)',
+    original: 'KAFKA.PRODUCER.NOTIFICATION.EVENT.config.rdkafkaConf.compression.codec',
+  }),
+  dbHost: setting.string({
+    env: 'POSITION_DB_HOST',
+    aliases: ['DB_HOST'],
+    default: '127.0.0.1',
+    doc: 'MySQL/MariaDB host',
+    original: 'DATABASE.HOST',
+  }),
+  dbPort: setting.int({
+    env: 'POSITION_DB_PORT',
+    aliases: ['DB_PORT'],
+    default: 3306,
+    min: 1,
+    max: 65535,
+    doc: 'MySQL/MariaDB port',
+    original: 'DATABASE.PORT',
+  }),
+  dbUser: setting.string({
+    env: 'POSITION_DB_USER',
+    aliases: ['DB_USER'],
+    default: 'central_ledger',
+    doc: 'database user',
+    original: 'DATABASE.USER',
+  }),
+  dbPassword: setting.string({
+    env: 'POSITION_DB_PASSWORD',
+    aliases: ['DB_PASSWORD'],
+    default: 'password',
+    doc: 'database password',
+    original: 'DATABASE.PASSWORD',
+  }),
+  dbName: setting.string({
+    env: 'POSITION_DB_NAME',
+    aliases: ['DB_NAME'],
+    default: 'central_ledger',
+    doc: "central-ledger's database",
+    original: 'DATABASE.SCHEMA',
+  }),
+  dbPoolMax: setting.int({
+    env: 'POSITION_DB_POOL_MAX',
+    aliases: ['DB_POOL_MAX'],
+    default: 8,
+    min: 1,
+    max: 100,
+    doc: 'database connections',
+    original: 'DATABASE.POOL_MAX_SIZE',
+  }),
+  referenceTtlMs: setting.int({
     env: 'POSITION_REFERENCE_TTL_MS',
-    type: { kind: 'int', min: 0, max: 600_000 },
-    doc: 'how long accounts, NET_DEBIT_CAP limits and settlement models are reused before a batch reads them again (0 = every batch)',
-  },
-  hubName: { env: 'HUB_NAME', type: { kind: 'string' }, doc: 'the switch name in error notifications (FSPIOP-Source)' },
-  retryInitialMs: {
+    default: 1000,
+    min: 0,
+    max: 600_000,
+    doc: 'how long accounts, NET_DEBIT_CAP limits and settlement models are reused before a batch reads them again (0 = every batch); central-ledger caches the same facts',
+    original: 'CACHE.EXPIRES_IN_MS',
+  }),
+  hubName: setting.string({
+    env: 'POSITION_HUB_NAME',
+    aliases: ['HUB_NAME'],
+    default: 'Hub',
+    doc: 'the switch name in error notifications (FSPIOP-Source)',
+    original: 'HUB_PARTICIPANT.NAME',
+  }),
+  retryInitialMs: setting.int({
     env: 'POSITION_RETRY_INITIAL_MS',
-    type: { kind: 'int', min: 1, max: 60_000 },
+    default: 100,
+    min: 1,
+    max: 60_000,
     doc: 'first back-off after a DB failure',
-  },
-  retryMaxMs: { env: 'POSITION_RETRY_MAX_MS', type: { kind: 'int', min: 1, max: 600_000 }, doc: 'longest back-off' },
-  stalledAfterMs: {
-    env: 'POSITION_STALLED_AFTER_MS',
-    type: { kind: 'int', min: 100, max: 86_400_000 },
-    doc: 'a partition whose work keeps failing (it is retried, never skipped) this long without progress is reported: /health DOWN naming it and its last error, one error log line',
-  },
-  httpHost: { env: 'POSITION_HTTP_HOST', type: { kind: 'string' }, doc: 'address of /health and /metrics' },
-  httpPort: {
-    env: 'POSITION_HTTP_PORT',
-    type: { kind: 'int', min: 0, max: 65535 },
-    doc: 'port of /health, /metrics (0 = any)',
-  },
-  profileDir: { env: 'POSITION_PROFILE_DIR', type: { kind: 'string' }, doc: 'where on-demand .cpuprofile files go' },
-  profileSeconds: {
-    env: 'POSITION_PROFILE_SECONDS',
-    type: { kind: 'int', min: 1, max: 600 },
-    doc: 'length of an on-demand CPU profile',
-  },
-  logLevel: { env: 'LOG_LEVEL', type: { kind: 'enum', values: ['error', 'warn', 'info', 'debug'] }, doc: 'log level' },
-  originalMetrics: {
-    env: 'POSITION_ORIGINAL_METRICS',
-    type: { kind: 'bool' },
-    doc: "/metrics also has central-ledger's metric names, which the community dashboards query (false: central-ledger's INSTRUMENTATION.METRICS.DISABLED true)",
-  },
-  metricsPrefix: {
-    env: 'POSITION_METRICS_PREFIX',
-    type: {
-      kind: 'text',
-      pattern: METRIC_PREFIX_PATTERN,
-      message: 'must begin a Prometheus metric name (a letter, _ or :, then letters, digits, _ or :)',
-    },
-    doc: "prefix of central-ledger's metric names (INSTRUMENTATION.METRICS.config.prefix); never empty, as our own process metrics have none",
-  },
-  metricsDefaultLabels: {
-    env: 'POSITION_METRICS_DEFAULT_LABELS',
-    type: {
-      kind: 'text',
-      check: (text) => parseMetricLabels(text) !== undefined,
-      message: 'must be name=value[,name=value...] with Prometheus label names (not le)',
-    },
-    doc: "labels on every one of central-ledger's metrics, e.g. serviceName=central-handler-position (INSTRUMENTATION.METRICS.config.defaultLabels)",
-  },
-  metricsFspId: {
-    env: 'POSITION_METRICS_FSP_ID',
-    type: { kind: 'string', allowEmpty: true },
-    doc: "fspId label of central-ledger's transfer_position, as its one-at-a-time handler (--position) puts it (INSTRUMENTATION.METRICS.labels.fspId); empty: none, as its batch handler",
-  },
-});
-
-export const configDefaults: PositionConfig = Object.freeze({
-  kafkaClient: 'platformatic',
-  kafkaBrokers: Object.freeze(['127.0.0.1:9092']),
-  kafkaClientId: 'mojafast-position',
-  consumerGroup: 'cl-group-transfer-position-batch',
-  positionTopics: Object.freeze(['topic-transfer-position-batch']),
-  notificationTopic: 'topic-notification-event',
-  positionCommitTopic: 'topic-transfer-position',
-  bulkProcessingTopic: 'topic-bulk-processing',
-  fromBeginning: true,
-  batchSize: 1000,
-  partitionsConsumedConcurrently: 4,
-  maxBytesPerPartition: 4 * 1024 * 1024,
-  sessionTimeoutMs: 30_000,
-  fetchMinBytes: 1,
-  fetchMaxWaitMs: 100,
-  produceBatchBytes: 800_000,
-  produceLingerMs: 0,
-  acks: 'all',
-  compression: 'none',
-  dbHost: '127.0.0.1',
-  dbPort: 3306,
-  dbUser: 'central_ledger',
-  dbPassword: 'password',
-  dbName: 'central_ledger',
-  dbPoolMax: 8,
-  referenceTtlMs: 1000,
-  hubName: 'Hub',
-  retryInitialMs: 100,
-  retryMaxMs: 5_000,
+  }),
+  retryMaxMs: setting.int({
+    env: 'POSITION_RETRY_MAX_MS',
+    default: 5_000,
+    min: 1,
+    max: 600_000,
+    doc: 'longest back-off (not below `POSITION_RETRY_INITIAL_MS`)',
+  }),
   // Long enough for a deadlock storm or a failover to pass unreported, short of a liveness probe's patience.
-  stalledAfterMs: 60_000,
-  httpHost: '127.0.0.1',
-  httpPort: 3081,
-  profileDir: '.',
-  profileSeconds: 10,
-  logLevel: 'info',
+  stalledAfterMs: setting.int({
+    env: 'POSITION_STALLED_AFTER_MS',
+    default: 60_000,
+    min: 100,
+    max: 86_400_000,
+    doc: 'a partition whose work keeps failing (it is retried, never skipped) this long without progress is reported: /health DOWN naming it and its last error, one error log line',
+  }),
+  httpHost: setting.string({
+    env: 'POSITION_HTTP_HOST',
+    default: '127.0.0.1',
+    doc: 'address of /health and /metrics',
+  }),
+  httpPort: setting.int({
+    env: 'POSITION_HTTP_PORT',
+    default: 3081,
+    min: 0,
+    max: 65535,
+    doc: 'port of /health, /metrics (0 = any)',
+    original: 'PORT',
+  }),
+  profileDir: setting.string({
+    env: 'POSITION_PROFILE_DIR',
+    default: '.',
+    doc: 'where on-demand .cpuprofile files go',
+  }),
+  profileSeconds: setting.int({
+    env: 'POSITION_PROFILE_SECONDS',
+    default: 10,
+    min: 1,
+    max: 600,
+    doc: 'length of an on-demand CPU profile',
+  }),
+  logLevel: setting.enum(['error', 'warn', 'info', 'debug'], {
+    env: 'POSITION_LOG_LEVEL',
+    aliases: ['LOG_LEVEL'],
+    default: 'info',
+    doc: 'log level',
+  }),
   // central-ledger's config/default.json INSTRUMENTATION.METRICS.
-  originalMetrics: true,
-  metricsPrefix: 'moja_cl_',
-  metricsDefaultLabels: 'serviceName=central-service',
+  originalMetrics: setting.bool({
+    env: 'POSITION_ORIGINAL_METRICS',
+    default: true,
+    doc: "`/metrics` also has central-ledger's metric names, which the community dashboards query; false: only ours (central-ledger's key inverted: `DISABLED` true)",
+    original: 'INSTRUMENTATION.METRICS.DISABLED',
+  }),
+  metricsPrefix: setting.text({
+    env: 'POSITION_METRICS_PREFIX',
+    default: 'moja_cl_',
+    pattern: METRIC_PREFIX_PATTERN,
+    message: 'must begin a Prometheus metric name (a letter, _ or :, then letters, digits, _ or :)',
+    doc: "prefix of central-ledger's metric names; a Prometheus name's start, never empty (our own process metrics have no prefix)",
+    original: 'INSTRUMENTATION.METRICS.config.prefix',
+  }),
+  metricsDefaultLabels: setting.text({
+    env: 'POSITION_METRICS_DEFAULT_LABELS',
+    default: 'serviceName=central-service',
+    check: (text) => parseMetricLabels(text) !== undefined,
+    message: 'must be name=value[,name=value...] with Prometheus label names (not le)',
+    doc: "`name=value,…` on every one of central-ledger's series, e.g. `serviceName=central-handler-position`; empty: none",
+    original: 'INSTRUMENTATION.METRICS.config.defaultLabels',
+  }),
   // The batch handler's label set; `handler --position` sets it (central-ledger.ts).
-  metricsFspId: '',
-});
+  metricsFspId: setting.string({
+    env: 'POSITION_METRICS_FSP_ID',
+    default: '',
+    allowEmpty: true,
+    doc: "the `fspId` label of `transfer_position` among central-ledger's names, as its one-at-a-time handler puts it; `handler --position` sets it from there, `*` when the key is unset; empty (the default): no `fspId`, the batch handler's label set",
+    original: 'INSTRUMENTATION.METRICS.labels.fspId',
+  }),
+};
+
+const handler = defineSettings(declared, { error: ConfigError });
+
+export type PositionConfig = ConfigOf<typeof declared>;
+
+/** Every setting by key: its variable, older names, type, default, doc, central-ledger's key. */
+export const configSchema = handler.declared;
+/** The same as a list in declaration order, each with its key (the configuration page reads it). */
+export const settings = handler.list;
+export const configDefaults: PositionConfig = handler.defaults;
 
 export { ConfigError, type PositionHandlerKind };
-
-const envConfig = defineEnvConfig(configSchema, configDefaults, { error: ConfigError });
 
 export interface LoadedConfig {
   readonly config: PositionConfig;
@@ -301,17 +348,19 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
   const fromFile: Record<string, string> = {};
   for (const mapped of mapping.values) {
     const field = mapped.field as keyof PositionConfig;
-    envConfig.parse(field, mapped.text, mapped.key);
-    fromFile[configSchema[field].env] = mapped.text;
+    handler.parse(field, mapped.text, mapped.key);
+    // Our variables win over the file under any of their names (an alias too).
+    if (handler.nameIn(env, field) === undefined) fromFile[configSchema[field].env] = mapped.text;
   }
-  const config = envConfig.load({ ...fromFile, ...env }, options.overrides);
+  const config = handler.load({ ...fromFile, ...env }, options.overrides);
+  const named = (key: keyof PositionConfig) => handler.nameIn(env, key) ?? configSchema[key].env;
   if (config.retryMaxMs < config.retryInitialMs) {
-    throw new ConfigError(configSchema.retryMaxMs.env, 'must not be below POSITION_RETRY_INITIAL_MS');
+    throw new ConfigError(named('retryMaxMs'), `must not be below ${named('retryInitialMs')}`);
   }
   if (config.kafkaClient === 'kafkajs' && config.compression !== 'none' && config.compression !== 'gzip') {
     throw new ConfigError(
-      configSchema.compression.env,
-      `must be none or gzip with KAFKA_CLIENT=kafkajs, got "${config.compression}"`,
+      named('compression'),
+      `must be none or gzip with ${named('kafkaClient')}=kafkajs, got "${config.compression}"`,
     );
   }
   return { config, file: source.file, notHonoured: Object.freeze(mapping.notHonoured) };
