@@ -16,6 +16,7 @@ import { registerObserveRoutes } from './http/observe-routes.js';
 import { createFailureReporter } from './observe/failures.js';
 import { createMetrics } from './observe/metrics.js';
 import { setUpProxyAndJws } from './proxy-jws-setup.js';
+import { createResources, type Resources } from './resources.js';
 import { createCentralLedger } from './upstream/central-ledger.js';
 import { createHealthProbe } from './upstream/health-probe.js';
 import { createHttpClient } from './upstream/http-client.js';
@@ -82,11 +83,45 @@ async function openOracleStore(config: Config): Promise<OracleStore> {
   return createMemoryOracleStore(readOraclesFile(embeddedOracles));
 }
 
-/** Wires config → upstreams → flows → HTTP; the only module that knows every layer. */
+/**
+ * Wires config → upstreams → flows → HTTP; the only module that knows every layer. What it opens is owned
+ * by one Resources (resources.ts), closed by close() and by a start that fails part-way.
+ */
 export async function startAls(config: Config): Promise<RunningAls> {
+  // Logs go to stderr (the kit's logger): stdout carries only the one "ready" line tools wait for.
+  const loggerInstance: FastifyBaseLogger = createLogger({ level: config.logLevel });
+  const resources = createResources();
+  let closing: Promise<void> | undefined;
+  // Each failure logged with what failed to close; close() then rejects naming them all.
+  const close = () => {
+    closing ??= resources.close().then((failures) => {
+      if (failures.length === 0) return;
+      for (const { name, error } of failures) loggerInstance.error({ err: error, resource: name }, 'closing failed');
+      throw new AggregateError(
+        failures.map((f) => f.error),
+        `closing failed: ${failures.map((f) => f.name).join(', ')}`,
+      );
+    });
+    return closing;
+  };
+  try {
+    return await openAls(config, resources, loggerInstance, close);
+  } catch (error) {
+    // What failed to close is logged; the error to report is the one that stopped the start.
+    await close().catch(() => undefined);
+    throw error;
+  }
+}
+
+async function openAls(
+  config: Config,
+  resources: Resources,
+  loggerInstance: FastifyBaseLogger,
+  close: () => Promise<void>,
+): Promise<RunningAls> {
   const startedAt = new Date();
   // First, so a bad registry file or database stops start-up before anything holds a socket.
-  const store = await openOracleStore(config);
+  const store = resources.own('oracle store', await openOracleStore(config), (opened) => opened.close());
   const registry = new Registry();
   // The original's names with the deployment's prefix and default labels, bound once here (no cost per request).
   const defaultLabels = parseMetricLabels(config.metricsDefaultLabels) ?? {};
@@ -100,6 +135,7 @@ export async function startAls(config: Config): Promise<RunningAls> {
         Object.keys(defaultLabels).length > 0 ? { ...defaultLabels, serviceVersion: SERVICE_VERSION } : defaultLabels,
     },
   );
+  resources.own('metrics', metrics, (created) => created.stop());
   const schemas = loadFspiopSchemas();
   const serialisers = createSerialisers();
   const http = createHttpClient({
@@ -111,6 +147,7 @@ export async function startAls(config: Config): Promise<RunningAls> {
     keepAlive: config.upstreamKeepAlive,
     onRetry: () => metrics.retry(),
   });
+  resources.own('upstream pools', http, (client) => client.close());
   metrics.watchUpstreamPools(() => http.poolStats());
   const record = metrics.cache;
   const centralLedger = createCentralLedger(http, {
@@ -134,17 +171,8 @@ export async function startAls(config: Config): Promise<RunningAls> {
     record,
   });
 
-  // Logs go to stderr (the kit's logger): stdout carries only the one "ready" line tools wait for.
-  const loggerInstance: FastifyBaseLogger = createLogger({ level: config.logLevel });
   // Proxy cache, timeout handler and JWS: all off by default, then nothing of them is wired in.
-  let extras: Awaited<ReturnType<typeof setUpProxyAndJws>>;
-  try {
-    extras = await setUpProxyAndJws(config, centralLedger, loggerInstance);
-  } catch (error) {
-    await Promise.allSettled([http.close(), store.close()]);
-    metrics.stop();
-    throw error;
-  }
+  const extras = await setUpProxyAndJws(config, centralLedger, loggerInstance, resources);
 
   // Every error answer and error callback counted and logged (rate-limited) at the two edges they pass.
   const failures = createFailureReporter(registry, loggerInstance);
@@ -222,7 +250,7 @@ export async function startAls(config: Config): Promise<RunningAls> {
     },
   });
   const admission = createAdmission(config.maxLookupsInFlight, config.lookupCallbackWaitMs);
-  app.addHook('onClose', async () => admission.close());
+  resources.own('admission sweep', admission, (created) => created.close());
   metrics.watchAdmission(() => admission);
   registerFspiopBasics(app, serialisers, config.bodyLimitBytes, failures, allowedMethods);
   if (extras.jws) registerJwsValidation(app, extras.jws);
@@ -249,6 +277,7 @@ export async function startAls(config: Config): Promise<RunningAls> {
   registerObserveRoutes(app, registry, startedAt, health);
 
   const profiler = createCpuProfiler({ directory: config.profileDir, prefix: 'als' });
+  resources.own('profiler', profiler, (created) => created.stop());
   const admin = Fastify({ loggerInstance, logController: quiet(), bodyLimit: config.bodyLimitBytes });
   admin.removeAllContentTypeParsers();
   admin.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
@@ -261,7 +290,9 @@ export async function startAls(config: Config): Promise<RunningAls> {
     defaultProfileSeconds: config.profileSeconds,
   });
 
-  // Shared resources are released when the servers close, after the in-flight work drained.
+  // Closed first (opened last): the servers stop accepting, and the in-flight work drains before the pools,
+  // stores and caches it uses are closed.
+  resources.own('servers', [app, admin], (servers) => Promise.all(servers.map((server) => server.close())));
   app.addHook('onClose', async () => {
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
@@ -273,20 +304,11 @@ export async function startAls(config: Config): Promise<RunningAls> {
     clearTimeout(timer);
   });
 
-  let url: string;
-  let adminUrl: string;
-  try {
-    url = await app.listen({ port: config.port, host: config.host, backlog: listenBacklog });
-    adminUrl = await admin.listen({ port: config.adminPort, host: config.host });
-  } catch (error) {
-    await Promise.allSettled([app.close(), admin.close(), http.close(), store.close(), extras.close()]);
-    metrics.stop();
-    throw error;
-  }
+  const url = await app.listen({ port: config.port, host: config.host, backlog: listenBacklog });
+  const adminUrl = await admin.listen({ port: config.adminPort, host: config.host });
   extras.startTimeoutHandler(ports, (error) => app.log.warn({ err: error }, 'timeout handler run failed'));
   const local = (address: string) => address.replace('0.0.0.0', '127.0.0.1').replace('[::]', '127.0.0.1');
 
-  let closing: Promise<void> | undefined;
   return {
     url: local(url),
     adminUrl: local(adminUrl),
@@ -298,16 +320,6 @@ export async function startAls(config: Config): Promise<RunningAls> {
     async idle() {
       while (inflight.size > 0) await Promise.allSettled([...inflight]);
     },
-    close() {
-      closing ??= (async () => {
-        await Promise.all([app.close(), admin.close()]);
-        await profiler.stop();
-        await extras.close();
-        await http.close();
-        await store.close();
-        metrics.stop();
-      })();
-      return closing;
-    },
+    close,
   };
 }

@@ -4,6 +4,7 @@ import type { DiscoveryPorts, OutboundRequest, ProxyPorts } from './discovery/ty
 import type { TimeoutHandler } from './handlers/timeout.js';
 import type { IncomingJwsCheck } from './http/jws-hook.js';
 import type { KeyWatchLogger } from './jws/keys.js';
+import type { Resources } from './resources.js';
 import type { CentralLedger } from './upstream/central-ledger.js';
 import type { RedisProxyCache } from './upstream/proxy-cache-redis.js';
 
@@ -28,15 +29,20 @@ export interface ProxyJws {
    * check itself, which throws the validator's message.
    */
   readonly jws: IncomingJwsCheck | undefined;
-  /** Starts the timeout handler (ALS_PROXY_CACHE=on and ALS_TIMEOUT_HANDLER=on) once the ports exist. */
+  /**
+   * Starts the timeout handler (ALS_PROXY_CACHE=on and ALS_TIMEOUT_HANDLER=on) once the ports exist; it is
+   * owned by the resources given to setUpProxyAndJws.
+   */
   startTimeoutHandler(ports: DiscoveryPorts, onError: (error: unknown) => void): TimeoutHandler | undefined;
-  close(): Promise<void>;
 }
+
+/** Each part that holds a connection, a watcher or a timer is registered with `resources` as it opens. */
 
 export async function setUpProxyAndJws(
   config: Config,
   centralLedger: CentralLedger,
   log: KeyWatchLogger,
+  resources: Resources,
 ): Promise<ProxyJws> {
   // Keys first: a missing or broken key file stops the start before anything connects.
   const keys = config.jwsValidate || config.jwsSign ? await import('./jws/keys.js') : undefined;
@@ -62,18 +68,21 @@ export async function setUpProxyAndJws(
     const nodes = parseHostPorts(config.proxyCacheNodes);
     if (!nodes) throw new ConfigError(schema.proxyCacheNodes.env, 'must be host:port[,host:port...]');
     const { createRedisProxyCache } = await import('./upstream/proxy-cache-redis.js');
-    proxyCache = createRedisProxyCache({
-      type: config.proxyCacheType,
-      nodes,
-      username: config.proxyCacheUsername || undefined,
-      password: config.proxyCachePassword || undefined,
-      db: config.proxyCacheDb,
-      commandTimeoutMs: config.connectTimeoutMs,
-    });
+    proxyCache = resources.own(
+      'proxy cache',
+      createRedisProxyCache({
+        type: config.proxyCacheType,
+        nodes,
+        username: config.proxyCacheUsername || undefined,
+        password: config.proxyCachePassword || undefined,
+        db: config.proxyCacheDb,
+        commandTimeoutMs: config.connectTimeoutMs,
+      }),
+      (cache) => cache.disconnect(),
+    );
     try {
       await proxyCache.connect();
     } catch (error) {
-      proxyCache.client.disconnect();
       // The original stops here too: src/server.js awaits the proxy cache's connect() before it listens.
       // The keys are named both ways, as the setting may come from the original's file.
       throw new Error(
@@ -87,12 +96,13 @@ export async function setUpProxyAndJws(
     };
   }
 
-  let timeoutHandler: TimeoutHandler | undefined;
   // Last, once nothing above can fail the start: keys added, replaced or removed apply without a restart.
-  const keyWatcher =
-    keys && verificationKeys
-      ? keys.watchVerificationKeys(config.jwsVerificationKeysDirectory, verificationKeys, log)
-      : undefined;
+  if (keys && verificationKeys)
+    resources.own(
+      'JWS key watcher',
+      keys.watchVerificationKeys(config.jwsVerificationKeysDirectory, verificationKeys, log),
+      (watcher) => watcher.close(),
+    );
   return {
     proxy,
     proxyCache,
@@ -126,7 +136,7 @@ export async function setUpProxyAndJws(
     startTimeoutHandler(ports, onError) {
       if (!proxy || !proxyCache || !startTimeoutHandler || !redisLock) return undefined;
       const ready = proxy;
-      timeoutHandler = startTimeoutHandler({
+      const handler = startTimeoutHandler({
         cache: proxyCache,
         lock: config.timeoutLock
           ? redisLock.createRedisLock(proxyCache.client, redisLock.TIMEOUT_HANDLER_LOCK_KEY, config.timeoutLockTtlMs)
@@ -137,12 +147,7 @@ export async function setUpProxyAndJws(
         answer: (key) => answerExpiredLookup(ports, ready, key),
         onError,
       });
-      return timeoutHandler;
-    },
-    async close() {
-      keyWatcher?.close();
-      await timeoutHandler?.stop();
-      await proxyCache?.disconnect();
+      return resources.own('timeout handler', handler, (started) => started.stop());
     },
   };
 }

@@ -1,6 +1,6 @@
 import { errorInformation, FspiopError } from '@mojafast/fspiop';
 import { type CpuProfiler, FastCounter } from '@mojafast/service-kit';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Registry } from 'prom-client';
 import type { OracleRecord } from '../discovery/oracles.js';
 import { addOracle, changeOracle, type OracleRegistry, removeOracle } from '../upstream/oracle-registry.js';
@@ -57,11 +57,11 @@ function refuse(reply: FastifyReply, error: AdminRequestError) {
 /**
  * The admin surface of the original (its admin port): the oracle registry (GET|POST /oracles,
  * PUT|DELETE /oracles/{ID}), with its validation, codes and texts; and ours: POST /profile?seconds=N.
+ * Each a plugin; what they share (the answers' counter and log, the 404/405 and error answers) is set
+ * here on the port's root, which the plugins and /health and /metrics inherit.
  * The original has no /endpointcache here (only on the API port), so neither has this port.
  */
 export function registerAdminRoutes(app: FastifyInstance, deps: AdminRouteDeps): void {
-  const { registry } = deps;
-
   // Every answer of the admin port is counted; a change of the registry or a refusal is logged with what was
   // asked and answered (operators' calls: rare, and each one matters).
   const answers = new FastCounter('als_admin_requests_total', 'admin port answers, by route and status', deps.metrics);
@@ -81,16 +81,6 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminRouteDeps):
     }
     return payload;
   });
-
-  /** The body (for POST and PUT), then query and headers: the original reports the first failure in that order. */
-  const admit = (operation: AdminOperation, request: Incoming) => {
-    const input =
-      operation === 'OraclesPost' || operation === 'OraclesByIdPut'
-        ? checkOracleInfo(parseAdminBody(request.body, request.headers['content-type']), deps.currencies)
-        : undefined;
-    checkAdminParameters(operation, request.query, request.headers);
-    return input;
-  };
 
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0] ?? '';
@@ -117,6 +107,30 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminRouteDeps):
     request.log.error({ err: error, method: request.method, url: request.url }, 'admin request failed');
     return reply.code(500).send({ errorInformation: errorInformation(FspiopError.INTERNAL_SERVER_ERROR) });
   });
+
+  app.register(oraclesRoutes, deps);
+  app.register(profileRoutes, deps);
+}
+
+/**
+ * The oracle registry: GET|POST /oracles, PUT|DELETE /oracles/{ID}. The checks stay hand-written
+ * (admin-validation.ts): the original validates what its raw-payload plugin makes of the bytes (an empty
+ * object for a body that is not JSON or has no Content-Type) with Ajv's type coercion, and reports the body
+ * before the query and headers; a route schema would see the bytes this port keeps, and an invalid body with
+ * a bad query would be answered for the query.
+ */
+const oraclesRoutes: FastifyPluginAsync<AdminRouteDeps> = async (app, deps) => {
+  const { registry } = deps;
+
+  /** The body (for POST and PUT), then query and headers: the original reports the first failure in that order. */
+  const admit = (operation: AdminOperation, request: Incoming) => {
+    const input =
+      operation === 'OraclesPost' || operation === 'OraclesByIdPut'
+        ? checkOracleInfo(parseAdminBody(request.body, request.headers['content-type']), deps.currencies)
+        : undefined;
+    checkAdminParameters(operation, request.query, request.headers);
+    return input;
+  };
 
   app.get('/oracles', async (request: Incoming) => {
     admit('OraclesGet', request);
@@ -151,7 +165,10 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminRouteDeps):
     registry.invalidate();
     return reply.code(204).send();
   });
+};
 
+/** POST /profile?seconds=N: a CPU profile of this process, written to the profile directory. */
+const profileRoutes: FastifyPluginAsync<AdminRouteDeps> = async (app, deps) => {
   app.post<{ Querystring: { seconds?: string } }>('/profile', async (request, reply) => {
     const seconds = Number(request.query.seconds ?? deps.defaultProfileSeconds);
     if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 600)
@@ -165,7 +182,7 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminRouteDeps):
     const file = await deps.profiler.profile(seconds);
     return { file };
   });
-}
+};
 
 /**
  * A second active oracle for the same type, endpoint type and currency. The original refuses it with a

@@ -1,24 +1,34 @@
 import { healthReport } from '@mojafast/service-kit';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import type { Registry } from 'prom-client';
 import type { HealthProbe } from '../upstream/health-probe.js';
 
-/**
- * GET /health in the original's shape (the service kit's healthReport), 503 while a service is DOWN; and
- * GET /metrics (Prometheus text).
- */
+/** GET /health in the original's shape (the service kit's healthReport), 503 while a service is DOWN. */
+const healthRoutes: FastifyPluginAsync<{ startedAt: Date; health?: HealthProbe | undefined }> = async (
+  app,
+  { startedAt, health },
+) => {
+  app.get('/health', async (_request, reply) => {
+    const report = healthReport(startedAt, health ? await health.services() : undefined);
+    return reply.code(report.statusCode).send(report.body);
+  });
+};
+
+/** GET /metrics: the registry in Prometheus text. */
+const metricsRoutes: FastifyPluginAsync<{ registry: Registry }> = async (app, { registry }) => {
+  app.get('/metrics', async (_request, reply) => {
+    const text = await registry.metrics();
+    return reply.header('content-type', registry.contentType).send(text);
+  });
+};
+
+/** /health and /metrics, each its own plugin, on both ports. */
 export function registerObserveRoutes(
   app: FastifyInstance,
   registry: Registry,
   startedAt: Date,
   health?: HealthProbe,
 ): void {
-  app.get('/health', async (_request, reply) => {
-    const report = healthReport(startedAt, health ? await health.services() : undefined);
-    return reply.code(report.statusCode).send(report.body);
-  });
-  app.get('/metrics', async (_request, reply) => {
-    const text = await registry.metrics();
-    return reply.header('content-type', registry.contentType).send(text);
-  });
+  app.register(healthRoutes, { startedAt, health });
+  app.register(metricsRoutes, { registry });
 }

@@ -1,0 +1,83 @@
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import { lookUpParty } from '../discovery/parties.js';
+import { type DiscoveryPorts, UpstreamError } from '../discovery/types.js';
+import { AlsError } from '../fspiop/errors.js';
+import { checkSourceHeader, type IngressFacts } from '../fspiop/ingress.js';
+import { callbackKey } from './admission.js';
+import type { FspiopRouteContext } from './fspiop-accept.js';
+import { newOutcome } from './fspiop-accept.js';
+import { checkCurrency, checkPath, headersOf, type PartyRequest, partyOf } from './fspiop-checks.js';
+import { proxiedRequester, proxyHeaderOf } from './proxy-ingress.js';
+
+/**
+ * The source must be an active participant before the 202 (reference: 400 3101). When central-ledger
+ * cannot be asked, the request is accepted and answered with one error callback (2001) if the source's
+ * callback endpoints are known (cached); if they are not, no callback could reach it, so the answer is
+ * synchronous: 500 2001, what the original answers to any central-ledger failure here. Never a 202 that
+ * nobody hears the end of.
+ */
+async function checkSource(ports: DiscoveryPorts, facts: IngressFacts): Promise<AlsError | undefined> {
+  try {
+    const participant = await ports.participant(facts.source);
+    // Known is enough, active or not: the original's validateSourceFspHeader only fetches the participant.
+    if (participant === undefined) throw new AlsError('UNKNOWN_SOURCE', { source: facts.source });
+    return undefined;
+  } catch (error) {
+    if (!(error instanceof UpstreamError)) throw error;
+    try {
+      await ports.endpoints(facts.source);
+    } catch {
+      throw new AlsError('SOURCE_UNREACHABLE', { reason: error.reason, source: facts.source });
+    }
+    return new AlsError('SWITCH_FAILED', { reason: error.reason });
+  }
+}
+
+/**
+ * GET /parties/{Type}/{ID}[/{SubId}] (a lookup: 202, then the oracle and the forward to the payee) and its
+ * callbacks PUT /parties/…[/error] (200, then the forward to the payer).
+ */
+export const partiesRoutes: FastifyPluginAsync<{ context: FspiopRouteContext }> = async (app, { context }) => {
+  const { ports, schemas } = context.deps;
+
+  const getParties = async (request: PartyRequest, reply: FastifyReply) => {
+    const started = performance.now();
+    const facts = headersOf(request, 'GET', 'parties', ports.hubVersion);
+    checkPath(request, facts.version, context.types);
+    const currency = checkCurrency(request.query.currency, schemas.currencies);
+    checkSourceHeader(request.headers);
+    // Inter-scheme discovery only (off: one property read): a source of another scheme via its proxy.
+    const proxy = ports.proxy && proxyHeaderOf(request.headers);
+    const via = proxy === undefined ? undefined : await proxiedRequester(ports, facts.source, proxy);
+    const deferred = via === undefined ? await checkSource(ports, facts) : undefined;
+    const party = partyOf(request.params);
+    const outcome = newOutcome(deferred !== undefined);
+    const accepted = context.accept(
+      reply,
+      'parties_get',
+      202,
+      started,
+      deferred,
+      { resource: 'parties', party, facts, request, via },
+      () =>
+        lookUpParty(context.watchedPorts(outcome), {
+          party,
+          currency,
+          source: facts.source,
+          requester: via,
+          proxy,
+          destination: facts.destination,
+          version: facts.version,
+          headers: request.headers,
+        }),
+      outcome,
+    );
+    return { ...accepted, callback: { key: callbackKey(party.type, party.id, party.subId, facts.source), outcome } };
+  };
+
+  for (const suffix of ['', '/:subId']) {
+    app.get(`/parties/:type/:id${suffix}`, context.admitted('parties_get', getParties));
+    app.put(`/parties/:type/:id${suffix}`, context.callbackRoute('parties', false));
+    app.put(`/parties/:type/:id${suffix}/error`, context.callbackRoute('parties', true));
+  }
+};
