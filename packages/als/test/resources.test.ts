@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createDatabase, type TestDatabase } from '@mojafast/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ConfigValues, loadConfig } from '../src/config/config.js';
+import { type ConfigValues, loadConfig } from '../src/config/index.js';
 import { startAls } from '../src/main.js';
 import { createTestRedis, type TestRedis } from './redis.js';
 
@@ -72,14 +72,14 @@ function everyPartOn(overrides: Partial<ConfigValues> = {}) {
       dbUser: user,
       dbPassword: password,
       dbName: database.name,
-      proxyCache: 'on',
+      proxyCache: true,
       proxyCacheType: 'redis',
       proxyCacheNodes: `${node?.host}:${node?.port}`,
       proxyCacheDb: redis.options.db,
-      timeoutHandler: 'on',
-      jwsValidate: 'on',
+      timeoutHandler: true,
+      jwsValidate: true,
       jwsVerificationKeysDirectory: join(dir, 'keys'),
-      jwsSign: 'on',
+      jwsSign: true,
       jwsSigningKeyPath: join(dir, 'hub.key'),
       ...overrides,
     },
