@@ -1,6 +1,5 @@
 import type { Amount } from './amount.js';
-import { NO_POSITION_ACCOUNT } from './plan.js';
-import type { AccountFacts, LedgerCommand } from './types.js';
+import { type AccountFacts, type LedgerCommand, NO_POSITION_ACCOUNT } from './types.js';
 
 /** One participantCurrency row with its active NET_DEBIT_CAP, as reference data (read, then cached). */
 export interface AccountRecord {

@@ -97,6 +97,9 @@ export interface CyrilPlan {
   }[];
 }
 
+/** Key '0': central-ledger's marker for "no position change" (payer and payee behind the same proxy). */
+export const NO_POSITION_ACCOUNT = '0';
+
 /** One decoded message as the pure planner sees it: what to do, to which transfer, on which account. */
 export interface LedgerCommand {
   /** Position of the message in the batch; outcomes refer back to it. */
