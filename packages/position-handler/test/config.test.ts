@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, configDefaults, loadConfig, readConfig, settings } from '../src/config/index.js';
 import { handlerErrors } from '../src/ledger/errors.js';
 import { createMetrics, STAGES } from '../src/observe/metrics.js';
-import { ORIGINAL_METRICS_DEFAULTS } from '../src/observe/metrics-original.js';
+import { ORIGINAL_METRICS_DEFAULTS } from '../src/observe/original-metrics.js';
 
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
 const page = readFileSync(new URL('../docs/configuration.md', import.meta.url), 'utf8');
