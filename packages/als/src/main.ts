@@ -209,7 +209,7 @@ async function openAls(
     );
   };
 
-  // No log line per request at any level (issue #3); failures are counted on /metrics instead.
+  // No log line per request at any level (it costs more than the lookup); failures are counted on /metrics instead.
   const quiet = () => new LogController({ disableRequestLogging: true });
   const app = Fastify({
     loggerInstance,
@@ -226,7 +226,7 @@ async function openAls(
     routerOptions: { maxParamLength: maxPartyIdLength * 12 },
     frameworkErrors: frameworkErrors(serialisers, maxPartyIdLength, failures),
     // A request whose headers and body have not all arrived within requestTimeoutMs is answered 408 (slow
-    // bodies held a socket for ever: issue #11, item 5). Node checks every connectionsCheckingInterval.
+    // bodies held a socket for ever). Node checks every connectionsCheckingInterval.
     requestTimeout: config.requestTimeoutMs,
     clientErrorHandler: clientErrors(
       serialisers,
@@ -237,7 +237,7 @@ async function openAls(
       failures,
     ),
     http: {
-      // A GET /parties has no body: node:http then skips its request stream's life cycle (issue #4, the
+      // A GET /parties has no body: node:http then skips its request stream's life cycle (the
       // bench's GETs are a quarter of the ALS's exchanges). The body parser answers such requests of other
       // methods at once (fspiop-plugin.ts readBody).
       optimizeEmptyRequests: true,

@@ -291,7 +291,7 @@ describe.each(kafkaClients)('actions (KAFKA_CLIENT=%s)', (kafkaClient) => {
       expect(again.map((n) => eventOf(n).state.status)).toEqual(['success', 'success']);
     });
 
-    it('a prepare redelivered after its transfer was COMMITTED writes no ABORTED_REJECTED (the original does) and is answered 2001 from the Hub, not with a second prepare to the payee (issue #12 item 6)', async () => {
+    it('a prepare redelivered after its transfer was COMMITTED writes no ABORTED_REJECTED (the original does) and is answered 2001 from the Hub, not with a second prepare to the payee', async () => {
       const t = await transfer('payerfsp', 'RECEIVED_FULFIL', '1');
       await send(messages([t], 'commit'), [t.transferId]);
       const position = await positionOf(env.ledger.knex, account('payerfsp').position);

@@ -78,7 +78,7 @@ export function createMetrics(
   let validationSeconds = 0;
   const e2e = new FastHistogram(
     'als_end_to_end_seconds',
-    'from tx_end2end_start_ts in tracestate to the PUT callback reaching the ALS (Mojaloop issue #3431)',
+    'from tx_end2end_start_ts in tracestate to the PUT callback reaching the ALS',
     endToEndBuckets,
     registry,
   ).child();
