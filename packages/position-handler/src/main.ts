@@ -2,6 +2,7 @@ import {
   type CpuProfiler,
   createCpuProfiler,
   type ObserveServer,
+  packageVersion,
   parseMetricLabels,
   startObserveServer,
 } from '@mojafast/service-kit';
@@ -151,6 +152,7 @@ export async function startPositionService(
         host: config.httpHost,
         port: config.httpPort,
         registry,
+        version: packageVersion(import.meta.url),
         services: handlerServices({
           broker: () => bus.isReady(),
           database: () => store.ping().then(() => true),
