@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createDatabase, type TestDatabase } from '@mojafast/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ConfigValues, loadConfig } from '../src/config/config.js';
+import { type ConfigValues, loadConfig } from '../src/config/index.js';
 import { startAls } from '../src/main.js';
 import { createTestRedis, type TestRedis } from './redis.js';
 
