@@ -1,4 +1,4 @@
-# Node 24 and pnpm for the project, without touching the system's node (issue #2).
+# Node 24 and pnpm for the project, without touching the system's node (docs/decisions/0001-toolchain-and-services.md).
 # Sourced by ./run; puts the chosen tools first on PATH. Idempotent: a machine that already has
 # Node >= 24 (the services use AsyncDisposableStack) and pnpm is left as it is.
 

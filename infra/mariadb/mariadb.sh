@@ -41,7 +41,7 @@ mariadb_start() {
       || die "mariadb-install-db failed (see ${MARIADB_DIR#"$ROOT"/}/logs/install-db.log); run 'infra/svc reset mysql' and re-run"
   fi
   log "starting MariaDB on $MYSQL_HOST:$MYSQL_PORT"
-  # innodb_flush_log_at_trx_commit=1 keeps every commit durable, as production does (issue #2):
+  # innodb_flush_log_at_trx_commit=1 keeps every commit durable, as production does:
   # benchmarks must pay the real fsync cost of the position handler's transactions.
   setsid nohup mariadbd --no-defaults --user=root --datadir="$MARIADB_DIR/data" \
     --socket="$MARIADB_SOCKET" --pid-file="$MARIADB_PID_FILE" --port="$MYSQL_PORT" --bind-address="$MYSQL_HOST" \

@@ -1,6 +1,6 @@
 # Redis from Debian's redis-server, run as the project's own process on 127.0.0.1 with its data and logs
 # in .infra/redis; or, with REDIS_EXTERNAL=1, an already running Redis that is only checked.
-# The ALS's inter-scheme proxy cache and its timeout handler's lock live there (issue 17). Sourced by infra/svc.
+# The ALS's inter-scheme proxy cache and its timeout handler's lock live there. Sourced by infra/svc.
 
 REDIS_DIR="$STATE_DIR/redis"
 REDIS_PID_FILE="$REDIS_DIR/redis.pid"

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Difference } from './compare.js';
 
 /**
- * A row of the ALS README's "Differences from the original": what the original does, what ours does and why.
+ * A row of the ALS's "Differences from the original" (packages/als/docs/differences.md): what the original does, what ours does and why.
  * `pending`: a difference not yet closed (it is to be closed, not kept).
  */
 export interface DifferenceRow {

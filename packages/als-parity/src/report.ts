@@ -40,7 +40,7 @@ export function differencesReport(
     "request's Date, {trace}/{span} the request's trace ids, <span> a new span id, <oracle>/<fsp> simulator URLs.",
     'The cases are in packages/als-parity/src/corpus.ts; `--filter <case id regex>` re-runs some.',
     'Each difference is tagged with its row of packages/als-parity/exceptions.json: (pending) = to be closed,',
-    '(kept) = a deliberate difference already in the ALS README table.',
+    '(kept) = a deliberate difference already in the table of packages/als/docs/differences.md.',
     '',
     'When you close a pending difference, the parity test (once merged) fails with "listedButGone" for it: run',
     '`node packages/als-parity/dist/cli.js compare --ours --update-pending` in your branch after `pnpm build`: it',

@@ -11,7 +11,7 @@ import { RecordingSims } from '../src/sims.js';
 // Our ALS as operators run it (built dist/, drop-in: the original's config/default.json with the parity rc
 // overrides) on the recording simulators, the whole corpus, compared with what account-lookup-service
 // v17.16.1 answered to the same corpus (fixtures/original-17.16.1.json). Every difference must be listed in
-// exceptions.json, and every listed one must still occur, so the list (and the README table rendered from
+// exceptions.json, and every listed one must still occur, so the list (and the docs/differences.md table rendered from
 // it) is exactly what differs.
 describe('parity with account-lookup-service v17.16.1', () => {
   let database: TestDatabase;

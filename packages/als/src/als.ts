@@ -51,7 +51,7 @@ runService<Running>({
     const loaded = readConfig(process.env);
     const config = loaded.config;
     if (loaded.notHonoured.length > 0 && cluster.isPrimary) {
-      // Named once, never silently ignored (issue 16): keys of the original's file or ALS_ rc variables
+      // Named once, never silently ignored (a setting that does nothing must say so): keys of the original's file or ALS_ rc variables
       // without an equivalent here.
       log.warn({ file: loaded.file, keys: loaded.notHonoured }, 'account-lookup-service keys not honoured');
     }

@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { type CpuProfiler, createCpuProfiler, createLogger, SERVICE_VERSION } from '@mojafast/service-kit';
+import { type CpuProfiler, createCpuProfiler, createLogger, packageVersion } from '@mojafast/service-kit';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import { Registry } from 'prom-client';
 import { type Config, parseMetricLabels } from './config/index.js';
@@ -120,6 +120,7 @@ async function openAls(
   close: () => Promise<void>,
 ): Promise<RunningAls> {
   const startedAt = new Date();
+  const version = packageVersion(import.meta.url);
   // First, so a bad registry file or database stops start-up before anything holds a socket.
   const store = resources.own('oracle store', await openOracleStore(config), (opened) => opened.close());
   const registry = new Registry();
@@ -132,7 +133,7 @@ async function openAls(
       // account-lookup-service src/server.js sets serviceVersion (its package version) on the defaultLabels it
       // is configured with, over any given; none are configured: no labels at all.
       defaultLabels:
-        Object.keys(defaultLabels).length > 0 ? { ...defaultLabels, serviceVersion: SERVICE_VERSION } : defaultLabels,
+        Object.keys(defaultLabels).length > 0 ? { ...defaultLabels, serviceVersion: version } : defaultLabels,
     },
   );
   resources.own('metrics', metrics, (created) => created.stop());
@@ -209,7 +210,7 @@ async function openAls(
     );
   };
 
-  // No log line per request at any level (issue #3); failures are counted on /metrics instead.
+  // No log line per request at any level (it costs more than the lookup); failures are counted on /metrics instead.
   const quiet = () => new LogController({ disableRequestLogging: true });
   const app = Fastify({
     loggerInstance,
@@ -226,7 +227,7 @@ async function openAls(
     routerOptions: { maxParamLength: maxPartyIdLength * 12 },
     frameworkErrors: frameworkErrors(serialisers, maxPartyIdLength, failures),
     // A request whose headers and body have not all arrived within requestTimeoutMs is answered 408 (slow
-    // bodies held a socket for ever: issue #11, item 5). Node checks every connectionsCheckingInterval.
+    // bodies held a socket for ever). Node checks every connectionsCheckingInterval.
     requestTimeout: config.requestTimeoutMs,
     clientErrorHandler: clientErrors(
       serialisers,
@@ -237,7 +238,7 @@ async function openAls(
       failures,
     ),
     http: {
-      // A GET /parties has no body: node:http then skips its request stream's life cycle (issue #4, the
+      // A GET /parties has no body: node:http then skips its request stream's life cycle (the
       // bench's GETs are a quarter of the ALS's exchanges). The body parser answers such requests of other
       // methods at once (fspiop-plugin.ts readBody).
       optimizeEmptyRequests: true,
@@ -274,14 +275,14 @@ async function openAls(
     ...(store.ping ? { pingDatastore: () => (store.ping as () => Promise<void>)() } : {}),
     ...(proxyCache ? { pingProxyCache: () => proxyCache.healthCheck() } : {}),
   });
-  registerObserveRoutes(app, registry, startedAt, health);
+  registerObserveRoutes(app, registry, { startedAt, version }, health);
 
   const profiler = createCpuProfiler({ directory: config.profileDir, prefix: 'als' });
   resources.own('profiler', profiler, (created) => created.stop());
   const admin = Fastify({ loggerInstance, logController: quiet(), bodyLimit: config.bodyLimitBytes });
   admin.removeAllContentTypeParsers();
   admin.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
-  registerObserveRoutes(admin, registry, startedAt, health);
+  registerObserveRoutes(admin, registry, { startedAt, version }, health);
   registerAdminRoutes(admin, {
     registry: oracleRegistry,
     currencies: schemas.currencies,

@@ -3,7 +3,7 @@ import { withSettings } from '@mojafast/service-kit';
 import { describe, expect, it } from 'vitest';
 import { AlsErrors, ConfigError, defaults, loadConfig, settings } from '../src/index.js';
 
-const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+const failures = readFileSync(new URL('../docs/failures.md', import.meta.url), 'utf8');
 const page = readFileSync(new URL('../docs/configuration.md', import.meta.url), 'utf8');
 
 describe('configuration', () => {
@@ -62,9 +62,9 @@ describe('configuration', () => {
 });
 
 describe('error catalogue', () => {
-  it('matches the README table: name, code and synchronous status', () => {
+  it('matches the table of docs/failures.md: name, code and synchronous status', () => {
     for (const [name, entry] of Object.entries(AlsErrors)) {
-      const row = readme.split('\n').find((line) => line.startsWith(`| \`${name}\``));
+      const row = failures.split('\n').find((line) => line.startsWith(`| \`${name}\``));
       expect(row, name).toBeDefined();
       expect(row).toContain(`| ${entry.fspiop.code} |`);
       expect(row).toContain(`| ${entry.status ?? 'callback'} |`);

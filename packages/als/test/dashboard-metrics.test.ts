@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readDashboardFixture, prometheusSamples as samples } from '@mojafast/testkit';
@@ -10,6 +10,12 @@ import { call, callbackHeaders, lookupHeaders, newTraceId, type Stack, startStac
 // The metric names the community dashboards query for the ALS (fixtures/dashboard-metrics.json, a fact
 // list taken from mojaloop/helm's dashboards), each expected on the real /metrics of a running ALS after
 // one request of every route, with the labels the queries select on.
+// serviceVersion: the ALS package's version, as the original sets its own package version there.
+const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+  version: string;
+};
+const versionPattern = version.replaceAll('.', '\\.');
+const metricLine = (pattern: string) => new RegExp(pattern, 'm');
 const fixture = readDashboardFixture(new URL('./fixtures/dashboard-metrics.json', import.meta.url));
 
 const missing = (text: string) => {
@@ -111,7 +117,9 @@ describe('dashboard metrics on /metrics', () => {
   it('gives the original ingress histograms success="true" and serviceName beside our own metrics', async () => {
     const text = await (await fetch(`${stack.als.adminUrl}/metrics`)).text();
     expect(text).toMatch(
-      /^moja_als_ing_getPartiesByTypeAndID_count\{success="true",serviceName="account-lookup-service",serviceVersion="0.0.0"\} [1-9]/m,
+      metricLine(
+        String.raw`^moja_als_ing_getPartiesByTypeAndID_count\{success="true",serviceName="account-lookup-service",serviceVersion="${versionPattern}"\} [1-9]`,
+      ),
     );
     expect(text).toMatch(/^moja_als_ing_getPartiesByTypeIDAndSubID_count\{[^}]*\} [1-9]/m);
     expect(text).toMatch(/^als_requests_total\{route="parties_get",status="202"\} [1-9]/m);
@@ -122,13 +130,19 @@ describe('dashboard metrics on /metrics', () => {
     // The lookups above resolved payeefsp's parties GET endpoint and sent it the request; the callbacks went
     // to payerfsp's parties PUT endpoint.
     expect(text).toMatch(
-      /^moja_als_egress_getParticipantEndpoint_count\{success="true",endpointType="FSPIOP_CALLBACK_URL_PARTIES_GET",participantName="[^"]+",serviceName="account-lookup-service",serviceVersion="0.0.0"\} [1-9]/m,
+      metricLine(
+        String.raw`^moja_als_egress_getParticipantEndpoint_count\{success="true",endpointType="FSPIOP_CALLBACK_URL_PARTIES_GET",participantName="[^"]+",serviceName="account-lookup-service",serviceVersion="${versionPattern}"\} [1-9]`,
+      ),
     );
     expect(text).toMatch(
-      /^moja_als_egress_sendRequestToParticipant_count\{success="true",endpointType="FSPIOP_CALLBACK_URL_PARTIES_PUT",participantName="payerfsp",serviceName="account-lookup-service",serviceVersion="0.0.0"\} [1-9]/m,
+      metricLine(
+        String.raw`^moja_als_egress_sendRequestToParticipant_count\{success="true",endpointType="FSPIOP_CALLBACK_URL_PARTIES_PUT",participantName="payerfsp",serviceName="account-lookup-service",serviceVersion="${versionPattern}"\} [1-9]`,
+      ),
     );
     expect(text).toMatch(
-      /^moja_als_egress_validateParticipant_count\{success="true",serviceName="account-lookup-service",serviceVersion="0.0.0"\} [1-9]/m,
+      metricLine(
+        String.raw`^moja_als_egress_validateParticipant_count\{success="true",serviceName="account-lookup-service",serviceVersion="${versionPattern}"\} [1-9]`,
+      ),
     );
   });
 
@@ -142,7 +156,9 @@ describe('dashboard metrics on /metrics', () => {
     await vi.waitFor(async () => {
       const text = await (await fetch(`${stack.als.adminUrl}/metrics`)).text();
       expect(text).toMatch(
-        /^moja_als_getPartiesByTypeAndID_count\{success="false",serviceName="account-lookup-service",serviceVersion="0.0.0"\} 1$/m,
+        metricLine(
+          String.raw`^moja_als_getPartiesByTypeAndID_count\{success="false",serviceName="account-lookup-service",serviceVersion="${versionPattern}"\} 1$`,
+        ),
       );
     });
   });
@@ -191,13 +207,19 @@ describe("the original's INSTRUMENTATION.METRICS keys on /metrics", () => {
       /^eu_als_getPartiesByTypeAndID_count\{[^}]*\} 1$/m,
     );
     expect(text).toMatch(
-      /^eu_als_ing_getPartiesByTypeAndID_count\{success="true",serviceName="als-eu",region="eu-1",serviceVersion="0.0.0"\} 1$/m,
+      metricLine(
+        String.raw`^eu_als_ing_getPartiesByTypeAndID_count\{success="true",serviceName="als-eu",region="eu-1",serviceVersion="${versionPattern}"\} 1$`,
+      ),
     );
     expect(text).toMatch(
-      /^eu_als_getPartiesByTypeAndID_count\{success="true",serviceName="als-eu",region="eu-1",serviceVersion="0.0.0"\} 1$/m,
+      metricLine(
+        String.raw`^eu_als_getPartiesByTypeAndID_count\{success="true",serviceName="als-eu",region="eu-1",serviceVersion="${versionPattern}"\} 1$`,
+      ),
     );
     expect(text).toMatch(
-      /^eu_als_process_cpu_user_seconds_total\{serviceName="als-eu",region="eu-1",serviceVersion="0.0.0"\} /m,
+      metricLine(
+        String.raw`^eu_als_process_cpu_user_seconds_total\{serviceName="als-eu",region="eu-1",serviceVersion="${versionPattern}"\} `,
+      ),
     );
     expect(text).not.toMatch(/^moja_als_/m);
     expect(text).toMatch(/^als_requests_total\{route="parties_get",status="202"\} 1$/m);
@@ -209,7 +231,9 @@ describe("the original's INSTRUMENTATION.METRICS keys on /metrics", () => {
       /^v_als_getPartiesByTypeAndID_count\{[^}]*\} 1$/m,
     );
     expect(text).toMatch(
-      /^v_als_ing_getPartiesByTypeAndID_count\{success="true",serviceName="als",serviceVersion="0.0.0"\} 1$/m,
+      metricLine(
+        String.raw`^v_als_ing_getPartiesByTypeAndID_count\{success="true",serviceName="als",serviceVersion="${versionPattern}"\} 1$`,
+      ),
     );
     expect(text).not.toContain('1.2.3');
   });

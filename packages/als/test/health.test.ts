@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { connect, createServer, type Socket } from 'node:net';
 import { createDatabase, type TestDatabase } from '@mojafast/testkit';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
@@ -5,6 +6,11 @@ import { call, type Stack, startStack } from './helpers.js';
 
 // GET /health in the shape of the original's (central-services-shared HealthCheck: status, uptime,
 // startTime, versionNumber, services), 503 while a service it needs is down, 200 once it is back.
+
+// versionNumber: the ALS package's own version, as the original reports its package.json's.
+const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+  version: string;
+};
 
 const stacks: Stack[] = [];
 afterEach(async () => {
@@ -55,7 +61,7 @@ describe('GET /health', () => {
         status: 'OK',
         uptime: expect.any(Number),
         startTime: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
-        versionNumber: expect.any(String),
+        versionNumber: version,
         services: [{ name: 'participantEndpointService', status: 'OK' }],
       });
     }

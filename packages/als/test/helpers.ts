@@ -101,7 +101,7 @@ export async function lookupsInFlight(als: RunningAls): Promise<number> {
 /**
  * Resolves once the ALS has finished every request it accepted: its lookups-in-flight gauge is back to 0 (a
  * forwarded GET /parties holds its slot until the payee's callback reaches the ALS, its own error callback ends
- * it, or ALS_LOOKUP_CALLBACK_WAIT_MS passes; README "Limits and failures"), and then no background work of an
+ * it, or ALS_LOOKUP_CALLBACK_WAIT_MS passes; docs/failures.md), and then no background work of an
  * accepted request is running (RunningAls.idle). A test proves that nothing more arrives by waiting for the
  * callbacks it expects, then for this, then counting, instead of sleeping. (A payee slower than the callback
  * wait no longer holds a slot: wait for its callback first.)

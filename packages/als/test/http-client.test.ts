@@ -5,7 +5,7 @@ import { UpstreamError } from '../src/discovery/types.js';
 import { createHttpClient, type HttpClient } from '../src/upstream/http-client.js';
 
 /**
- * The upstream client's retry of a reset (issue #15 item 2: undici's interceptor API, no deprecated
+ * The upstream client's retry of a reset (undici's interceptor API, no deprecated
  * handler): one retry, on another socket, only while no byte of the answer has arrived.
  */
 

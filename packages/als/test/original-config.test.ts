@@ -14,7 +14,7 @@ import { readConfig } from '../src/config/original.js';
 // account-lookup-service's own config/default.json (mirror commit 5da8a0b7), kept as a fixture of its keys.
 const original = fileURLToPath(new URL('./fixtures/account-lookup-service-default.json', import.meta.url));
 const absent = fileURLToPath(new URL('./fixtures/absent.json', import.meta.url));
-const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+const readme = readFileSync(new URL('../docs/original-config.md', import.meta.url), 'utf8');
 
 describe("account-lookup-service's configuration", () => {
   it('reads its default.json unchanged into our settings', () => {
@@ -205,7 +205,7 @@ describe("account-lookup-service's configuration", () => {
     expect(() => readConfig({ CONFIG_FILE: absent })).toThrow(/^CONFIG_FILE: /);
   });
 
-  it('has every mapped key in the README table', () => {
+  it('has every mapped key in the table of docs/original-config.md', () => {
     for (const key of [
       'API_PORT',
       'ADMIN_PORT',

@@ -5,10 +5,10 @@ import { positionCommand, positionUsage } from './commands/position.js';
 import { reportCommand, reportUsage } from './commands/report.js';
 
 const usage = `mojafast-bench <command> [options]
-  als        ALS discovery end to end (GET /parties through the PUT callback)   (issue #4)
-  position   position topic replay                                              (issue #6)
+  als        ALS discovery end to end (GET /parties through the PUT callback)
+  position   position topic replay
   http       plain HTTP load on any endpoint
-  report     README figure tables rendered from result files (--check: fail when they differ)
+  report     figure tables of the measured/ and docs/ pages rendered from result files (--check: fail when they differ)
 
 ${alsUsage}
 

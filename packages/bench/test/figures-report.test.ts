@@ -2,23 +2,34 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readmes, repoRoot, staleReadmes } from '../src/commands/report.js';
-import { regionsOf, renderRegions } from '../src/report/figures.js';
+import { figurePages, repoRoot, stalePages } from '../src/commands/report.js';
+import { MEASUREMENT_KINDS, regionsOf, renderRegions } from '../src/report/figures.js';
 
-// The README figure tables are the report's output from result files kept in the repository: a README whose
-// marked region differs from what the report renders (a figure typed or edited by hand, a result file changed
-// without re-rendering) fails here, so it fails CI.
-describe('README figures', () => {
-  it('every marked region of every README is what `pnpm bench:report` renders from its result files', () => {
-    expect(readmes(repoRoot)).toContain('packages/bench/README.md');
-    expect(staleReadmes(repoRoot)).toEqual([]);
+// The figure tables are the report's output from result files kept in the repository: a page whose marked region
+// differs from what the report renders (a figure typed or edited by hand, a result file changed without
+// re-rendering) fails here, so it fails CI. Measurements live only under measured/; READMEs link to them.
+describe('rendered pages', () => {
+  it('every marked region of every page is what `pnpm bench:report` renders from its result files', () => {
+    const pages = figurePages(repoRoot);
+    expect(pages).toContain('packages/bench/measured/README.md');
+    expect(pages).toContain('packages/als/docs/differences.md');
+    expect(stalePages(repoRoot)).toEqual([]);
   });
 
-  it('the bench and position-handler READMEs show figures only through marked regions', async () => {
-    for (const file of ['packages/bench/README.md', 'packages/position-handler/README.md']) {
+  it('renders measurements only into pages under measured/, and the differences lists into docs/', async () => {
+    const placed: Record<string, string[]> = {};
+    for (const file of figurePages(repoRoot)) {
       const text = await readFile(join(repoRoot, file), 'utf8');
-      expect(regionsOf(text, repoRoot).length, file).toBeGreaterThan(0);
+      for (const region of regionsOf(text, repoRoot)) placed[region.kind] = [...(placed[region.kind] ?? []), file];
     }
+    for (const [kind, files] of Object.entries(placed)) {
+      for (const file of files) {
+        if (MEASUREMENT_KINDS.has(kind)) expect(file, kind).toMatch(/(^|\/)measured\//);
+        else expect(file, kind).toMatch(/(^|\/)docs\//);
+      }
+    }
+    expect(placed['als-differences']).toEqual(['packages/als/docs/differences.md']);
+    expect(placed['position-variants']).toContain('packages/position-handler/measured/README.md');
   });
 });
 

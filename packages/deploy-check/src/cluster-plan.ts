@@ -8,7 +8,7 @@ import type { ServiceSpec } from './services.js';
 
 /**
  * How the services of the compose file (or the Deployments of the Kubernetes manifests) become local
- * processes (issue 16 item 6): each of ours gets the env its container gets (compose: image ENV < env_file <
+ * processes: each of ours gets the env its container gets (compose: image ENV < env_file <
  * environment; Kubernetes: image ENV < envFrom ConfigMaps/Secrets < env), its mounted config files at their
  * place in this checkout, and only these rewrites, because a host has one loopback where the deployment has
  * one per container (compose) or pod (Kubernetes):

@@ -3,7 +3,7 @@
  * The built images' sizes as the container engine reports them (`infra/images sizes`): per image its total,
  * its application layer (the final stage's `COPY --from=build /out`, the deploy output) and what it adds to
  * its base; the base's own size; the build times `infra/images build` logged. Written as JSON (--out FILE, else
- * stdout) and rendered into infra/README.md by `pnpm bench:report` (figures kind `images`).
+ * stdout) and rendered into packages/deploy-check/measured/README.md by `pnpm bench:report` (figures kind `images`).
  *
  *   MOJAFAST_CONTAINER_ENGINE=podman node packages/deploy-check/dist/image-engine-size-cli.js --base <image>
  *     [--timings <file.jsonl>] [--out <file.json>]

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * The application layer of each service image, built and measured without a Docker engine (issue #16 item 4):
+ * The application layer of each service image, built and measured without a Docker engine:
  * runs the build and `pnpm ... deploy` commands its Dockerfile's build stage runs (read from the file) in a
  * checkout, into a temporary directory instead of /out, and measures what the final stage copies from it.
  * The Node base image is not part of the figure.

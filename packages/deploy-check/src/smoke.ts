@@ -22,7 +22,7 @@ import { startService } from './process.js';
 import { type ServiceSpec, services } from './services.js';
 
 /**
- * The whole-cluster smoke run without Docker (issue 16 item 6): our ALS, position handler and simulators
+ * The whole-cluster smoke run without Docker: our ALS, position handler and simulators
  * started from dist/ as infra/compose/compose.yaml (or infra/k8s/*.yaml) wires them (cluster-plan.ts says
  * what is rewritten), then
  * one lookup (GET /parties from the payer FSP → the payer simulator receives the PUT callback) and one

@@ -26,7 +26,7 @@ const root = servicesRoot(repoRoot);
 const work = mkdtempSync(join(tmpdir(), 'image-layer-test-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-/** The goal of issue #16 item 4 for the two services; the simulators are far below it. */
+/** The budget of the two services' application layer (docs/decisions/0008-deployment.md); the simulators are far below it. */
 const budgetMegabytes = 60;
 
 /** The service's layer directory, built on first use. */

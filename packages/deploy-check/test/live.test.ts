@@ -143,7 +143,7 @@ describe.sequential('services started from dist/ with the compose environment', 
     topics = await Promise.all([createTopic({ prefix: 'deploy-position' }), createTopic({ prefix: 'deploy-notify' })]);
     const [positionTopic, notificationTopic] = topics;
     const db = database.connection;
-    // The handler waits for a migrated database (issue 16): migrate it with the package's own command.
+    // The handler waits for a migrated database (it never migrates by itself): migrate it with the package's own command.
     const ledgerFile = join(profileDir, 'ledger.json');
     writeFileSync(ledgerFile, JSON.stringify({ currencies: ['USD'], dfsps: [] }));
     execFileSync(

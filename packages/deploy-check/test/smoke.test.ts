@@ -10,7 +10,7 @@ import { planCluster } from '../src/cluster-plan.js';
 import { composeEnv, k8sEnv, loadCompose, loadK8s, services, servicesRoot } from '../src/index.js';
 import { runSmoke, type SmokeReport } from '../src/smoke.js';
 
-// Issue 16 item 6: the whole cluster of the compose file, without Docker. The plan test checks that the env
+// The whole cluster of the compose file, without Docker. The plan test checks that the env
 // each process gets is the compose file's with only addresses rewritten; the run test starts the three
 // services and passes one lookup and one prepare -> commit through them (src/smoke.ts), as infra/smoke does.
 const repoRoot = resolve(fileURLToPath(new URL('../../../', import.meta.url)));

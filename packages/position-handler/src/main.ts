@@ -2,6 +2,7 @@ import {
   type CpuProfiler,
   createCpuProfiler,
   type ObserveServer,
+  packageVersion,
   parseMetricLabels,
   startObserveServer,
 } from '@mojafast/service-kit';
@@ -11,10 +12,10 @@ import { createPlatformaticBus } from './bus/platformatic-bus.js';
 import { missingTopics, missingTopicsMessage } from './bus/topic-check.js';
 import type { BusOptions, PositionBus } from './bus/types.js';
 import type { PositionConfig } from './config/index.js';
+import { handlerServices } from './observe/health.js';
 import { createLogger, type Logger } from './observe/logger.js';
 import { createMetrics } from './observe/metrics.js';
 import { PartitionProgress } from './observe/progress.js';
-import { handlerServices } from './observe/server.js';
 import { Resources } from './resources.js';
 import { PositionRunner } from './runner/runner.js';
 import { endStorePool, storePoolFromConfig } from './store/db.js';
@@ -151,6 +152,7 @@ export async function startPositionService(
         host: config.httpHost,
         port: config.httpPort,
         registry,
+        version: packageVersion(import.meta.url),
         services: handlerServices({
           broker: () => bus.isReady(),
           database: () => store.ping().then(() => true),

@@ -14,7 +14,7 @@ runService<{ service: PositionService; profileSeconds: number }>({
     const handlers = parseCommandLine(process.argv.slice(2));
     const loaded = readConfig(process.env, { handlers });
     if (loaded.notHonoured.length > 0) {
-      // Named once, never silently ignored (issue 16): the keys of central-ledger's file or CLEDG_ variables
+      // Named once, never silently ignored (a setting that does nothing must say so): the keys of central-ledger's file or CLEDG_ variables
       // its position handler reads that have no equivalent here.
       log.warn({ file: loaded.file, keys: loaded.notHonoured }, 'central-ledger keys not honoured');
     }

@@ -14,7 +14,7 @@ import {
 import { positionOf, produce, reservedThen, statesOf, TopicReader, useLedgerWithTopics } from './helpers.js';
 
 /**
- * Issue #12 item 2 against the real broker and database: each action of central-ledger's one-at-a-time position
+ * Against the real broker and database: each action of central-ledger's one-at-a-time position
  * handler (handlers/positions/handler.js) on its own input topic; its rows, positions and the message it produces,
  * field by field (shapes and their sources: bulk-fixtures.ts); a redelivery changes nothing; bad input gets the
  * original's error.

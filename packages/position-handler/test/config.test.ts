@@ -5,9 +5,10 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, configDefaults, loadConfig, readConfig, settings } from '../src/config/index.js';
 import { handlerErrors } from '../src/ledger/errors.js';
 import { createMetrics, STAGES } from '../src/observe/metrics.js';
-import { ORIGINAL_METRICS_DEFAULTS } from '../src/observe/metrics-original.js';
+import { ORIGINAL_METRICS_DEFAULTS } from '../src/observe/original-metrics.js';
 
-const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+const actions = readFileSync(new URL('../docs/actions.md', import.meta.url), 'utf8');
+const metricsPage = readFileSync(new URL('../docs/metrics.md', import.meta.url), 'utf8');
 const page = readFileSync(new URL('../docs/configuration.md', import.meta.url), 'utf8');
 
 describe('config', () => {
@@ -81,10 +82,10 @@ describe('config', () => {
   });
 });
 
-describe('error catalogue and metrics agree with the README', () => {
+describe('error catalogue and metrics agree with docs/actions.md and docs/metrics.md', () => {
   it('lists every error with its FSPIOP code and description', () => {
     for (const [name, entry] of Object.entries(handlerErrors)) {
-      expect(readme).toContain(`| ${name} | ${entry.fspiop.code} | ${entry.fspiop.description} |`);
+      expect(actions).toContain(`| ${name} | ${entry.fspiop.code} | ${entry.fspiop.description} |`);
     }
   });
 
@@ -100,7 +101,7 @@ describe('error catalogue and metrics agree with the README', () => {
     const names = (await registry.getMetricsAsJSON()).map((metric) => metric.name).filter((name) => !known.has(name));
     expect(names).toContain('position_messages_total');
     expect(names).toContain('moja_cl_transfer_position');
-    for (const name of names) expect(readme).toContain(`\`${name}\``);
-    for (const stage of STAGES) expect(readme).toContain(`\`${stage}\``);
+    for (const name of names) expect(metricsPage).toContain(`\`${name}\``);
+    for (const stage of STAGES) expect(metricsPage).toContain(`\`${stage}\``);
   });
 });

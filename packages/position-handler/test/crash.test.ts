@@ -20,7 +20,7 @@ import {
 } from './helpers.js';
 
 /**
- * Crash safety (issue #5): 20,000 mixed prepare/commit messages on 4 partitions, the handler (built dist,
+ * Crash safety: 20,000 mixed prepare/commit messages on 4 partitions, the handler (built dist,
  * its own process) SIGKILLed at random points at least five times and restarted. At the end: every transfer
  * applied exactly once, every position equal to the sum of its position changes, and everything equal to a
  * pure in-memory replay of the same messages. The kill points are random: the seed is printed, and SEED=<n>

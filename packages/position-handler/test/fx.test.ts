@@ -198,7 +198,7 @@ describe('fx-prepare (fx-prepare.js)', () => {
   });
 });
 
-describe('redelivery after the fxTransfer moved on (issue #12 item 6)', () => {
+describe('redelivery after the fxTransfer moved on', () => {
   it('an fx-prepare redelivered after its fxTransfer was committed: 2001 from the Hub to the initiating FSP, nothing written (no second fx-prepare to the FXP)', async () => {
     const fx = await provisionFx(parties(), 'RECEIVED_FULFIL_DEPENDENT');
     await env.ledger

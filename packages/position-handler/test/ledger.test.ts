@@ -65,7 +65,7 @@ describe('planBatch', () => {
     expect(result.outcomes[0]).toEqual({ seq: 0, result: 'rejected', error: { name: 'LIQUIDITY' } });
   });
 
-  it('answers a prepare redelivered after the commit with 2001 (issue #12 item 6): no ABORTED_REJECTED, no position change, no second prepare to the payee', () => {
+  it('answers a prepare redelivered after the commit with 2001: no ABORTED_REJECTED, no position change, no second prepare to the payee', () => {
     const result = planBatch({
       commands: [prepare(0)],
       accounts: new Map([['3', account()]]),

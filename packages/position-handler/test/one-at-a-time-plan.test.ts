@@ -4,7 +4,7 @@ import { planBatch } from '../src/ledger/plan.js';
 import type { AccountFacts, LedgerCommand, PlanInput, PositionAction, StateRecord } from '../src/ledger/types.js';
 
 /**
- * Issue #12 item 2, the planner with plain values: the one-at-a-time handler's actions as central-ledger 19.5.5
+ * The planner with plain values: the one-at-a-time handler's actions as central-ledger 19.5.5
  * handlers/positions/handler.js applies them (state checks, position effects, states and reasons written), with
  * the idempotency rule of every other action (a replay writes nothing, a wrong state writes nothing and is 2001).
  */

@@ -10,7 +10,7 @@ import { centralLedgerPackageDir } from './central-ledger.js';
 type Json = any;
 let original: string;
 let dir: string;
-const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+const readme = readFileSync(new URL('../docs/original-config.md', import.meta.url), 'utf8');
 
 beforeAll(() => {
   original = join(centralLedgerPackageDir(), 'config', 'default.json');
@@ -103,7 +103,7 @@ describe("central-ledger's configuration", () => {
     const position = readConfig({ CONFIG_FILE: zoned }, { handlers: ['position'] });
     expect(position.config.metricsFspId).toBe('zone-a');
     expect(position.notHonoured.filter((key) => key.startsWith('INSTRUMENTATION'))).toEqual([]);
-    // Both handlers: the one-at-a-time label set (README, differences).
+    // Both handlers: the one-at-a-time label set (docs/differences.md).
     expect(readConfig({ CONFIG_FILE: zoned }, { handlers: ['positionbatch', 'position'] }).config.metricsFspId).toBe(
       'zone-a',
     );
@@ -238,7 +238,7 @@ describe("central-ledger's configuration", () => {
     expect(() => readConfig({ CONFIG_FILE: notJson })).toThrow(/^CONFIG_FILE /);
   });
 
-  it('has every mapped key in the README table', () => {
+  it('has every mapped key in the table of docs/original-config.md', () => {
     for (const key of [
       'PORT',
       'DATABASE.HOST',

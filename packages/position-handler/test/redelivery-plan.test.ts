@@ -12,7 +12,7 @@ import type {
 } from '../src/ledger/types.js';
 
 /**
- * Issue #12 item 6: a message is re-notified only when its transfer's (or fxTransfer's) latest state is the one
+ * Redelivery: a message is re-notified only when its transfer's (or fxTransfer's) latest state is the one
  * that message produced; a redelivery after the transfer moved on writes nothing and is answered 2001 from the Hub.
  * One case per action, with plain values.
  */

@@ -8,7 +8,7 @@ import { insertFxTransfers, insertTransfers } from '../src/testing/transfers.js'
 import { createTestLedger, type TestLedger } from './helpers.js';
 
 /**
- * Issue #12 item 4: one transaction per batch with a bounded number of statements whatever the batch size, for a
+ * One transaction per batch with a bounded number of statements whatever the batch size, for a
  * mixed batch of plain and FX actions. Counts the statements the store sends on its connection.
  */
 let ledger: TestLedger;

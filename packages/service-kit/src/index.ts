@@ -20,10 +20,10 @@ export {
   healthReport,
   type ObserveServer,
   type ObserveServerOptions,
-  SERVICE_VERSION,
   type ServiceHealth,
   startObserveServer,
 } from './observe-server.js';
+export { packageVersion } from './package-version.js';
 export { type CpuProfiler, type CpuProfilerOptions, createCpuProfiler } from './profiler.js';
 export {
   asText,

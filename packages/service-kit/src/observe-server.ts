@@ -20,17 +20,16 @@ export interface HealthReport {
 }
 
 /**
- * Our packages' version, given where the originals give their own: /health's versionNumber, and the ALS's
- * serviceVersion metric label (account-lookup-service src/server.js sets its package version there).
- */
-export const SERVICE_VERSION = '0.0.0';
-
-/**
  * GET /health in the originals' shape (central-services-shared HealthCheck.getHealth: status, uptime,
  * startTime, versionNumber, services), 503 while a service is DOWN. `services` undefined: the key is left
- * out, as the original does for a process without sub-service checks.
+ * out, as the original does for a process without sub-service checks. `versionNumber`: the service's package
+ * version (packageVersion), as the originals report theirs.
  */
-export function healthReport(startTime: Date, services?: readonly ServiceHealth[]): HealthReport {
+export function healthReport(
+  startTime: Date,
+  versionNumber: string,
+  services?: readonly ServiceHealth[],
+): HealthReport {
   const down = services?.some((service) => service.status !== 'OK') ?? false;
   return {
     statusCode: down ? 503 : 200,
@@ -38,7 +37,7 @@ export function healthReport(startTime: Date, services?: readonly ServiceHealth[
       status: down ? 'DOWN' : 'OK',
       uptime: process.uptime(),
       startTime: startTime.toISOString(),
-      versionNumber: SERVICE_VERSION,
+      versionNumber,
       ...(services ? { services } : {}),
     },
   };
@@ -48,6 +47,8 @@ export interface ObserveServerOptions {
   readonly host: string;
   readonly port: number;
   readonly registry: Registry;
+  /** /health's versionNumber: the service's package version (packageVersion). */
+  readonly version: string;
   /** The sub-services /health reports, asked per request. */
   readonly services: () => Promise<readonly ServiceHealth[]>;
   /** POST <path>?seconds=N writes a CPU profile and answers its file. */
@@ -76,7 +77,7 @@ export async function startObserveServer(options: ObserveServerOptions): Promise
     if (route === 'GET /health') {
       options.services().then(
         (services) => {
-          const report = healthReport(startTime, services);
+          const report = healthReport(startTime, options.version, services);
           json(report.statusCode, report.body);
         },
         (error: unknown) => json(500, { error: String(error) }),

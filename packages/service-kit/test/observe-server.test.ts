@@ -1,9 +1,20 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Counter, Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCpuProfiler, healthReport, type ObserveServer, startObserveServer } from '../src/index.js';
+import {
+  createCpuProfiler,
+  healthReport,
+  type ObserveServer,
+  packageVersion,
+  startObserveServer,
+} from '../src/index.js';
+
+const ownVersion = (
+  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
 
 describe('startObserveServer', () => {
   const directory = mkdtempSync(join(tmpdir(), 'service-kit-observe-'));
@@ -18,6 +29,7 @@ describe('startObserveServer', () => {
       host: '127.0.0.1',
       port: 0,
       registry,
+      version: '7.8.9',
       services: async () => [{ name: 'datastore', status: database }],
       profile: { path: '/admin/profile', profiler: createCpuProfiler({ directory, prefix: 'kit' }), defaultSeconds: 1 },
     });
@@ -35,7 +47,7 @@ describe('startObserveServer', () => {
       status: 'OK',
       uptime: expect.any(Number),
       startTime: expect.any(String),
-      versionNumber: '0.0.0',
+      versionNumber: '7.8.9',
       services: [{ name: 'datastore', status: 'OK' }],
     });
     database = 'DOWN';
@@ -63,9 +75,33 @@ describe('startObserveServer', () => {
 
 describe('healthReport', () => {
   it('leaves services out when the process has none to report', () => {
-    const report = healthReport(new Date(0));
+    const report = healthReport(new Date(0), '1.2.3');
     expect(report.statusCode).toBe(200);
     expect(report.body).not.toHaveProperty('services');
     expect(report.body.startTime).toBe('1970-01-01T00:00:00.000Z');
+    expect(report.body.versionNumber).toBe('1.2.3');
+  });
+});
+
+describe('packageVersion', () => {
+  const directory = mkdtempSync(join(tmpdir(), 'service-kit-version-'));
+  afterAll(() => rmSync(directory, { recursive: true, force: true }));
+  const moduleIn = (...path: string[]) => {
+    mkdirSync(join(directory, ...path), { recursive: true });
+    return pathToFileURL(join(directory, ...path, 'main.js'));
+  };
+
+  it('is the version of the package a module belongs to, from src/ as from dist/', () => {
+    expect(ownVersion).toMatch(/^[1-9]\d*\.\d+\.\d+$/);
+    expect(packageVersion(import.meta.url)).toBe(ownVersion);
+    expect(packageVersion(new URL('../src/index.ts', import.meta.url))).toBe(ownVersion);
+    writeFileSync(join(directory, 'package.json'), JSON.stringify({ name: 'a', version: '2.0.1' }));
+    expect(packageVersion(moduleIn('a', 'dist', 'deep'))).toBe('2.0.1');
+  });
+
+  it('stops the start naming the package.json that has no version', () => {
+    const url = moduleIn('b', 'dist');
+    writeFileSync(join(directory, 'b', 'package.json'), JSON.stringify({ name: 'b' }));
+    expect(() => packageVersion(url)).toThrow(/b\/package\.json has no version$/);
   });
 });

@@ -13,7 +13,7 @@ export interface RunningServer {
 /**
  * Where a simulator listens and the host name in the URLs it hands out (callback endpoints, ready line).
  * Loopback unless told otherwise; in a cluster it binds every interface and advertises its service name,
- * so other pods can call it back (infra/README.md, Simulators).
+ * so other pods can call it back (docs/deployment.md, Simulators).
  */
 export interface Bind {
   readonly host?: string;

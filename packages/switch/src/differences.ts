@@ -6,7 +6,7 @@ import type { Observation } from './scenarios.js';
  * on the same switch in the same run: a machine-readable list (differences.json beside this package), each
  * entry with the lines that differ on each side and the reason. The suite fails on a difference the list does
  * not have and on an entry that no longer happens; a `pending` entry (a fix on its way) is accepted whatever
- * the difference and reported. The position handler's README renders the list (`renderTable`).
+ * the difference and reported. The position handler's docs/differences.md renders the list (`renderTable`).
  */
 export interface Difference {
   readonly scenario: string;
@@ -91,7 +91,7 @@ export function judge(
 
 const cell = (xs: readonly string[]) => (xs.length === 0 ? '(nothing)' : xs.map((x) => `\`${x}\``).join('<br>'));
 
-/** The README table: one row per listed difference. */
+/** The differences table: one row per listed difference. */
 export function renderTable(list: readonly Difference[]): string {
   const rows = list.map(
     (d) =>
@@ -103,12 +103,12 @@ export function renderTable(list: readonly Difference[]): string {
 export const TABLE_START = '<!-- switch-differences packages/switch/differences.json -->';
 export const TABLE_END = '<!-- /switch-differences -->';
 
-/** The README with the region between the markers replaced by the rendered table. */
-export function renderInto(readme: string, list: readonly Difference[]): string {
-  const start = readme.indexOf(TABLE_START);
-  const end = readme.indexOf(TABLE_END);
-  if (start < 0 || end < start) throw new Error(`the README has no ${TABLE_START} … ${TABLE_END} region`);
-  return `${readme.slice(0, start + TABLE_START.length)}\n${renderTable(list)}\n${readme.slice(end)}`;
+/** The page with the region between the markers replaced by the rendered table. */
+export function renderInto(page: string, list: readonly Difference[]): string {
+  const start = page.indexOf(TABLE_START);
+  const end = page.indexOf(TABLE_END);
+  if (start < 0 || end < start) throw new Error(`the page has no ${TABLE_START} … ${TABLE_END} region`);
+  return `${page.slice(0, start + TABLE_START.length)}\n${renderTable(list)}\n${page.slice(end)}`;
 }
 
 function outcome(o: Observation): string {

@@ -8,7 +8,7 @@ import { errorMessage, fulfilMessage, getMessage, prepareMessage } from '../src/
 import type { Observation } from '../src/scenarios.js';
 
 // The pieces that need no switch: ml-api-adapter's envelopes, its notification handler's callbacks, the
-// differences list and the README table rendered from it.
+// differences list and the table rendered from it (position-handler docs/differences.md).
 describe("ml-api-adapter's messages", () => {
   const secret = newSecret();
   const body = transferBody({ payer: 'dfspa', payee: 'dfspb', currency: 'USD', amount: '10.5' }, secret);
@@ -170,8 +170,8 @@ describe('the differences list', () => {
     ).toHaveLength(1);
   });
 
-  it("the position handler README's table is the list rendered", () => {
-    const readme = readFileSync(new URL('../../position-handler/README.md', import.meta.url), 'utf8');
-    expect(renderInto(readme, loadDifferences())).toBe(readme);
+  it("the position handler's docs/differences.md table is the list rendered", () => {
+    const page = readFileSync(new URL('../../position-handler/docs/differences.md', import.meta.url), 'utf8');
+    expect(renderInto(page, loadDifferences())).toBe(page);
   });
 });

@@ -4,7 +4,7 @@ import { parseEnv } from 'node:util';
 /**
  * Where the local Kafka broker, MySQL server and Redis listen. The defaults are infra/services.env, the file
  * the infra scripts read too; any key in the environment wins. One module, so no test or tool carries
- * its own host or port literal (issue #2).
+ * its own host or port literal.
  */
 export interface InfraSettings {
   readonly kafka: { readonly brokers: readonly string[] };

@@ -3,7 +3,7 @@ import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, createTopic, type TestDatabase, type TestTopic, testKafka } from '../src/index.js';
 
-// The plumbing every other test stands on, with the real broker and the real server (issue #2).
+// The plumbing every other test stands on, with the real broker and the real server.
 
 describe('real Kafka broker', () => {
   let topic: TestTopic;

@@ -252,7 +252,7 @@ const declared = {
   proxyCache: setting.bool({
     env: 'ALS_PROXY_CACHE',
     default: false,
-    doc: "inter-scheme discovery through the scheme's proxies, its state in Redis (README, Inter-scheme discovery)",
+    doc: "inter-scheme discovery through the scheme's proxies, its state in Redis (docs/inter-scheme.md)",
     original: 'PROXY_CACHE.enabled',
   }),
   proxyCacheType: setting.enum(['redis', 'redis-cluster'], {

@@ -193,8 +193,8 @@ export function hubHeaders(
 }
 
 /**
- * The `tx_end2end_start_ts` member of a W3C tracestate (Mojaloop issue #3431: the harness stamps the
- * start of a lookup there). Undefined when absent or not a number.
+ * The `tx_end2end_start_ts` member of a W3C tracestate (the Mojaloop performance harness stamps
+ * the start of a lookup there). Undefined when absent or not a number.
  */
 export function endToEndStart(tracestate: string | string[] | undefined): number | undefined {
   if (tracestate === undefined) return undefined;

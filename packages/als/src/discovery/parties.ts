@@ -134,7 +134,7 @@ export interface PartyCallback {
   /** The version of the callback's Content-Type: an error back to its source uses it. */
   readonly version: FspiopVersion;
   readonly headers: HeaderMap;
-  /** The body exactly as received: forwarded as these bytes, never re-serialised (issue #3). */
+  /** The body exactly as received: forwarded as these bytes, never re-serialised (no parse and stringify per callback, and the payee's signature stays valid). */
   readonly body: Buffer;
   /** FSPIOP-Proxy as received (inter-scheme discovery only). */
   readonly proxy?: string | undefined;

@@ -114,7 +114,7 @@ export interface DiscoveryPorts {
   ): Promise<number>;
   /** POST /participants (batch) at the oracle; answers the oracle's body. */
   oracleBatch(oracleUrl: string, body: string, headers: OutboundHeaders): Promise<Buffer>;
-  /** Drops the cached oracle answer for a party (issue #3, Mojaloop issue #4227). */
+  /** Drops the cached oracle answer for a party (https://github.com/mojaloop/project/issues/4227). */
   forgetParty(party: PartyRef): void;
   send(request: OutboundRequest): Promise<void>;
   serialiseError(information: ErrorInformation): string;

@@ -3,7 +3,7 @@ import { type ErrorInformation, errorInformation, FspiopError, type FspiopErrorD
 /**
  * Every error the ALS produces, in one table: the FSPIOP code (from @mojafast/fspiop), the HTTP status
  * when it is answered synchronously (undefined: only ever sent in an error callback), and the detail
- * template appended to the FSPIOP description. README.md "Errors" lists the same table; a test keeps
+ * template appended to the FSPIOP description. docs/failures.md "Errors" lists the same table; a test keeps
  * them in step.
  */
 export interface AlsErrorEntry {

@@ -40,7 +40,7 @@ export interface FspiopSchemaSource {
 /**
  * The schemas this package ships: extracted at build time from @mojaloop/api-snippets by
  * scripts/fspiop-schemas.ts (the named bodies, the components they reference, the enums below), so the
- * runtime needs no api-snippets and no schema is copied by hand (issues #3, #16).
+ * runtime needs no api-snippets and no schema is copied by hand.
  */
 export const shippedSchemas: FspiopSchemaSource = generated as FspiopSchemaSource;
 

@@ -49,7 +49,7 @@ export interface Serialisers {
 
 /**
  * Bodies the ALS writes itself, serialised by functions compiled once from their schemas (fastify's
- * fast-json-stringify), not JSON.stringify per request (issue #3).
+ * fast-json-stringify), not JSON.stringify per request.
  */
 export function createSerialisers(): Serialisers {
   const errorBody = fastJson(errorBodySchema);

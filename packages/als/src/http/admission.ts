@@ -5,7 +5,7 @@
  * /participants until the Hub's callback is sent; for GET /parties until the payee's PUT callback for it
  * arrives (or the ALS sent the error callback itself), at most `callbackWaitMs` after the GET was
  * accepted. Counting only up to the forward bounded nothing: under overload the callbacks queued behind
- * new lookups and every accepted lookup grew slow (issue #11, item 3). The wait is short: a payee slower
+ * new lookups and every accepted lookup grew slow. The wait is short: a payee slower
  * than that is I/O, not work, and must not hold the capacity. The check on the hot path is one
  * comparison; the waits are kept in one FIFO swept every `sweepMs`, no timer per lookup.
  */

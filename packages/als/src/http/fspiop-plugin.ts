@@ -97,8 +97,8 @@ const emptyBody = Buffer.alloc(0);
  * Reads a request body into one Buffer, at most `limit` bytes. A request with neither Content-Length nor
  * Transfer-Encoding has no body (RFC 9112 section 6.3): it is answered at once. That case matters:
  * with `optimizeEmptyRequests` Node dumps such a request's stream without ever emitting 'end', so
- * fastify's own reader waited forever on a bodyless DELETE or OPTIONS that carried a Content-Type (issue
- * #11, item 1: how curl, fetch and node:http send a DELETE).
+ * fastify's own reader waited forever on a bodyless DELETE or OPTIONS that carried a Content-Type (which is
+ * how curl, fetch and node:http send a DELETE).
  */
 function readBody(limit: number) {
   return (request: FastifyRequest, payload: Readable, done: (error: Error | null, body?: Buffer) => void) => {
@@ -142,7 +142,7 @@ function readBody(limit: number) {
 
 /**
  * What every FSPIOP server of ours shares: bodies kept as the bytes received (PUT callbacks are
- * forwarded as they came, issue #3), FSPIOP error bodies for everything that fails before a handler
+ * forwarded as they came), FSPIOP error bodies for everything that fails before a handler
  * answers (an oversized body is 3104, an unknown route 3002), and never a 5xx for bad input.
  */
 export function registerFspiopBasics(

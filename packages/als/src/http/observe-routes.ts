@@ -4,12 +4,12 @@ import type { Registry } from 'prom-client';
 import type { HealthProbe } from '../upstream/health-probe.js';
 
 /** GET /health in the original's shape (the service kit's healthReport), 503 while a service is DOWN. */
-const healthRoutes: FastifyPluginAsync<{ startedAt: Date; health?: HealthProbe | undefined }> = async (
+const healthRoutes: FastifyPluginAsync<{ startedAt: Date; version: string; health?: HealthProbe | undefined }> = async (
   app,
-  { startedAt, health },
+  { startedAt, version, health },
 ) => {
   app.get('/health', async (_request, reply) => {
-    const report = healthReport(startedAt, health ? await health.services() : undefined);
+    const report = healthReport(startedAt, version, health ? await health.services() : undefined);
     return reply.code(report.statusCode).send(report.body);
   });
 };
@@ -26,9 +26,9 @@ const metricsRoutes: FastifyPluginAsync<{ registry: Registry }> = async (app, { 
 export function registerObserveRoutes(
   app: FastifyInstance,
   registry: Registry,
-  startedAt: Date,
+  service: { readonly startedAt: Date; readonly version: string },
   health?: HealthProbe,
 ): void {
-  app.register(healthRoutes, { startedAt, health });
+  app.register(healthRoutes, { startedAt: service.startedAt, version: service.version, health });
   app.register(metricsRoutes, { registry });
 }

@@ -50,7 +50,7 @@ export interface Metrics {
 }
 
 /**
- * Every metric on the Registry passed in. Names: README.md "Metrics". Stage histograms take a
+ * Every metric on the Registry passed in. Names: docs/metrics.md. Stage histograms take a
  * performance.now() start; the end-to-end one takes the epoch milliseconds the harness put in tracestate.
  * `original`: the prefix and default labels of the original's names, or false for none of them.
  */
@@ -78,7 +78,7 @@ export function createMetrics(
   let validationSeconds = 0;
   const e2e = new FastHistogram(
     'als_end_to_end_seconds',
-    'from tx_end2end_start_ts in tracestate to the PUT callback reaching the ALS (Mojaloop issue #3431)',
+    'from tx_end2end_start_ts in tracestate to the PUT callback reaching the ALS',
     endToEndBuckets,
     registry,
   ).child();

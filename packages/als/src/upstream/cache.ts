@@ -37,7 +37,7 @@ export interface Cache<V> {
 /**
  * A read-through cache around one upstream call: concurrent misses for a key share one load; an entry
  * past its TTL is served (stale) while one background refresh runs, within maxStaleMs; a failed load is
- * never stored, so an outage is not remembered as an answer (issue #3). A delete also detaches a load in
+ * never stored, so an outage is not remembered as an answer. A delete also detaches a load in
  * flight, so an invalidation is not undone by an answer read before it.
  */
 export function createCache<V extends {}>(options: CacheOptions<V>): Cache<V> {

@@ -41,7 +41,7 @@ export interface UpstreamPoolStats {
 /**
  * A keep-alive socket the peer closed while it sat idle fails the next request on it with a reset before
  * any byte of an answer: the request never reached the application, so one retry on a fresh socket is
- * safe, even for PUT (the original answered these with a 500, issue #3).
+ * safe, even for PUT (the original answered these with a 500).
  */
 const resetCodes = new Set(['ECONNRESET', 'UND_ERR_SOCKET', 'EPIPE']);
 
@@ -197,7 +197,7 @@ function poolStatsOf(stats: Agent['stats'][string]): UpstreamPoolStats {
 
 /**
  * One undici Agent: a pool per origin with at most `connections` sockets, so a dead or slow FSP holds
- * only its own pool's sockets and the requests to it; others never queue behind it (issue #3).
+ * only its own pool's sockets and the requests to it; others never queue behind it.
  */
 export function createHttpClient(options: HttpClientOptions): HttpClient {
   const agent = new Agent({

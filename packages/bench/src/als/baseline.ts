@@ -149,7 +149,7 @@ async function runSide(
   return sideResult(JSON.parse(await readFile(out, 'utf8')) as Record<string, unknown>);
 }
 
-/** The fields every build's `bench:als --out` has written since issue #4 (and cpu_cores since #13). */
+/** The fields every build's `bench:als --out` has written (cpu_cores only the later ones: absent is unknown). */
 export function sideResult(json: Record<string, unknown>): SideResult {
   const lookupsPerSecond = Number(json.lookups_per_s);
   const e2e = json.e2e_ms as { p99?: number } | undefined;

@@ -17,7 +17,7 @@ let traceCounter = 0;
 /**
  * The GET /parties a payer FSP sends, with the headers the Mojaloop harness sends: FSPIOP 1.1 or 2.0
  * content negotiation (API section 3.3.4), a W3C traceparent whose trace id keys the callback, and
- * `tx_end2end_start_ts` in tracestate so ALS can record the end-to-end time (Mojaloop issue #3431).
+ * `tx_end2end_start_ts` in tracestate so ALS can record the end-to-end time (the Mojaloop performance harness's stamp).
  */
 export function lookupRequest(
   partyId: string,

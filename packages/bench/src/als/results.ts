@@ -3,7 +3,7 @@ import type { ScenarioResult } from './scenario.js';
 const round = (n: number, digits = 2) => Number(n.toFixed(digits));
 
 /**
- * The JSON of one ALS run. The first fields are the contract of issue #4 (`lookups_per_s`, `e2e_ms`,
+ * The JSON of one ALS run. The first fields are the contract every build keeps (`lookups_per_s`, `e2e_ms`,
  * `checks_rate`, `failed`, `vus`, `duration_s`); the rest say what was run and what it cost.
  */
 export function alsResultJson(result: ScenarioResult): Record<string, unknown> {

@@ -95,7 +95,7 @@ export async function startAlsStack(options: AlsStackOptions): Promise<AlsStack>
 
 /**
  * The ALS cache settings a scenario runs with, spelled out so the report states them: "cache on" is the
- * ALS's defaults (packages/als/README.md "Caches": never older than the original's answers), "cache off"
+ * ALS's defaults (packages/als/docs/design.md "Caches": never older than the original's answers), "cache off"
  * every TTL 0.
  */
 export function alsCacheSettings(cache: boolean): Record<string, string> {
@@ -108,7 +108,7 @@ export function alsCacheSettings(cache: boolean): Record<string, string> {
   };
 }
 
-/** The ALS's own variables (packages/als/README.md). */
+/** The ALS's own variables (packages/als/docs/configuration.md). */
 function alsEnvironment(
   port: number,
   adminPort: number,

@@ -159,7 +159,7 @@ function metricsOf(result: PositionBenchResult): Map<string, Metric> {
   return metrics;
 }
 
-/** Thresholds without a metric name: rates mean `msgs`, everything else `latency` (issue #6's examples). */
+/** Thresholds without a metric name: rates mean `msgs`, everything else `latency`. */
 function qualify(threshold: string): string {
   if (threshold.includes(':')) return threshold;
   return /^\s*rate\b/.test(threshold) ? `msgs:${threshold}` : `latency:${threshold}`;
@@ -485,7 +485,7 @@ export async function positionCommand(argv: string[]): Promise<void> {
     metrics,
     thresholds: values.threshold.map(qualify),
     defaultMetric: 'msgs',
-    // Issue #6: the command with no arguments writes its JSON too.
+    // The command with no arguments writes its JSON too: every run leaves a result file.
     out: values.out ?? join('bench-results', `position-${new Date().toISOString().replace(/[:.]/g, '-')}.json`),
     json,
   });

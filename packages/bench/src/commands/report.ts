@@ -5,25 +5,48 @@ import { parseArgs } from 'node:util';
 import { regionsOf, renderRegions } from '../report/figures.js';
 
 export const reportUsage = `mojafast-bench report [--check]
-  Renders every <!-- figures:KIND result.json... --> region of the repository's READMEs (README.md,
-  infra/README.md, packages/*/README.md) from the result files it names (kinds: als, position,
-  position-variants, position-original, position-switch), each row with the commit, date, machine load and command of its run.
-  --check              change nothing; exit 1 naming each README whose regions differ from what is rendered`;
+  Renders every <!-- figures:KIND result.json... --> region of the repository's pages (READMEs, docs/ and
+  measured/ pages: see figurePages) from the result files it names (kinds: als, position, position-variants,
+  position-original, position-switch, images, als-differences), each row with the commit, date, machine load and
+  command of its run.
+  --check              change nothing; exit 1 naming each page whose regions differ from what is rendered`;
 
 /** The repository root, from this module's place in packages/bench/{src,dist}/commands/. */
 export const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url));
 
-/** The READMEs that may hold figures, from the repository root. */
-export function readmes(root: string): string[] {
-  const packages = readdirSync(join(root, 'packages'))
-    .sort()
-    .map((name) => join('packages', name, 'README.md'));
-  return ['README.md', join('infra', 'README.md'), ...packages].filter((file) => existsSync(join(root, file)));
+/** The markdown files under `dir` (from `root`), recursively, in name order; none when it does not exist. */
+function markdownUnder(root: string, dir: string): string[] {
+  if (!existsSync(join(root, dir))) return [];
+  return readdirSync(join(root, dir), { withFileTypes: true })
+    .sort((a, b) => a.name.localeCompare(b.name))
+    .flatMap((entry) => {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) return markdownUnder(root, path);
+      return entry.name.endsWith('.md') ? [path] : [];
+    });
 }
 
-/** READMEs (from `root`) whose figure regions differ from what the report renders. */
-export function staleReadmes(root: string): string[] {
-  return readmes(root).filter((file) =>
+/**
+ * The pages that may hold rendered regions, from the repository root: the READMEs (root, infra/, each package),
+ * the reference pages (docs/ of the repository and of each package) and the measurement pages (each package's
+ * measured/).
+ */
+export function figurePages(root: string): string[] {
+  const packages = readdirSync(join(root, 'packages')).sort();
+  return [
+    ...['README.md', join('infra', 'README.md')].filter((file) => existsSync(join(root, file))),
+    ...markdownUnder(root, 'docs'),
+    ...packages.flatMap((name) => [
+      ...[join('packages', name, 'README.md')].filter((file) => existsSync(join(root, file))),
+      ...markdownUnder(root, join('packages', name, 'docs')),
+      ...markdownUnder(root, join('packages', name, 'measured')),
+    ]),
+  ];
+}
+
+/** Pages (from `root`) whose regions differ from what the report renders. */
+export function stalePages(root: string): string[] {
+  return figurePages(root).filter((file) =>
     regionsOf(readFileSync(join(root, file), 'utf8'), root).some((r) => r.current !== r.rendered),
   );
 }
@@ -38,7 +61,7 @@ export async function reportCommand(argv: string[]): Promise<void> {
     return;
   }
   if (values.check) {
-    const stale = staleReadmes(repoRoot);
+    const stale = stalePages(repoRoot);
     for (const file of stale) process.stderr.write(`${file}: figures differ from their result files\n`);
     if (stale.length > 0) {
       process.stderr.write('run `pnpm bench:report` to render them (figures are never edited by hand)\n');
@@ -46,7 +69,7 @@ export async function reportCommand(argv: string[]): Promise<void> {
     }
     return;
   }
-  for (const file of readmes(repoRoot)) {
+  for (const file of figurePages(repoRoot)) {
     const text = readFileSync(join(repoRoot, file), 'utf8');
     const rendered = renderRegions(text, repoRoot);
     if (rendered !== text) {

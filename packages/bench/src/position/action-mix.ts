@@ -2,7 +2,7 @@ import { parseAmount } from '@mojafast/position-handler';
 import type { GeneratedFxTransfer, GeneratedTransfer } from '@mojafast/position-handler/testing';
 
 /**
- * Which actions a generated run replays (issue #6: prepare only, commit only for transfers already prepared,
+ * Which actions a generated run replays (prepare only, commit only for transfers already prepared,
  * mixed, aborts, limit breaches):
  * - `prepare,commit`: the prepares, then the fulfil outcomes of the accepted ones (two phases);
  * - `prepare`: the prepares only;
@@ -19,7 +19,7 @@ export interface ActionMix {
   /** Share of the prepares whose amount is over the payer's net debit cap: refused with 4200. */
   readonly breaches: number;
   /**
-   * Share of the transfers done as FX (issue #12): a payer-side conversion, its fx-prepare and the dependent
+   * Share of the transfers done as FX: a payer-side conversion, its fx-prepare and the dependent
    * prepare in the prepare phase, the dependent transfer's commit (two cyrilResult steps) in the commit phase.
    */
   readonly fx?: number;

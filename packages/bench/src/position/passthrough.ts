@@ -52,8 +52,8 @@ class AppliedPlanner {
 }
 
 /**
- * The handler with the database taken out, to measure what its Kafka layer alone allows (issue #6: "if the
- * Kafka client is the limit, show it with a measurement"): the handler's own PositionRunner on the given bus,
+ * The handler with the database taken out, to measure what its Kafka layer alone allows (when
+ * the Kafka client is the limit, this measurement shows it): the handler's own PositionRunner on the given bus,
  * so decode, notification encoding, chunking, pipelining and the acknowledged offset commits are the
  * handler's, over a store that reads and writes nothing and a planner that applies every command.
  */

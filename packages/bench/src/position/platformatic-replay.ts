@@ -7,7 +7,7 @@ import type { PreparedSends, ReplayMessage, ReplayProducer } from './replay.js';
 const RECORD_OVERHEAD_BYTES = 8;
 
 /**
- * The replay's producer on @platformatic/kafka, the client the handler runs on by default (issue #14 item 5):
+ * The replay's producer on @platformatic/kafka, the client the handler runs on by default:
  * keys and values encoded to bytes and partitioned before the measured window, as the raw producer does; each
  * send is one `send` of the client (acks=all), which batches per partition and leader itself.
  */

@@ -2,9 +2,10 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 
 /**
- * Tables of figures in READMEs, rendered from bench result files (`--out` JSON) kept in the repository, so a
- * README shows only what a program computed from a run, each row beside the commit, date, machine load and
- * command of that run. A README marks a region:
+ * Tables of figures, rendered from bench result files (`--out` JSON) kept in the repository, so a page shows
+ * only what a program computed from a run, each row beside the commit, date, machine load and command of that
+ * run. Measurements are rendered only into pages under a `measured/` folder (MEASUREMENT_KINDS; a README links
+ * to them); the differences lists (`als-differences`) into the packages' docs/. A page marks a region:
  *
  *     <!-- figures:KIND path/to/result.json path/to/folder -->
  *     (rendered; never edited by hand)
@@ -455,7 +456,7 @@ interface DifferencesFile {
 }
 
 /**
- * The ALS README's "Differences from the original": the kept rows (each with the parity cases that show it, or
+ * The ALS's "Differences from the original" (packages/als/docs/differences.md): the kept rows (each with the parity cases that show it, or
  * none where the corpus cannot), then the rows still pending, only while a case still shows them.
  */
 function renderAlsDifferences(files: readonly LoadedResult[]): string {
@@ -481,6 +482,16 @@ function renderAlsDifferences(files: readonly LoadedResult[]): string {
   }
   return out;
 }
+
+/** The kinds that render measurements: only pages under a `measured/` folder hold them. */
+export const MEASUREMENT_KINDS: ReadonlySet<string> = new Set([
+  'images',
+  'als',
+  'position',
+  'position-variants',
+  'position-original',
+  'position-switch',
+]);
 
 export const renderers: Record<string, (files: readonly LoadedResult[]) => string> = {
   images: renderImages,

@@ -63,7 +63,7 @@ export function createKafkajsBus(options: BusOptions): PositionBus {
       await consumer.connect();
       await consumer.subscribe({ topics: [...options.topics], fromBeginning: options.fromBeginning });
       await consumer.run({
-        // Offsets are committed by the runner, only after the DB commit and the notifications (issue #5).
+        // Offsets are committed by the runner, only after the DB commit and the notifications (at least once).
         autoCommit: false,
         eachBatchAutoResolve: false,
         partitionsConsumedConcurrently: options.partitionsConsumedConcurrently,

@@ -50,7 +50,7 @@ export function createPlatformaticBus(options: BusOptions): PositionBus {
   const send = async (messages: readonly OutboundMessage[]) => {
     // Encoded once: the size cut and the record batch use the same bytes. The sends go out together and are
     // awaited as one.
-    // A message names its own topic when it is not a notification (a cyrilResult follow-up, issue #12).
+    // A message names its own topic when it is not a notification (an FX cyrilResult follow-up).
     const encoded = messages.map((m) => {
       const topic = m.topic ?? options.notificationTopic;
       return m.key === null

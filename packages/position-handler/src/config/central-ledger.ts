@@ -215,7 +215,7 @@ export function mapCentralLedger(
   take('compression', [...notificationProducer, ...rdkafka, 'compression.codec']);
 
   // INSTRUMENTATION.METRICS: src/shared/setup.js sets central-services-metrics up with `config` (prefix,
-  // defaultLabels) unless DISABLED; our /metrics then carries central-ledger's names so (metrics-original.ts).
+  // defaultLabels) unless DISABLED; our /metrics then carries central-ledger's names so (original-metrics.ts).
   const instrumentation = ['INSTRUMENTATION', 'METRICS'];
   take('originalMetrics', [...instrumentation, 'DISABLED'], (value, key) => {
     const text = asText(value);

@@ -3,7 +3,7 @@ import type { ErrorName } from './types.js';
 
 export interface HandlerErrorEntry {
   readonly fspiop: FspiopErrorDefinition;
-  /** When it happens; the README's error table is checked against these. */
+  /** When it happens; the error table of docs/actions.md is checked against these. */
   readonly when: string;
 }
 

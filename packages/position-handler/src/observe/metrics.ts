@@ -7,7 +7,7 @@ import {
   noOriginalMetrics,
   ORIGINAL_METRICS_DEFAULTS,
   type PositionOriginalMetricsOptions,
-} from './metrics-original.js';
+} from './original-metrics.js';
 import type { PartitionProgress } from './progress.js';
 import { type ResultCount, ResultTally } from './result-tally.js';
 
@@ -25,7 +25,7 @@ export interface TransactionSeconds {
 
 /**
  * What the runner reports, one method per thing that happened to a chunk. Each records our `position_*`
- * metrics and, beside them, the original's names (metrics-original.ts) from the same figures, so no call
+ * metrics and, beside them, the original's names (original-metrics.ts) from the same figures, so no call
  * depends on another one made before it.
  */
 export interface PositionMetrics {
@@ -60,7 +60,7 @@ export interface PositionMetrics {
 
 /**
  * The handler's metrics on the registry it is given; process and event-loop metrics come with them. Beside
- * them, the original's names the community dashboards query (metrics-original.ts). `original`: their prefix,
+ * them, the original's names the community dashboards query (original-metrics.ts). `original`: their prefix,
  * default labels and fspId label, or false for none of them.
  */
 export function createMetrics(

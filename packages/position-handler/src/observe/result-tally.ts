@@ -1,5 +1,5 @@
 import { childrenByPair } from '@mojafast/service-kit';
-import type { MessageResult } from './metrics-original.js';
+import type { MessageResult } from './original-metrics.js';
 
 /** `count` messages of one action with one result. */
 export interface ResultCount {
