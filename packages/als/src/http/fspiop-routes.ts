@@ -162,14 +162,14 @@ export function registerFspiopRoutes(app: FastifyInstance, deps: FspiopRouteDeps
    */
   const checkSource = async (facts: IngressFacts): Promise<AlsError | undefined> => {
     try {
-      const participant = await ports.participant(facts.source);
+      const participant = await ports.directory.participant(facts.source);
       // Known is enough, active or not: the original's validateSourceFspHeader only fetches the participant.
       if (participant === undefined) throw new AlsError('UNKNOWN_SOURCE', { source: facts.source });
       return undefined;
     } catch (error) {
       if (!(error instanceof UpstreamError)) throw error;
       try {
-        await ports.endpoints(facts.source);
+        await ports.directory.endpoints(facts.source);
       } catch {
         throw new AlsError('SOURCE_UNREACHABLE', { reason: error.reason, source: facts.source });
       }
@@ -214,24 +214,31 @@ export function registerFspiopRoutes(app: FastifyInstance, deps: FspiopRouteDeps
   /**
    * The flows' ports for one request, noting whether it ended in the ALS's own error callback (then no
    * payee callback will come to end a lookup's admission slot, and the original's domain histogram records
-   * success false). Object.create: one small object, nothing copied.
+   * success false).
    */
   const watchedPorts = (outcome: Outcome): DiscoveryPorts => {
-    const watched = Object.create(ports) as { -readonly [K in keyof DiscoveryPorts]: DiscoveryPorts[K] };
-    watched.count = (event) => {
-      if (event === 'error_callback_sent' || event === 'error_callback_failed') outcome.errorCallback = true;
-      else if (event === 'unknown_source' || event === 'proxy_error_dropped') outcome.silent = true;
-      ports.count(event);
-    };
     const markSent = () => {
       outcome.sent = true;
     };
-    watched.send = (request) => {
-      const sending = ports.send(request);
-      sending.then(markSent, noop);
-      return sending;
+    return {
+      ...ports,
+      observe: {
+        stage: ports.observe.stage,
+        endToEnd: ports.observe.endToEnd,
+        event(event) {
+          if (event === 'error_callback_sent' || event === 'error_callback_failed') outcome.errorCallback = true;
+          else if (event === 'unknown_source' || event === 'proxy_error_dropped') outcome.silent = true;
+          ports.observe.event(event);
+        },
+      },
+      egress: {
+        send(request) {
+          const sending = ports.egress.send(request);
+          sending.then(markSent, noop);
+          return sending;
+        },
+      },
     };
-    return watched;
   };
 
   /**
@@ -252,7 +259,7 @@ export function registerFspiopRoutes(app: FastifyInstance, deps: FspiopRouteDeps
         { traceId: traceIdOf(request.headers), route, url: request.url, err: cause },
         'accepted request ended without a callback; sending the error callback',
       );
-      ports.count('callback_missing');
+      ports.observe.event('callback_missing');
       return errorCallback(watchedPorts(outcome), new AlsError('UNEXPECTED_FAILURE'));
     };
     return running.then(
@@ -313,7 +320,7 @@ export function registerFspiopRoutes(app: FastifyInstance, deps: FspiopRouteDeps
     const currency = checkCurrency(request.query.currency);
     checkSourceHeader(request.headers);
     // Inter-scheme discovery only (off: one property read): a source of another scheme via its proxy.
-    const proxy = ports.proxy && proxyHeaderOf(request.headers);
+    const proxy = ports.interScheme && proxyHeaderOf(request.headers);
     const via = proxy === undefined ? undefined : await proxiedRequester(ports, facts.source, proxy);
     const deferred = via === undefined ? await checkSource(facts) : undefined;
     const party = partyOf(request.params);
@@ -376,7 +383,7 @@ export function registerFspiopRoutes(app: FastifyInstance, deps: FspiopRouteDeps
         version: facts.version,
         headers: request.headers,
         body: request.body as Buffer,
-        proxy: ports.proxy && proxyHeaderOf(request.headers),
+        proxy: ports.interScheme && proxyHeaderOf(request.headers),
       }),
       outcome,
       route,
@@ -417,7 +424,7 @@ export function registerFspiopRoutes(app: FastifyInstance, deps: FspiopRouteDeps
       let deferred: AlsError | undefined;
       if (method === 'POST') {
         try {
-          const participant = await ports.participant(facts.source);
+          const participant = await ports.directory.participant(facts.source);
           if (participant === undefined) throw new AlsError('SOURCE_NOT_FOUND');
         } catch (error) {
           if (!(error instanceof UpstreamError)) throw error;
