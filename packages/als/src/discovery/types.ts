@@ -123,7 +123,7 @@ export interface Oracles {
   ): Promise<number>;
   /** POST /participants (batch) at the oracle; answers the oracle's body. */
   batch(oracleUrl: string, body: string, headers: OutboundHeaders): Promise<Buffer>;
-  /** Drops the cached oracle answer for a party (Mojaloop issue #4227: a write must be seen by the next lookup). */
+  /** Drops the cached oracle answer for a party: the next lookup must see a write. */
   forget(party: PartyRef): void;
 }
 
