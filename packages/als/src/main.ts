@@ -3,6 +3,7 @@ import { type CpuProfiler, createCpuProfiler, createLogger, packageVersion } fro
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import { Registry } from 'prom-client';
 import { type Config, parseMetricLabels } from './config/index.js';
+import { acrossSchemes } from './discovery/inter-scheme.js';
 import type { DiscoveryPorts } from './discovery/types.js';
 import { extendedPartyIdTypes } from './fspiop/party-id.js';
 import { loadFspiopSchemas } from './fspiop/schemas.js';
@@ -18,6 +19,7 @@ import { createMetrics } from './observe/metrics.js';
 import { setUpProxyAndJws } from './proxy-jws-setup.js';
 import { createResources, type Resources } from './resources.js';
 import { createCentralLedger } from './upstream/central-ledger.js';
+import { timedDirectory, timedEgress } from './upstream/egress-timing.js';
 import { createHealthProbe } from './upstream/health-probe.js';
 import { createHttpClient } from './upstream/http-client.js';
 import { createOracleClient } from './upstream/oracle-client.js';
@@ -177,28 +179,28 @@ async function openAls(
 
   // Every error answer and error callback counted and logged (rate-limited) at the two edges they pass.
   const failures = createFailureReporter(registry, loggerInstance);
+  // The egress timers of the original run here, at the upstream edge: the flows measure nothing of it.
   const ports: DiscoveryPorts = {
     hubName: config.hubName,
-    proxy: extras.proxy,
     hubVersion: config.hubFspiopVersion,
-    participant: (name) => centralLedger.participant(name),
-    endpoints: (name) => centralLedger.endpoints(name),
-    oracleFor: (type, currency) => oracleRegistry.oracleFor(type, currency),
-    oracleLookup: (url, party, currency, headers) => oracles.lookup(url, party, currency, headers),
-    oracleWrite: (url, method, party, body, headers) => oracles.write(url, method, party, body, headers),
-    oracleBatch: (url, body, headers) => oracles.batch(url, body, headers),
-    forgetParty: (party) => oracles.forget(party),
-    send: failures.watchSend(
-      extras.wrapSend((request) => http.send(request, 'fsp')),
-      config.hubName,
+    directory: timedDirectory(centralLedger, metrics.egress),
+    oracles: {
+      oracleFor: (type, currency) => oracleRegistry.oracleFor(type, currency),
+      lookup: (url, party, currency, headers) => oracles.lookup(url, party, currency, headers),
+      write: (url, method, party, body, headers) => oracles.write(url, method, party, body, headers),
+      batch: (url, body, headers) => oracles.batch(url, body, headers),
+      forget: (party) => oracles.forget(party),
+    },
+    egress: timedEgress(
+      failures.watchSend(
+        extras.wrapSend((request) => http.send(request, 'fsp')),
+        config.hubName,
+      ),
+      metrics.egress,
     ),
-    serialiseError: serialisers.error,
-    serialiseFspId: serialisers.fspId,
-    serialisePartyList: serialisers.partyList,
-    observe: metrics.observeStage,
-    endToEnd: metrics.endToEnd,
-    count: metrics.event,
-    egress: metrics.egress,
+    codec: serialisers,
+    observe: { stage: metrics.observeStage, endToEnd: metrics.endToEnd, event: metrics.event },
+    interScheme: extras.proxy && acrossSchemes(extras.proxy),
   };
 
   const inflight = new Set<Promise<void>>();

@@ -3,12 +3,9 @@ import { AlsError } from '../fspiop/errors.js';
 import type { FspiopVersion } from '../fspiop/versions.js';
 import { callbackEndpoint, fillTemplate, partyPath, type Resource } from './endpoints.js';
 import { hubHeaders, withSpan } from './headers.js';
-import { type DiscoveryPorts, type HeaderMap, type PartyRef, UpstreamError } from './types.js';
+import { type CallbackError, type DiscoveryPorts, type HeaderMap, type PartyRef, UpstreamError } from './types.js';
 
-/** What an error callback carries: a catalogue error of ours, or an error another service answered. */
-export interface CallbackError {
-  information(): ErrorInformation;
-}
+export type { CallbackError } from './types.js';
 
 /** An oracle's own error body, passed on to the requester as it came (errorCode and errorDescription). */
 export class PassedOnError implements CallbackError {
@@ -83,38 +80,23 @@ export async function sendErrorCallback(
   const started = performance.now();
   const { party, resource } = target;
   const endpointType = callbackEndpoint(resource, party.subId !== undefined, true);
-  // The original's egress timers (src/models/participantEndpoint/facade.js), success false when it threw.
-  let sending = false;
-  let sendStarted = started;
   try {
     // The original's /parties error callbacks first check that central-ledger knows whom they go to
     // (BasePartiesService.identifyDestinationForCallback); one it does not know gets nothing. Cached, so a
     // lookup's error pays no extra call. When central-ledger cannot be asked, its endpoints may still be known.
-    if (resource === 'parties') {
-      const checked = performance.now();
-      let known: boolean | undefined;
-      try {
-        known = (await ports.participant(target.requester)) !== undefined;
-      } catch {
-        known = undefined;
-      }
-      ports.egress('validateParticipant', '', '', known === true, checked);
-      if (known === false) throw new UpstreamError(target.requester, 'not a participant');
+    if (
+      resource === 'parties' &&
+      (await ports.directory.participant(target.requester).catch(assumeKnown)) === undefined
+    ) {
+      throw new UpstreamError(target.requester, 'not a participant');
     }
-    let template: string | undefined;
-    try {
-      template = (await ports.endpoints(target.requester)).get(endpointType);
-    } finally {
-      ports.egress('getParticipantEndpoint', endpointType, target.requester, template !== undefined, started);
-    }
+    const template = await ports.directory.endpoint(target.requester, endpointType);
     if (!template) throw new UpstreamError(target.requester, 'no error callback endpoint');
     const url = fillTemplate(template, {
       partyIdType: party.type,
       partyIdentifier: party.id,
       partySubIdOrType: party.subId,
     });
-    sending = true;
-    sendStarted = performance.now();
     // The original's /parties error callbacks name their method and path (createCallbackHeaders); its
     // /participants ones carry only what the request had (sendErrorToParticipant).
     const uri = resource === 'parties' ? partyPath(resource, party.type, party.id, party.subId, true) : undefined;
@@ -127,13 +109,21 @@ export async function sendErrorCallback(
       target.version,
     );
     if (target.traced) withSpan(headers, target.headers);
-    await ports.send({ url, method: 'PUT', headers, body: ports.serialiseError(error.information()) });
-    ports.egress('sendRequestToParticipant', endpointType, target.requester, true, sendStarted);
-    ports.count('error_callback_sent');
+    await ports.egress.send({
+      url,
+      method: 'PUT',
+      headers,
+      body: ports.codec.error(error.information()),
+      participant: target.requester,
+      endpointType,
+    });
+    ports.observe.event('error_callback_sent');
   } catch {
-    if (sending) ports.egress('sendRequestToParticipant', endpointType, target.requester, false, sendStarted);
-    ports.count('error_callback_failed');
+    ports.observe.event('error_callback_failed');
   } finally {
-    ports.observe('callback', started);
+    ports.observe.stage('callback', started);
   }
 }
+
+/** A participant check that failed counts as known: its endpoints may still be cached. */
+const assumeKnown = () => true as const;

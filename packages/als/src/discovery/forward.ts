@@ -3,8 +3,7 @@ import { Endpoint, fillTemplate } from './endpoints.js';
 import type { CallbackError } from './failures.js';
 import { asAlsError, sendError } from './failures.js';
 import { forwardHeaders, withSpan } from './headers.js';
-import type { PartyCallback, PartyLookup } from './parties.js';
-import type { DiscoveryPorts, EgressStep } from './types.js';
+import type { DiscoveryPorts, PartyCallback, PartyLookup } from './types.js';
 
 /**
  * Sends one FSP (or a proxy) the GET /parties of a lookup. `destination` is the FSPIOP-Destination it
@@ -22,39 +21,22 @@ export async function forwardLookup(
   const endpointType = party.subId === undefined ? Endpoint.PARTIES_GET : Endpoint.PARTIES_SUB_ID_GET;
   let url: string;
   const started = performance.now();
-  // The original's egress timers (src/models/participantEndpoint/facade.js): validateParticipant around the
-  // central-ledger check, getParticipantEndpoint around the endpoint look-up, success false when it threw.
-  let step: EgressStep = 'validateParticipant';
-  let stepStarted = started;
   try {
-    const participant = await ports.participant(fsp);
-    ports.egress(step, '', '', participant !== undefined, stepStarted);
     // Known is enough, active or not: the original's validateParticipant only fetches the participant.
-    if (participant === undefined) {
+    if ((await ports.directory.participant(fsp)) === undefined) {
       return request.destination === fsp
         ? new AlsError('DESTINATION_NOT_FOUND', { destination: fsp })
         : new AlsError('PARTY_NOT_FOUND');
     }
-    step = 'getParticipantEndpoint';
-    stepStarted = performance.now();
-    const template = (await ports.endpoints(fsp)).get(endpointType);
-    ports.egress(step, endpointType, fsp, template !== undefined, stepStarted);
+    const template = await ports.directory.endpoint(fsp, endpointType);
     if (!template) return new AlsError('NO_ENDPOINT', { destination: fsp, endpoint: endpointType });
     url = fillTemplate(template, { partyIdType: party.type, partyIdentifier: party.id, partySubIdOrType: party.subId });
   } catch (error) {
-    ports.egress(
-      step,
-      step === 'validateParticipant' ? '' : endpointType,
-      step === 'validateParticipant' ? '' : fsp,
-      false,
-      stepStarted,
-    );
     return asAlsError(error, 'SWITCH_FAILED');
   } finally {
-    ports.observe('endpoint', started);
+    ports.observe.stage('endpoint', started);
   }
   const sendStarted = performance.now();
-  let sent = false;
   try {
     const headers = forwardHeaders(
       request.headers,
@@ -67,22 +49,20 @@ export async function forwardLookup(
     if (destination === null) delete headers['fspiop-destination'];
     // The original sends the lookup with the request's span.
     withSpan(headers, request.headers);
-    await ports.send({ url, method: 'GET', headers });
-    sent = true;
+    await ports.egress.send({ url, method: 'GET', headers, participant: fsp, endpointType });
     return undefined;
   } catch (error) {
-    ports.count('forward_failed');
+    ports.observe.event('forward_failed');
     return sendError(error);
   } finally {
-    ports.egress('sendRequestToParticipant', endpointType, fsp, sent, sendStarted);
-    ports.observe('forward', sendStarted);
+    ports.observe.stage('forward', sendStarted);
   }
 }
 
 /**
  * PUTs a payee's callback, its bytes as received, to `url` (its endpoint of `endpointType`) of `sendTo` (the
- * FSP itself, or the proxy it sits behind), with FSPIOP-Destination `destination`. A failed send is answered to the callback's source by
- * `fail` (the original's error for a failed send, sendError).
+ * FSP itself, or the proxy it sits behind), with FSPIOP-Destination `destination`. A failed send is answered
+ * to the callback's source by `fail` (the original's error for a failed send, sendError).
  */
 export async function sendCallback(
   ports: DiscoveryPorts,
@@ -94,7 +74,6 @@ export async function sendCallback(
   fail: (error: CallbackError) => Promise<void>,
 ): Promise<void> {
   const sendStarted = performance.now();
-  let sent = false;
   try {
     const headers = forwardHeaders(
       callback.headers,
@@ -106,14 +85,12 @@ export async function sendCallback(
     );
     // The original forwards a /parties error callback with its span, a success one without.
     if (callback.isError && callback.resource === 'parties') withSpan(headers, callback.headers);
-    await ports.send({ url, method: 'PUT', headers, body: callback.body });
-    sent = true;
-    ports.count('callback_forwarded');
+    await ports.egress.send({ url, method: 'PUT', headers, body: callback.body, participant: sendTo, endpointType });
+    ports.observe.event('callback_forwarded');
   } catch (error) {
-    ports.count('forward_failed');
+    ports.observe.event('forward_failed');
     await fail(sendError(error));
   } finally {
-    ports.egress('sendRequestToParticipant', endpointType, sendTo, sent, sendStarted);
-    ports.observe('callback', sendStarted);
+    ports.observe.stage('callback', sendStarted);
   }
 }

@@ -1,5 +1,7 @@
 import { AlsError } from '../fspiop/errors.js';
-import type { PartyEntry } from './types.js';
+import { type CallbackError, oracleError } from './failures.js';
+import { oracleHeaders } from './headers.js';
+import type { DiscoveryPorts, PartyEntry, PartyLookup } from './types.js';
 
 /** One row of the oracle registry (the original's table oracleEndpoint, joined to its type names). */
 export interface OracleRecord {
@@ -42,4 +44,39 @@ export function selectParties(entries: readonly PartyEntry[], subId: string | un
     if (!fsps.includes(entry.fspId)) fsps.push(entry.fspId);
   }
   return fsps;
+}
+
+/** The party at the oracle, for a lookup: its entries, or the error the requester gets. */
+export async function askOracle(
+  ports: DiscoveryPorts,
+  request: PartyLookup,
+): Promise<readonly PartyEntry[] | CallbackError> {
+  const started = performance.now();
+  try {
+    const oracle = await ports.oracles.oracleFor(request.party.type, request.currency);
+    const headers = oracleHeaders(request.headers, request.source, ports.hubName, 'GET');
+    return await ports.oracles.lookup(oracle, request.party, request.currency, headers);
+  } catch (error) {
+    return oracleError(error, true);
+  } finally {
+    ports.observe.stage('oracle', started);
+  }
+}
+
+/** Drops the oracle's entry of a party: undefined when done, else the error the requester gets. */
+export async function dropOracleEntry(
+  ports: DiscoveryPorts,
+  request: Pick<PartyLookup, 'party' | 'headers' | 'source'>,
+): Promise<CallbackError | undefined> {
+  const started = performance.now();
+  try {
+    const oracle = await ports.oracles.oracleFor(request.party.type, undefined);
+    const headers = oracleHeaders(request.headers, request.source, ports.hubName, 'DELETE');
+    await ports.oracles.write(oracle, 'DELETE', request.party, undefined, headers);
+    return undefined;
+  } catch (error) {
+    return oracleError(error, false);
+  } finally {
+    ports.observe.stage('oracle', started);
+  }
 }

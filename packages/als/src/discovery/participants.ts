@@ -5,7 +5,14 @@ import type { FspiopVersion } from '../fspiop/versions.js';
 import { callbackEndpoint, Endpoint, fillTemplate } from './endpoints.js';
 import { asAlsError, type CallbackError, oracleError, sendError, sendErrorCallback } from './failures.js';
 import { forwardHeaders, hubHeaders, oracleHeaders, withSpan } from './headers.js';
-import { type DiscoveryPorts, type HeaderMap, type OutboundHeaders, type PartyRef, UpstreamError } from './types.js';
+import {
+  type DiscoveryPorts,
+  type HeaderMap,
+  type OutboundHeaders,
+  type OutboundRequest,
+  type PartyRef,
+  UpstreamError,
+} from './types.js';
 
 export interface ParticipantRequest {
   readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -49,96 +56,118 @@ export async function handleParticipant(ports: DiscoveryPorts, request: Particip
   const problem = partyIdProblem(party.type, party.id, party.subId);
   if (problem !== undefined) return fail(new AlsError('INVALID_PARTY_ID', { reason: problem }));
 
-  let recipient: string;
-  let body: string;
   const started = performance.now();
+  const refused = await checkRequester(ports, request);
+  if (refused !== undefined) {
+    ports.observe.stage('oracle', started);
+    return fail(refused);
+  }
+  let answer: ParticipantAnswer | CallbackError;
   try {
-    const requester = await ports.participant(request.source);
-    // The original's egress_validateParticipant (src/models/participantEndpoint/facade.js).
-    ports.egress('validateParticipant', '', '', requester !== undefined, started);
-    // Known is enough, active or not (the original's validateParticipant only fetches the participant).
-    if (requester === undefined) return fail(new AlsError('SOURCE_NOT_FOUND'));
-    if ((method === 'POST' || method === 'PUT') && request.fspId !== undefined) {
+    answer = await askOrChangeOracle(ports, request);
+  } catch (error) {
+    answer = oracleError(error, method === 'GET');
+  } finally {
+    ports.observe.stage('oracle', started);
+  }
+  if (!('recipient' in answer)) return fail(answer);
+  return sendParticipantAnswer(ports, request, answer, fail);
+}
+
+/** What a /participants request is answered, and to whom. */
+interface ParticipantAnswer {
+  readonly recipient: string;
+  readonly body: string;
+}
+
+/**
+ * The requester must be known to central-ledger (active or not: the original's validateParticipant only
+ * fetches it), and a POST or PUT's fspId too. Undefined when they are; else the error the requester gets.
+ */
+async function checkRequester(ports: DiscoveryPorts, request: ParticipantRequest): Promise<CallbackError | undefined> {
+  try {
+    if ((await ports.directory.participant(request.source)) === undefined) return new AlsError('SOURCE_NOT_FOUND');
+    const { fspId } = request;
+    if ((request.method === 'POST' || request.method === 'PUT') && fspId !== undefined) {
       // Ours: an fspId that is no participant is refused before the oracle stores it (the original stores
       // it, then fails to find the fspId's endpoint).
-      const ownerStarted = performance.now();
-      const owner = await ports.participant(request.fspId as string);
-      ports.egress('validateParticipant', '', '', owner !== undefined, ownerStarted);
-      if (owner === undefined) return fail(new AlsError('UNKNOWN_FSP', { fspId: request.fspId as string }));
+      if ((await ports.directory.participant(fspId)) === undefined) return new AlsError('UNKNOWN_FSP', { fspId });
     }
+    return undefined;
   } catch (error) {
-    ports.egress('validateParticipant', '', '', false, started);
-    ports.observe('oracle', started);
-    return fail(asAlsError(error, 'SWITCH_FAILED'));
+    return asAlsError(error, 'SWITCH_FAILED');
   }
-  try {
-    const oracle = await ports.oracleFor(party.type, method === 'GET' ? request.currency : undefined);
-    if (method === 'GET') {
-      const headers = oracleHeaders(request.headers, request.source, ports.hubName, 'GET');
-      const entries = await ports.oracleLookup(oracle, party, request.currency, headers);
-      // The original answers the first entry of the oracle's partyList, whatever its sub-id.
-      const first = entries[0];
-      if (first === undefined) return fail(new AlsError('PARTICIPANT_NOT_FOUND'));
-      recipient = request.source;
-      body = ports.serialiseFspId(first.fspId);
-    } else if (method === 'DELETE') {
-      if (request.checkDeleteOwner) {
-        const headers = oracleHeaders(request.headers, request.source, ports.hubName, 'GET');
-        const owner = await ownerOf(ports, oracle, party, headers);
-        if (owner === undefined) {
-          return fail(new AlsError('DELETE_PARTY_FAILED', { reason: 'No participant found for the party' }));
-        }
-        if (owner !== request.source) {
-          return fail(
-            new AlsError('DELETE_PARTY_FAILED', {
-              reason: `The party ${party.type}:${party.id} does not belong to the requesting FSP`,
-            }),
-          );
-        }
-      }
-      const headers = oracleHeaders(request.headers, request.source, ports.hubName, 'DELETE');
-      await ports.oracleWrite(oracle, 'DELETE', party, undefined, headers);
-      recipient = request.source;
-      body = ports.serialiseFspId(request.source);
-    } else {
-      const headers = oracleHeaders(request.headers, request.source, ports.hubName, method);
-      const status = await ports.oracleWrite(oracle, method, party, request.body?.toString('utf8'), headers);
-      // The original confirms a POST only when the oracle answered 201 Created. A PUT whose body named no
-      // fspId (its schema does not require one) has nobody to announce: the original ends it with 3003 too.
-      if (method === 'POST' && status !== 201) return fail(new AlsError('ADD_PARTY_FAILED'));
-      const fspId = request.fspId;
-      if (fspId === undefined) return fail(new AlsError('ADD_PARTY_FAILED'));
-      recipient = request.destination || fspId;
-      body = ports.serialisePartyList({
-        partyList: [
-          {
-            partyIdType: party.type,
-            partyIdentifier: party.id,
-            fspId,
-            ...(party.subId === undefined ? {} : { partySubIdOrType: party.subId }),
-          },
-        ],
-        ...(request.currency === undefined ? {} : { currency: request.currency }),
-      });
-    }
-  } catch (error) {
-    return fail(oracleError(error, method === 'GET'));
-  } finally {
-    ports.observe('oracle', started);
-  }
+}
 
+/**
+ * The oracle step of a /participants request: GET reads the party (its first entry answers), DELETE drops
+ * it (with the owner check when it is on), POST and PUT store it. Throws what the oracle failed with.
+ */
+async function askOrChangeOracle(
+  ports: DiscoveryPorts,
+  request: ParticipantRequest,
+): Promise<ParticipantAnswer | CallbackError> {
+  const { party, method } = request;
+  const oracle = await ports.oracles.oracleFor(party.type, method === 'GET' ? request.currency : undefined);
+  if (method === 'GET') {
+    const headers = oracleHeaders(request.headers, request.source, ports.hubName, 'GET');
+    const entries = await ports.oracles.lookup(oracle, party, request.currency, headers);
+    // The original answers the first entry of the oracle's partyList, whatever its sub-id.
+    const first = entries[0];
+    if (first === undefined) return new AlsError('PARTICIPANT_NOT_FOUND');
+    return { recipient: request.source, body: ports.codec.fspId(first.fspId) };
+  }
+  if (method === 'DELETE') {
+    if (request.checkDeleteOwner) {
+      const headers = oracleHeaders(request.headers, request.source, ports.hubName, 'GET');
+      const owner = await ownerOf(ports, oracle, party, headers);
+      if (owner === undefined)
+        return new AlsError('DELETE_PARTY_FAILED', { reason: 'No participant found for the party' });
+      if (owner !== request.source) {
+        return new AlsError('DELETE_PARTY_FAILED', {
+          reason: `The party ${party.type}:${party.id} does not belong to the requesting FSP`,
+        });
+      }
+    }
+    const headers = oracleHeaders(request.headers, request.source, ports.hubName, 'DELETE');
+    await ports.oracles.write(oracle, 'DELETE', party, undefined, headers);
+    return { recipient: request.source, body: ports.codec.fspId(request.source) };
+  }
+  const headers = oracleHeaders(request.headers, request.source, ports.hubName, method);
+  const status = await ports.oracles.write(oracle, method, party, request.body?.toString('utf8'), headers);
+  // The original confirms a POST only when the oracle answered 201 Created. A PUT whose body named no
+  // fspId (its schema does not require one) has nobody to announce: the original ends it with 3003 too.
+  if (method === 'POST' && status !== 201) return new AlsError('ADD_PARTY_FAILED');
+  const fspId = request.fspId;
+  if (fspId === undefined) return new AlsError('ADD_PARTY_FAILED');
+  return {
+    recipient: request.destination || fspId,
+    body: ports.codec.partyList({
+      partyList: [
+        {
+          partyIdType: party.type,
+          partyIdentifier: party.id,
+          fspId,
+          ...(party.subId === undefined ? {} : { partySubIdOrType: party.subId }),
+        },
+      ],
+      ...(request.currency === undefined ? {} : { currency: request.currency }),
+    }),
+  };
+}
+
+/** The one PUT /participants/{Type}/{ID} of a request; one that cannot be delivered is told to the requester. */
+async function sendParticipantAnswer(
+  ports: DiscoveryPorts,
+  request: ParticipantRequest,
+  { recipient, body }: ParticipantAnswer,
+  fail: (error: CallbackError) => Promise<void>,
+): Promise<void> {
+  const { party, method } = request;
   const sendStarted = performance.now();
   const endpointType = callbackEndpoint('participants', party.subId !== undefined, false);
-  // The original's egress timers (src/models/participantEndpoint/facade.js), success false when it threw.
-  let sending = false;
-  let stepStarted = sendStarted;
   try {
-    let template: string | undefined;
-    try {
-      template = (await ports.endpoints(recipient)).get(endpointType);
-    } finally {
-      ports.egress('getParticipantEndpoint', endpointType, recipient, template !== undefined, sendStarted);
-    }
+    const template = await ports.directory.endpoint(recipient, endpointType);
     if (!template) throw new AlsError('NO_ENDPOINT', { destination: recipient, endpoint: endpointType });
     // The original's headers (src/domain/participants/participants.js): POST/PUT with FSPIOP-Destination send
     // the requester's headers as they came (the requester stays FSPIOP-Source, its Content-Type kept); the
@@ -157,9 +186,7 @@ export async function handleParticipant(ports: DiscoveryPorts, request: Particip
           );
     // The original sends its GET and POST answers with the request's span.
     if (method === 'GET' || method === 'POST') withSpan(headers, request.headers);
-    sending = true;
-    stepStarted = performance.now();
-    await ports.send({
+    await ports.egress.send({
       url: fillTemplate(template, {
         partyIdType: party.type,
         partyIdentifier: party.id,
@@ -168,15 +195,15 @@ export async function handleParticipant(ports: DiscoveryPorts, request: Particip
       method: 'PUT',
       headers,
       body,
+      participant: recipient,
+      endpointType,
     });
-    ports.egress('sendRequestToParticipant', endpointType, recipient, true, stepStarted);
   } catch (error) {
-    if (sending) ports.egress('sendRequestToParticipant', endpointType, recipient, false, stepStarted);
     // The original tells the requester that its answer could not be delivered.
-    ports.count('forward_failed');
+    ports.observe.event('forward_failed');
     await fail(error instanceof AlsError ? error : sendError(error));
   } finally {
-    ports.observe('callback', sendStarted);
+    ports.observe.stage('callback', sendStarted);
   }
 }
 
@@ -190,7 +217,7 @@ async function ownerOf(
   party: PartyRef,
   headers: OutboundHeaders,
 ): Promise<string | undefined> {
-  const entries = await ports.oracleLookup(oracle, party, undefined, headers);
+  const entries = await ports.oracles.lookup(oracle, party, undefined, headers);
   return entries[0]?.fspId;
 }
 
@@ -236,73 +263,22 @@ export async function handleBatch(
   request: BatchRequest,
   knownTypes: ReadonlySet<string>,
 ): Promise<void> {
-  const results: BatchResultEntry[] = [];
-  const byType = new Map<string, BatchParty[]>();
   const started = performance.now();
+  let results: BatchResultEntry[];
   try {
-    const requester = await ports.participant(request.source);
+    const requester = await ports.directory.participant(request.source);
     if (requester === undefined) throw new AlsError('SOURCE_NOT_FOUND');
-    for (const entry of request.partyList) {
-      if (!knownTypes.has(entry.partyIdType)) {
-        results.push(entryError(entry, new AlsError('ADD_PARTY_FAILED')));
-        continue;
-      }
-      const withCurrency = request.currency === undefined ? entry : { ...entry, currency: request.currency };
-      if (entry.fspId !== request.source) {
-        results.push(entryError(withCurrency, new AlsError('PARTICIPANT_NOT_FOUND')));
-        continue;
-      }
-      const list = byType.get(entry.partyIdType);
-      if (list) list.push(withCurrency);
-      else byType.set(entry.partyIdType, [withCurrency]);
-    }
+    const { refused, byType } = sortBatch(request, knownTypes);
+    results = refused;
     const headers = oracleHeaders(request.headers, request.source, ports.hubName, 'POST');
     for (const [type, entries] of byType) {
-      let oracle: string;
-      try {
-        oracle = await ports.oracleFor(type, request.currency);
-      } catch (error) {
-        // The original names only the type, with or without a currency.
-        if (error instanceof AlsError && error.errorName === 'NO_ORACLE_FOR_CURRENCY')
-          throw new AlsError('NO_ORACLE', { type });
-        throw error;
-      }
-      let answer: Buffer;
-      try {
-        answer = await ports.oracleBatch(
-          oracle,
-          serialisers.request({ requestId: request.requestId, partyList: entries }),
-          headers,
-        );
-      } catch (error) {
-        throw oracleError(error, false);
-      }
-      for (const entry of entries) {
-        ports.forgetParty({ type, id: entry.partyIdentifier, subId: entry.partySubIdOrType });
-      }
-      const answered = answeredPartyList(answer);
-      if (answered.length > 0) {
-        // The original passes the oracle's entries on as they came (an errorInformation of any shape
-        // included), without the currency it sent in each. An entry without a partyId object fails the whole
-        // batch there (a TypeError, 2001): the same error, in words.
-        for (const item of answered) {
-          const partyId =
-            item !== null && typeof item === 'object' ? (item as { partyId?: unknown }).partyId : undefined;
-          if (partyId === null || typeof partyId !== 'object') {
-            throw new AlsError('ORACLE_FAILED', { reason: 'batch answer entry without a partyId' });
-          }
-          const { currency: _currency, ...rest } = partyId as BatchParty;
-          results.push({ ...(item as BatchResultEntry), partyId: rest });
-        }
-      } else {
-        for (const entry of entries) results.push(entryError(entry, new AlsError('ADD_PARTY_FAILED')));
-      }
+      results.push(...(await storeBatchOfType(ports, serialisers, request, type, entries, headers)));
     }
   } catch (error) {
-    ports.observe('oracle', started);
+    ports.observe.stage('oracle', started);
     return sendBatchError(ports, request, batchFailure(error));
   }
-  ports.observe('oracle', started);
+  ports.observe.stage('oracle', started);
 
   const sendStarted = performance.now();
   try {
@@ -317,10 +293,86 @@ export async function handleBatch(
       }),
     );
   } catch {
-    ports.count('error_callback_failed');
+    ports.observe.event('error_callback_failed');
   } finally {
-    ports.observe('callback', sendStarted);
+    ports.observe.stage('callback', sendStarted);
   }
+}
+
+/**
+ * The entries of a batch the oracle is not asked about (a type the ALS does not serve: 3003; an fspId that
+ * is not the requester: 3204), and the others by type, each with the request's currency.
+ */
+function sortBatch(
+  request: BatchRequest,
+  knownTypes: ReadonlySet<string>,
+): { refused: BatchResultEntry[]; byType: Map<string, BatchParty[]> } {
+  const refused: BatchResultEntry[] = [];
+  const byType = new Map<string, BatchParty[]>();
+  for (const entry of request.partyList) {
+    if (!knownTypes.has(entry.partyIdType)) {
+      refused.push(entryError(entry, new AlsError('ADD_PARTY_FAILED')));
+      continue;
+    }
+    const withCurrency = request.currency === undefined ? entry : { ...entry, currency: request.currency };
+    if (entry.fspId !== request.source) {
+      refused.push(entryError(withCurrency, new AlsError('PARTICIPANT_NOT_FOUND')));
+      continue;
+    }
+    const list = byType.get(entry.partyIdType);
+    if (list) list.push(withCurrency);
+    else byType.set(entry.partyIdType, [withCurrency]);
+  }
+  return { refused, byType };
+}
+
+/**
+ * One oracle batch (the entries of one type): the oracle's answer entries as they came, or 3003 for each
+ * entry when it answered none. Throws what fails the whole batch.
+ */
+async function storeBatchOfType(
+  ports: DiscoveryPorts,
+  serialisers: BatchSerialisers,
+  request: BatchRequest,
+  type: string,
+  entries: BatchParty[],
+  headers: OutboundHeaders,
+): Promise<BatchResultEntry[]> {
+  let oracle: string;
+  try {
+    oracle = await ports.oracles.oracleFor(type, request.currency);
+  } catch (error) {
+    // The original names only the type, with or without a currency.
+    if (error instanceof AlsError && error.errorName === 'NO_ORACLE_FOR_CURRENCY')
+      throw new AlsError('NO_ORACLE', { type });
+    throw error;
+  }
+  let answer: Buffer;
+  try {
+    answer = await ports.oracles.batch(
+      oracle,
+      serialisers.request({ requestId: request.requestId, partyList: entries }),
+      headers,
+    );
+  } catch (error) {
+    throw oracleError(error, false);
+  }
+  for (const entry of entries) {
+    ports.oracles.forget({ type, id: entry.partyIdentifier, subId: entry.partySubIdOrType });
+  }
+  const answered = answeredPartyList(answer);
+  if (answered.length === 0) return entries.map((entry) => entryError(entry, new AlsError('ADD_PARTY_FAILED')));
+  // The original passes the oracle's entries on as they came (an errorInformation of any shape included),
+  // without the currency it sent in each. An entry without a partyId object fails the whole batch there (a
+  // TypeError, 2001): the same error, in words.
+  return answered.map((item) => {
+    const partyId = item !== null && typeof item === 'object' ? (item as { partyId?: unknown }).partyId : undefined;
+    if (partyId === null || typeof partyId !== 'object') {
+      throw new AlsError('ORACLE_FAILED', { reason: 'batch answer entry without a partyId' });
+    }
+    const { currency: _currency, ...rest } = partyId as BatchParty;
+    return { ...(item as BatchResultEntry), partyId: rest };
+  });
 }
 
 function batchFailure(error: unknown): CallbackError {
@@ -357,13 +409,13 @@ export async function sendBatchError(
       request,
       Endpoint.PARTICIPANT_BATCH_PUT_ERROR,
       '/error',
-      ports.serialiseError(error.information()),
+      ports.codec.error(error.information()),
     );
-    ports.count('error_callback_sent');
+    ports.observe.event('error_callback_sent');
   } catch {
-    ports.count('error_callback_failed');
+    ports.observe.event('error_callback_failed');
   } finally {
-    ports.observe('callback', started);
+    ports.observe.stage('callback', started);
   }
 }
 
@@ -373,45 +425,33 @@ async function putToBatchRequester(
   request: Pick<BatchRequest, 'requestId' | 'source' | 'destination' | 'version' | 'headers'>,
   endpoint: (typeof Endpoint)[keyof typeof Endpoint],
   suffix: '' | '/error',
-  body: Parameters<DiscoveryPorts['send']>[0]['body'],
+  body: OutboundRequest['body'],
 ): Promise<void> {
-  // The original's egress timers (src/models/participantEndpoint/facade.js), success false when it threw.
-  const started = performance.now();
-  let template: string | undefined;
-  try {
-    template = (await ports.endpoints(request.source)).get(endpoint);
-  } finally {
-    ports.egress('getParticipantEndpoint', endpoint, request.source, template !== undefined, started);
-  }
+  const template = await ports.directory.endpoint(request.source, endpoint);
   if (!template) throw new UpstreamError(request.source, `no ${endpoint} endpoint`);
-  const sendStarted = performance.now();
-  let sent = false;
-  try {
-    const headers =
-      suffix === '' && request.destination
-        ? forwardHeaders(request.headers, request.source, request.destination, 'PUT')
-        : hubHeaders(
-            request.headers,
-            ports.hubName,
-            request.source,
-            undefined,
-            'participants',
-            suffix === '' ? ports.hubVersion : request.version,
-          );
-    // The original sends a batch's answer with the request's span, its error without.
-    if (suffix === '') withSpan(headers, request.headers);
-    await ports.send({
-      url: fillTemplate(template, { requestId: request.requestId }),
-      method: 'PUT',
-      // As the original's batch answers: from the Hub to the requester without FSPIOP-URI (only as the request
-      // had one); its success answer in PROTOCOL_VERSIONS.CONTENT.DEFAULT, and with the requester's headers as
-      // they came when the request named an FSPIOP-Destination; an error in the requester's version (README
-      // differences).
-      headers,
-      body,
-    });
-    sent = true;
-  } finally {
-    ports.egress('sendRequestToParticipant', endpoint, request.source, sent, sendStarted);
-  }
+  const headers =
+    suffix === '' && request.destination
+      ? forwardHeaders(request.headers, request.source, request.destination, 'PUT')
+      : hubHeaders(
+          request.headers,
+          ports.hubName,
+          request.source,
+          undefined,
+          'participants',
+          suffix === '' ? ports.hubVersion : request.version,
+        );
+  // The original sends a batch's answer with the request's span, its error without.
+  if (suffix === '') withSpan(headers, request.headers);
+  await ports.egress.send({
+    url: fillTemplate(template, { requestId: request.requestId }),
+    method: 'PUT',
+    // As the original's batch answers: from the Hub to the requester without FSPIOP-URI (only as the request
+    // had one); its success answer in PROTOCOL_VERSIONS.CONTENT.DEFAULT, and with the requester's headers as
+    // they came when the request named an FSPIOP-Destination; an error in the requester's version (README
+    // differences).
+    headers,
+    body,
+    participant: request.source,
+    endpointType: endpoint,
+  });
 }

@@ -1,49 +1,70 @@
 import { AlsError } from '../fspiop/errors.js';
 import { partyIdProblem } from '../fspiop/party-id.js';
-import type { FspiopVersion } from '../fspiop/versions.js';
-import { callbackEndpoint, fillTemplate, type Resource } from './endpoints.js';
-import { asAlsError, type CallbackError, oracleError, sendErrorCallback } from './failures.js';
+import { callbackEndpoint, fillTemplate } from './endpoints.js';
+import { asAlsError, type CallbackError, sendErrorCallback } from './failures.js';
 import { forwardLookup, sendCallback } from './forward.js';
-import { endToEndStart, oracleHeaders } from './headers.js';
-import { forwardPartyCallbackAcrossSchemes, lookUpPartyAcrossSchemes } from './inter-scheme.js';
-import { selectParties } from './oracles.js';
-import { type DiscoveryPorts, type HeaderMap, type PartyRef, UpstreamError } from './types.js';
-
-export interface PartyLookup {
-  readonly party: PartyRef;
-  readonly currency: string | undefined;
-  /**
-   * FSPIOP-Source: an active participant, or (inter-scheme discovery on) an FSP of another scheme whose
-   * request came through the proxy named in FSPIOP-Proxy.
-   */
-  readonly source: string;
-  /** Who gets the answers: the source, or the proxy it came through. Undefined: the source. */
-  readonly requester?: string | undefined;
-  /** FSPIOP-Proxy as received (inter-scheme discovery only). */
-  readonly proxy?: string | undefined;
-  readonly destination: string | undefined;
-  /** The version the requester asked for in Accept; its error callback uses it. */
-  readonly version: FspiopVersion;
-  readonly headers: HeaderMap;
-}
+import { endToEndStart } from './headers.js';
+import { askOracle, dropOracleEntry, selectParties } from './oracles.js';
+import {
+  type DiscoveryPorts,
+  type Fail,
+  type PartyCallback,
+  type PartyEntry,
+  type PartyLookup,
+  type Scheme,
+  UpstreamError,
+} from './types.js';
 
 export { selectParties } from './oracles.js';
+export type { PartyCallback, PartyLookup } from './types.js';
+
+/**
+ * A lookup that stays in this scheme (inter-scheme discovery off, the original's default): the oracle's
+ * FSPs are asked, nobody else; what cannot be found here is not found.
+ */
+export const thisScheme: Scheme = {
+  admitLookup: async () => undefined,
+  checkLocalDestination: async () => undefined,
+  proxyOf: async () => undefined,
+  async toOracleFsp(ports, request, _requester, fsp) {
+    return (await forwardLookup(ports, request, fsp)) ?? 'sent';
+  },
+  notFound: (_ports, _request, error, fail) => fail(error),
+  // Every FSP failed: the payer hears about the first reason, once.
+  noneReached: (_ports, _request, outcomes, fail) => fail(outcomes.find((o) => o !== 'skipped') as CallbackError),
+  async admitCallback(ports, callback) {
+    // As the original: a success callback's source must be known (else nobody can be told, counted); an
+    // error callback's source is not checked (PutPartiesErrorService, putParticipantsErrorByTypeAndID).
+    if (callback.isError || (await ports.directory.participant(callback.source)) !== undefined) return 'forward';
+    ports.observe.event('unknown_source');
+    return 'done';
+  },
+  async sendTo(ports, fsp) {
+    return (await ports.directory.participant(fsp)) === undefined ? undefined : fsp;
+  },
+  tellsRequesterOfSwitchFailure: true,
+};
+
+/** The /parties flows' scheme: inter-scheme discovery when it is on. */
+const schemeOf = (ports: DiscoveryPorts): Scheme => ports.interScheme ?? thisScheme;
 
 /**
  * GET /parties after the 202 (reference: steps 3-6): validate the ID, find the FSPs (FSPIOP-Destination
- * or the oracle), send each the GET. Exactly one error callback to the requester when the lookup fails.
+ * or the oracle), send each the GET; the scheme says what happens to a party that is not here. Exactly one
+ * error callback to the requester when the lookup fails.
  */
 export async function lookUpParty(ports: DiscoveryPorts, request: PartyLookup): Promise<void> {
-  // Inter-scheme discovery is its own flow: with it off a lookup pays one property check for it.
-  if (ports.proxy !== undefined) return lookUpPartyAcrossSchemes(ports, ports.proxy, request);
+  const scheme = schemeOf(ports);
   const { party } = request;
-  const fail = (error: CallbackError) =>
+  const requester = request.requester ?? request.source;
+  const fail: Fail = (error) =>
     sendErrorCallback(
       ports,
       {
         resource: 'parties',
         party,
-        requester: request.source,
+        requester,
+        destination: request.source,
         version: request.version,
         headers: request.headers,
         traced: true,
@@ -54,113 +75,96 @@ export async function lookUpParty(ports: DiscoveryPorts, request: PartyLookup): 
   const problem = partyIdProblem(party.type, party.id, party.subId);
   if (problem !== undefined) return fail(new AlsError('INVALID_PARTY_ID', { reason: problem }));
 
-  let fsps: string[];
-  if (request.destination !== undefined && request.destination !== ports.hubName) {
-    const failure = await checkDestination(ports, request, request.destination);
-    if (failure !== undefined) return fail(failure);
-    fsps = [request.destination];
-  } else {
-    const started = performance.now();
-    try {
-      const oracle = await ports.oracleFor(party.type, request.currency);
-      const headers = oracleHeaders(request.headers, request.source, ports.hubName, 'GET');
-      const entries = await ports.oracleLookup(oracle, party, request.currency, headers);
-      if (entries.length === 0) return fail(new AlsError('PARTY_NOT_FOUND'));
-      fsps = selectParties(entries, party.subId);
-    } catch (error) {
-      return fail(oracleError(error, true));
-    } finally {
-      ports.observe('oracle', started);
-    }
-    if (fsps.length === 0) return fail(new AlsError('FILTERED_PARTY_LIST_EMPTY'));
-  }
+  try {
+    const refused = await scheme.admitLookup(ports, request, requester);
+    if (refused !== undefined) return await fail(refused);
 
-  // One FSP (every lookup whose party the oracle holds once): no fan-out to gather.
-  if (fsps.length === 1) {
-    const failure = await forwardLookup(ports, request, fsps[0] as string);
-    return failure === undefined ? undefined : fail(failure);
+    const destination = request.destination;
+    if (destination !== undefined && destination !== ports.hubName) {
+      return await lookUpAtDestination(ports, scheme, request, requester, destination, fail);
+    }
+
+    const entries = await askOracle(ports, request);
+    if (!Array.isArray(entries)) return await fail(entries as CallbackError);
+    if (entries.length === 0) return await scheme.notFound(ports, request, new AlsError('PARTY_NOT_FOUND'), fail);
+    const fsps = selectParties(entries as readonly PartyEntry[], party.subId);
+    if (fsps.length === 0) return await fail(new AlsError('FILTERED_PARTY_LIST_EMPTY'));
+    // One FSP (every lookup whose party the oracle holds once): no fan-out to gather.
+    if (fsps.length === 1) {
+      const outcome = await scheme.toOracleFsp(ports, request, requester, fsps[0] as string);
+      return outcome === 'sent' ? undefined : await scheme.noneReached(ports, request, [outcome], fail);
+    }
+    const outcomes = await Promise.all(fsps.map((fsp) => scheme.toOracleFsp(ports, request, requester, fsp)));
+    if (outcomes.includes('sent')) return;
+    return await scheme.noneReached(ports, request, outcomes as ('skipped' | CallbackError)[], fail);
+  } catch (error) {
+    // A failed proxy cache or central-ledger call: the requester hears it (BasePartiesService.handleError).
+    return fail(asAlsError(error, 'SWITCH_FAILED'));
   }
-  const outcomes = await Promise.all(fsps.map((fsp) => forwardLookup(ports, request, fsp)));
-  const reached = outcomes.filter((o) => o === undefined).length;
-  if (reached > 0) return;
-  // Every FSP failed: the payer hears about the first reason, once.
-  const first = outcomes.find((o) => o !== undefined) as CallbackError;
-  return fail(first);
 }
 
 /**
- * A GET /parties with an FSPIOP-Destination that is no active participant: the original's
- * forwardRequestToDestination (src/domain/parties/services/GetPartiesService.js) drops the stale entry at
- * the oracle (DELETE), then answers 3204 (without proxies, no inter-scheme discovery); a failed DELETE is
- * the error the requester gets instead. Undefined: the destination is active.
+ * A GET /parties with an FSPIOP-Destination (the original's GetPartiesService.forwardRequestToDestination):
+ * one central-ledger knows (active or not: its validateParticipant only fetches it) is sent the lookup;
+ * one behind a known proxy, through it; any other leaves a stale entry at the oracle, dropped (DELETE; a
+ * failed DELETE is the error the requester gets), and the scheme answers: 3204 in this one.
  */
-async function checkDestination(
+async function lookUpAtDestination(
   ports: DiscoveryPorts,
+  scheme: Scheme,
   request: PartyLookup,
+  requester: string,
   destination: string,
-): Promise<CallbackError | undefined> {
+  fail: Fail,
+): Promise<void> {
   const started = performance.now();
+  let known: boolean;
   try {
-    const participant = await ports.participant(destination);
-    ports.egress('validateParticipant', '', '', participant !== undefined, started);
-    // An inactive destination is still forwarded to (the original's validateParticipant only fetches it),
-    // and its party's oracle entry is kept.
-    if (participant !== undefined) return undefined;
-  } catch (error) {
-    ports.egress('validateParticipant', '', '', false, started);
-    ports.observe('endpoint', started);
-    return asAlsError(error, 'SWITCH_FAILED');
-  }
-  ports.observe('endpoint', started);
-  const oracleStarted = performance.now();
-  try {
-    const oracle = await ports.oracleFor(request.party.type, undefined);
-    const headers = oracleHeaders(request.headers, request.source, ports.hubName, 'DELETE');
-    await ports.oracleWrite(oracle, 'DELETE', request.party, undefined, headers);
-  } catch (error) {
-    return oracleError(error, false);
+    known = (await ports.directory.participant(destination)) !== undefined;
   } finally {
-    ports.observe('oracle', oracleStarted);
+    ports.observe.stage('endpoint', started);
   }
-  return new AlsError('DESTINATION_NOT_FOUND', { destination });
-}
-
-export interface PartyCallback {
-  readonly resource: Resource;
-  readonly party: PartyRef;
-  readonly isError: boolean;
-  readonly source: string;
-  readonly destination: string | undefined;
-  /** The version of the callback's Content-Type: an error back to its source uses it. */
-  readonly version: FspiopVersion;
-  readonly headers: HeaderMap;
-  /** The body exactly as received: forwarded as these bytes, never re-serialised (no parse and stringify per callback, and the payee's signature stays valid). */
-  readonly body: Buffer;
-  /** FSPIOP-Proxy as received (inter-scheme discovery only). */
-  readonly proxy?: string | undefined;
+  let failure: CallbackError | undefined;
+  if (known) {
+    failure =
+      (await scheme.checkLocalDestination(ports, request, requester, destination)) ??
+      (await forwardLookup(ports, request, destination));
+    return failure === undefined ? undefined : fail(failure);
+  }
+  const behind = await scheme.proxyOf(destination);
+  if (behind !== undefined) {
+    failure = await forwardLookup(ports, request, behind, destination);
+    return failure === undefined ? undefined : fail(failure);
+  }
+  failure = await dropOracleEntry(ports, request);
+  if (failure !== undefined) return fail(failure);
+  return scheme.notFound(ports, request, new AlsError('DESTINATION_NOT_FOUND', { destination }), fail);
 }
 
 /**
  * PUT /parties|/participants/{Type}/{ID}[/{SubId}][/error] after the 200: forward the callback to the
- * destination's endpoint. Unknown source: nobody to tell, counted. Unknown destination or a failed
- * forward: one error callback to the source.
+ * destination's endpoint (for /parties, as the scheme routes it). Unknown source: nobody to tell, counted.
+ * Unknown destination or a failed forward: one error callback to the source.
  */
 export async function forwardCallback(ports: DiscoveryPorts, callback: PartyCallback): Promise<void> {
-  if (ports.proxy !== undefined && callback.resource === 'parties') {
-    return forwardPartyCallbackAcrossSchemes(ports, ports.proxy, callback);
-  }
+  const scheme = callback.resource === 'parties' ? schemeOf(ports) : thisScheme;
   const { party } = callback;
   const e2eStart = endToEndStart(callback.headers.tracestate);
-  if (e2eStart !== undefined) ports.endToEnd(e2eStart);
-  if (callback.resource === 'participants') ports.forgetParty(party);
+  if (e2eStart !== undefined) ports.observe.endToEnd(e2eStart);
+  if (callback.resource === 'participants') ports.oracles.forget(party);
 
-  const fail = (error: CallbackError) =>
+  let errorTo = callback.source;
+  const answerTo = (name: string) => {
+    errorTo = name;
+  };
+  const fail: Fail = (error) =>
     sendErrorCallback(
       ports,
       {
         resource: callback.resource,
         party,
-        requester: callback.source,
+        requester: errorTo,
+        destination: callback.source,
         version: callback.version,
         headers: callback.headers,
         traced: callback.isError && callback.resource === 'parties',
@@ -173,73 +177,58 @@ export async function forwardCallback(ports: DiscoveryPorts, callback: PartyCall
   const problem = partyIdProblem(party.type, party.id, party.subId);
   if (problem !== undefined) return fail(new AlsError('INVALID_PARTY_ID', { reason: problem }));
 
-  const destinationName = callback.destination;
+  const destination = callback.destination;
+  // The original's words differ by resource: /parties names what is missing, /participants does not.
+  const unknownDestination = callback.resource === 'parties' ? 'CALLBACK_DESTINATION_UNKNOWN' : 'DESTINATION_FSP_ERROR';
   const endpointType = callbackEndpoint(callback.resource, party.subId !== undefined, callback.isError);
-  let url: string;
+  let sendTo: string | undefined;
+  let template: string | undefined;
   const started = performance.now();
-  // The original's egress timers (src/models/participantEndpoint/facade.js): validateParticipant per
-  // participant checked, getParticipantEndpoint around the endpoint look-up; success false when it threw.
-  let resolving = false;
-  let stepStarted = started;
   try {
-    // As the original: a success callback's source must be known (else nobody can be told, counted), then its
-    // destination; an error callback's source is not checked (PutPartiesErrorService,
-    // putParticipantsErrorByTypeAndID), only its destination.
-    if (!callback.isError) {
-      const source = await ports.participant(callback.source);
-      ports.egress('validateParticipant', '', '', source !== undefined, started);
-      if (source === undefined) {
-        ports.count('unknown_source');
-        return;
-      }
-    }
-    const destinationStarted = performance.now();
-    const destination = destinationName === undefined ? undefined : await ports.participant(destinationName);
-    if (destinationName !== undefined)
-      ports.egress('validateParticipant', '', '', destination !== undefined, destinationStarted);
-    if (destinationName === undefined || destination === undefined) {
-      // The original's words differ by resource: /parties names what is missing, /participants does not.
-      return fail(
-        new AlsError(callback.resource === 'parties' ? 'CALLBACK_DESTINATION_UNKNOWN' : 'DESTINATION_FSP_ERROR', {
-          destination: destinationName ?? '(none)',
-        }),
-      );
-    }
-    resolving = true;
-    stepStarted = performance.now();
-    const template = (await ports.endpoints(destinationName)).get(endpointType);
-    resolving = false;
-    ports.egress('getParticipantEndpoint', endpointType, destinationName, template !== undefined, stepStarted);
-    if (!template) return fail(new AlsError('NO_ENDPOINT', { destination: destinationName, endpoint: endpointType }));
-    url = fillTemplate(template, { partyIdType: party.type, partyIdentifier: party.id, partySubIdOrType: party.subId });
+    const admitted = await scheme.admitCallback(ports, callback, answerTo);
+    if (admitted === 'done') return;
+    if (admitted !== 'forward') return await fail(admitted);
+    if (destination === undefined) return await fail(new AlsError(unknownDestination, { destination: '(none)' }));
+    sendTo = await scheme.sendTo(ports, destination);
+    if (sendTo === undefined) return await fail(new AlsError(unknownDestination, { destination }));
+    template = await ports.directory.endpoint(sendTo, endpointType);
+    if (!template) return await fail(new AlsError('NO_ENDPOINT', { destination: sendTo, endpoint: endpointType }));
   } catch (error) {
-    if (resolving) ports.egress('getParticipantEndpoint', endpointType, destinationName ?? '', false, stepStarted);
-    else ports.egress('validateParticipant', '', '', false, started);
-    const failure = asAlsError(error, 'SWITCH_FAILED');
-    // central-ledger could not be asked about the source or the destination. The original answers only the
-    // PUT's source, so the requester of the lookup never hears how it ended (a silent loss). The requester
-    // (this callback's destination) is told too, with the same error, when its endpoints can be found.
-    if (error instanceof UpstreamError && destinationName !== undefined && callback.resource === 'parties') {
-      await Promise.all([
-        fail(failure),
-        sendErrorCallback(
-          ports,
-          {
-            resource: 'parties',
-            party,
-            requester: destinationName,
-            version: callback.version,
-            headers: callback.headers,
-          },
-          failure,
-        ),
-      ]);
-      return;
-    }
-    return fail(failure);
+    return switchFailed(ports, scheme, callback, error, fail);
   } finally {
-    ports.observe('endpoint', started);
+    ports.observe.stage('endpoint', started);
   }
+  const url = fillTemplate(template, {
+    partyIdType: party.type,
+    partyIdentifier: party.id,
+    partySubIdOrType: party.subId,
+  });
+  await sendCallback(ports, callback, url, endpointType, sendTo, destination, fail);
+}
 
-  await sendCallback(ports, callback, url, endpointType, destinationName, destinationName, fail);
+/**
+ * central-ledger could not be asked about a callback's source or destination. The original answers only
+ * the PUT's source, so the requester of the lookup never hears how it ended (a silent loss). In this
+ * scheme the requester (the callback's destination) is told too, with the same error, when its endpoints
+ * can be found.
+ */
+async function switchFailed(
+  ports: DiscoveryPorts,
+  scheme: Scheme,
+  callback: PartyCallback,
+  error: unknown,
+  fail: Fail,
+): Promise<void> {
+  const failure = asAlsError(error, 'SWITCH_FAILED');
+  const requester = callback.destination;
+  if (
+    !scheme.tellsRequesterOfSwitchFailure ||
+    !(error instanceof UpstreamError) ||
+    requester === undefined ||
+    callback.resource !== 'parties'
+  ) {
+    return fail(failure);
+  }
+  const target = { resource: 'parties', party: callback.party, requester, version: callback.version } as const;
+  await Promise.all([fail(failure), sendErrorCallback(ports, { ...target, headers: callback.headers }, failure)]);
 }

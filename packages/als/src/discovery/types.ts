@@ -1,6 +1,8 @@
 import type { ErrorInformation } from '@mojafast/fspiop';
 import type { ParticipantPartyList } from '../fspiop/bodies.js';
+import type { AlsError } from '../fspiop/errors.js';
 import type { FspiopVersion } from '../fspiop/versions.js';
+import type { Resource } from './endpoints.js';
 import type { ProxyCache } from './proxy-cache.js';
 
 /** Request headers as Node gives them: lower-case names. */
@@ -47,15 +49,15 @@ export interface OutboundRequest {
   readonly method: 'GET' | 'PUT' | 'POST' | 'DELETE';
   readonly headers: OutboundHeaders;
   readonly body?: Buffer | string;
+  /**
+   * Whom it goes to (the FSP or proxy whose endpoint the URL is) and that endpoint's type: the labels the
+   * egress timer at the upstream edge gives it (the original's egress_sendRequestToParticipant).
+   */
+  readonly participant?: string;
+  readonly endpointType?: string;
 }
 
 export type Stage = 'validation' | 'oracle' | 'endpoint' | 'forward' | 'callback';
-
-/**
- * The original's egress timers (src/models/participantEndpoint/facade.js): checking a participant with
- * central-ledger, resolving one of its endpoints of a type, and sending it a request.
- */
-export type EgressStep = 'validateParticipant' | 'getParticipantEndpoint' | 'sendRequestToParticipant';
 
 export type DiscoveryEvent =
   | 'unknown_source'
@@ -81,21 +83,28 @@ export interface ProxyPorts {
   readonly expiresInSec: number;
 }
 
-/** Everything a flow needs from the outside, passed in: the flows import no HTTP client, cache or database. */
-export interface DiscoveryPorts {
-  readonly hubName: string;
-  readonly proxy?: ProxyPorts | undefined;
-  readonly hubVersion: FspiopVersion;
+/**
+ * central-ledger as the flows see it: who is in the scheme and where their endpoints are. Its
+ * implementation times every call at the upstream edge (the original's egress_validateParticipant and
+ * egress_getParticipantEndpoint), so the flows measure nothing of it.
+ */
+export interface Directory {
   /** Undefined when central-ledger does not know the name; throws UpstreamError when it cannot be asked. */
   participant(name: string): Promise<Participant | undefined>;
-  /** Endpoint type → URL template of a participant; throws UpstreamError. */
+  /** The URL template of a participant's endpoint of `type`, undefined when it has none; throws UpstreamError. */
+  endpoint(name: string, type: string): Promise<string | undefined>;
+  /** Every endpoint of a participant (type → URL template), not timed: only whether they can be read matters. */
   endpoints(name: string): Promise<ReadonlyMap<string, string>>;
+}
+
+/** The oracles: which one serves a party ID type, and its API (lookups, writes, batches). */
+export interface Oracles {
   /**
    * The oracle URL for a party ID type, and for a currency when one is given (only lookups give one);
    * throws AlsError NO_ORACLE / NO_ORACLE_FOR_CURRENCY / NO_DEFAULT_ORACLE.
    */
   oracleFor(type: string, currency: string | undefined): Promise<string>;
-  oracleLookup(
+  lookup(
     oracleUrl: string,
     party: PartyRef,
     currency: string | undefined,
@@ -105,7 +114,7 @@ export interface DiscoveryPorts {
    * POST, PUT or DELETE one party at the oracle; drops its cached answer; answers the oracle's status
    * (2xx); throws UpstreamError for any other.
    */
-  oracleWrite(
+  write(
     oracleUrl: string,
     method: 'POST' | 'PUT' | 'DELETE',
     party: PartyRef,
@@ -113,21 +122,141 @@ export interface DiscoveryPorts {
     headers: OutboundHeaders,
   ): Promise<number>;
   /** POST /participants (batch) at the oracle; answers the oracle's body. */
-  oracleBatch(oracleUrl: string, body: string, headers: OutboundHeaders): Promise<Buffer>;
-  /** Drops the cached oracle answer for a party (https://github.com/mojaloop/project/issues/4227). */
-  forgetParty(party: PartyRef): void;
+  batch(oracleUrl: string, body: string, headers: OutboundHeaders): Promise<Buffer>;
+  /** Drops the cached oracle answer for a party: the next lookup must see a write. */
+  forget(party: PartyRef): void;
+}
+
+/** Sending to FSPs and proxies: lookups, callbacks and the Hub's own answers. Timed at the upstream edge. */
+export interface Egress {
+  /** Resolves once the peer answered 2xx; throws UpstreamError otherwise. */
   send(request: OutboundRequest): Promise<void>;
-  serialiseError(information: ErrorInformation): string;
-  serialiseFspId(fspId: string): string;
+}
+
+/** The bodies the Hub writes itself (compiled serialisers). */
+export interface Codec {
+  error(information: ErrorInformation): string;
+  fspId(fspId: string): string;
   /** The `{partyList:[...],currency}` answer of POST/PUT /participants/{Type}/{ID}. */
-  serialisePartyList(body: ParticipantPartyList): string;
-  observe(stage: Stage, startedAt: number): void;
+  partyList(body: ParticipantPartyList): string;
+}
+
+/** What the flows report themselves: the stages of a request, end-to-end time and outcomes. */
+export interface FlowObserver {
+  /** A stage that started at `startedAt` (performance.now()) ended. */
+  stage(stage: Stage, startedAt: number): void;
+  /** A callback whose lookup the harness stamped at `startedAtMs` (epoch ms) arrived. */
   endToEnd(startedAtMs: number): void;
-  count(event: DiscoveryEvent): void;
+  event(event: DiscoveryEvent): void;
+}
+
+/**
+ * Everything a flow needs from the outside, by role, passed in: the flows import no HTTP client, cache or
+ * database. Configuration is plain values.
+ */
+export interface DiscoveryPorts {
+  readonly hubName: string;
+  readonly hubVersion: FspiopVersion;
+  readonly directory: Directory;
+  readonly oracles: Oracles;
+  readonly egress: Egress;
+  readonly codec: Codec;
+  readonly observe: FlowObserver;
   /**
-   * One egress step that started at `startedAt` (performance.now()) ended, `ok` or not. `endpointType` and
-   * `participant` name the endpoint resolved or the participant sent to; both are '' for validateParticipant,
-   * whose timer the original labels with `success` only.
+   * Inter-scheme discovery (the original's PROXY_CACHE.enabled): the strategy the /parties flows follow when
+   * it is on (inter-scheme.ts); absent, they stay in this scheme and do no proxy work at all.
    */
-  egress(step: EgressStep, endpointType: string, participant: string, ok: boolean, startedAt: number): void;
+  readonly interScheme?: Scheme | undefined;
+}
+
+export interface PartyLookup {
+  readonly party: PartyRef;
+  readonly currency: string | undefined;
+  /**
+   * FSPIOP-Source: an active participant, or (inter-scheme discovery on) an FSP of another scheme whose
+   * request came through the proxy named in FSPIOP-Proxy.
+   */
+  readonly source: string;
+  /** Who gets the answers: the source, or the proxy it came through. Undefined: the source. */
+  readonly requester?: string | undefined;
+  /** FSPIOP-Proxy as received (inter-scheme discovery only). */
+  readonly proxy?: string | undefined;
+  readonly destination: string | undefined;
+  /** The version the requester asked for in Accept; its error callback uses it. */
+  readonly version: FspiopVersion;
+  readonly headers: HeaderMap;
+}
+
+export interface PartyCallback {
+  readonly resource: Resource;
+  readonly party: PartyRef;
+  readonly isError: boolean;
+  readonly source: string;
+  readonly destination: string | undefined;
+  /** The version of the callback's Content-Type: an error back to its source uses it. */
+  readonly version: FspiopVersion;
+  readonly headers: HeaderMap;
+  /** The body exactly as received: forwarded as these bytes, never re-serialised (a signature covers them). */
+  readonly body: Buffer;
+  /** FSPIOP-Proxy as received (inter-scheme discovery only). */
+  readonly proxy?: string | undefined;
+}
+
+/** What an error callback carries: a catalogue error of ours, or an error another service answered. */
+export interface CallbackError {
+  information(): ErrorInformation;
+}
+
+export type Fail = (error: CallbackError) => Promise<void>;
+
+/**
+ * Where the /parties flows (parties.ts) differ between a lookup that stays in this scheme and inter-scheme
+ * discovery (inter-scheme.ts): the one flow asks its scheme at each of these points. `requester` is whom
+ * the lookup's answers go to (its source, or the proxy it came through).
+ */
+export interface Scheme {
+  /** Before the lookup: refused, or undefined to go on (a source of another scheme: its proxy remembered). */
+  admitLookup(ports: DiscoveryPorts, request: PartyLookup, requester: string): Promise<CallbackError | undefined>;
+  /** FSPIOP-Destination names an FSP of this scheme: refused, or undefined to send it the lookup. */
+  checkLocalDestination(
+    ports: DiscoveryPorts,
+    request: PartyLookup,
+    requester: string,
+    destination: string,
+  ): Promise<CallbackError | undefined>;
+  /** The proxy an FSP that is not in this scheme sits behind, when one is known. */
+  proxyOf(fsp: string): Promise<string | undefined>;
+  /** Sends the lookup to one FSP of the oracle's answer: sent, skipped, or the error the requester would get. */
+  toOracleFsp(
+    ports: DiscoveryPorts,
+    request: PartyLookup,
+    requester: string,
+    fsp: string,
+  ): Promise<'sent' | 'skipped' | CallbackError>;
+  /** The party is not in this scheme: `error` is this scheme's answer for it. */
+  notFound(ports: DiscoveryPorts, request: PartyLookup, error: AlsError, fail: Fail): Promise<void>;
+  /** No FSP of the oracle's answer was sent the lookup; `outcomes` says why, one per FSP. */
+  noneReached(
+    ports: DiscoveryPorts,
+    request: PartyLookup,
+    outcomes: readonly ('skipped' | CallbackError)[],
+    fail: Fail,
+  ): Promise<void>;
+  /**
+   * A PUT /parties callback before its destination is resolved: `forward` to go on, `done` when nothing
+   * more is to be sent, or the error for its source. `answerTo` redirects the error callback (to the proxy
+   * a source of another scheme came through).
+   */
+  admitCallback(
+    ports: DiscoveryPorts,
+    callback: PartyCallback,
+    answerTo: (name: string) => void,
+  ): Promise<'forward' | 'done' | CallbackError>;
+  /** Where a message for an FSP goes: itself when central-ledger knows it, else the proxy it sits behind. */
+  sendTo(ports: DiscoveryPorts, fsp: string): Promise<string | undefined>;
+  /**
+   * central-ledger failed while a /parties callback was resolved: true when the lookup's requester (the
+   * callback's destination) is told too, not only the callback's source.
+   */
+  readonly tellsRequesterOfSwitchFailure: boolean;
 }

@@ -122,23 +122,30 @@ export class FspiopRouteContext {
   /**
    * The flows' ports for one request, noting whether it ended in the ALS's own error callback (then no
    * payee callback will come to end a lookup's admission slot, and the original's domain histogram records
-   * success false). Object.create: one small object, nothing copied.
+   * success false). Object.create: the ports are not copied, only observe and egress are replaced.
    */
   watchedPorts(outcome: Outcome): DiscoveryPorts {
     const { ports } = this.deps;
     const watched = Object.create(ports) as { -readonly [K in keyof DiscoveryPorts]: DiscoveryPorts[K] };
-    watched.count = (event) => {
-      if (event === 'error_callback_sent' || event === 'error_callback_failed') outcome.errorCallback = true;
-      else if (event === 'unknown_source' || event === 'proxy_error_dropped') outcome.silent = true;
-      ports.count(event);
+    const { observe, egress } = ports;
+    watched.observe = {
+      stage: observe.stage,
+      endToEnd: observe.endToEnd,
+      event(event) {
+        if (event === 'error_callback_sent' || event === 'error_callback_failed') outcome.errorCallback = true;
+        else if (event === 'unknown_source' || event === 'proxy_error_dropped') outcome.silent = true;
+        observe.event(event);
+      },
     };
     const markSent = () => {
       outcome.sent = true;
     };
-    watched.send = (request) => {
-      const sending = ports.send(request);
-      sending.then(markSent, noop);
-      return sending;
+    watched.egress = {
+      send(request) {
+        const sending = egress.send(request);
+        sending.then(markSent, noop);
+        return sending;
+      },
     };
     return watched;
   }
@@ -161,7 +168,7 @@ export class FspiopRouteContext {
         { traceId: traceIdOf(request.headers), route, url: request.url, err: cause },
         'accepted request ended without a callback; sending the error callback',
       );
-      this.deps.ports.count('callback_missing');
+      this.deps.ports.observe.event('callback_missing');
       return errorCallback(this.watchedPorts(outcome), new AlsError('UNEXPECTED_FAILURE'));
     };
     return running.then(
@@ -269,7 +276,7 @@ export class FspiopRouteContext {
           version: facts.version,
           headers: request.headers,
           body: request.body as Buffer,
-          proxy: ports.proxy && proxyHeaderOf(request.headers),
+          proxy: ports.interScheme && proxyHeaderOf(request.headers),
         }),
         (watched, error) =>
           sendErrorCallback(

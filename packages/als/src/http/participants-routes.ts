@@ -35,7 +35,7 @@ export const participantsRoutes: FastifyPluginAsync<{ context: FspiopRouteContex
       let deferred: AlsError | undefined;
       if (method === 'POST') {
         try {
-          const participant = await ports.participant(facts.source);
+          const participant = await ports.directory.participant(facts.source);
           if (participant === undefined) throw new AlsError('SOURCE_NOT_FOUND');
         } catch (error) {
           if (!(error instanceof UpstreamError)) throw error;

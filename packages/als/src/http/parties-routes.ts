@@ -18,14 +18,14 @@ import { proxiedRequester, proxyHeaderOf } from './proxy-ingress.js';
  */
 async function checkSource(ports: DiscoveryPorts, facts: IngressFacts): Promise<AlsError | undefined> {
   try {
-    const participant = await ports.participant(facts.source);
+    const participant = await ports.directory.participant(facts.source);
     // Known is enough, active or not: the original's validateSourceFspHeader only fetches the participant.
     if (participant === undefined) throw new AlsError('UNKNOWN_SOURCE', { source: facts.source });
     return undefined;
   } catch (error) {
     if (!(error instanceof UpstreamError)) throw error;
     try {
-      await ports.endpoints(facts.source);
+      await ports.directory.endpoints(facts.source);
     } catch {
       throw new AlsError('SOURCE_UNREACHABLE', { reason: error.reason, source: facts.source });
     }
@@ -47,7 +47,7 @@ export const partiesRoutes: FastifyPluginAsync<{ context: FspiopRouteContext }> 
     const currency = checkCurrency(request.query.currency, schemas.currencies);
     checkSourceHeader(request.headers);
     // Inter-scheme discovery only (off: one property read): a source of another scheme via its proxy.
-    const proxy = ports.proxy && proxyHeaderOf(request.headers);
+    const proxy = ports.interScheme && proxyHeaderOf(request.headers);
     const via = proxy === undefined ? undefined : await proxiedRequester(ports, facts.source, proxy);
     const deferred = via === undefined ? await checkSource(ports, facts) : undefined;
     const party = partyOf(request.params);

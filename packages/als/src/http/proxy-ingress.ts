@@ -2,7 +2,7 @@ import type { DiscoveryPorts, HeaderMap } from '../discovery/types.js';
 
 /**
  * FSPIOP-Proxy at the door, used only when inter-scheme discovery is on (the routes read it behind
- * `ports.proxy`). An FspId is 1-32 characters (the API's FspId schema, the proxy cache's dfspId rule).
+ * `ports.interScheme`). An FspId is 1-32 characters (the API's FspId schema, the proxy cache's dfspId rule).
  */
 export function proxyHeaderOf(headers: HeaderMap): string | undefined {
   const value = headers['fspiop-proxy'];
@@ -24,7 +24,10 @@ export async function proxiedRequester(
 ): Promise<string | undefined> {
   if (!isFspId(proxy) || !isFspId(source)) return undefined;
   try {
-    const [fromSource, fromProxy] = await Promise.all([ports.participant(source), ports.participant(proxy)]);
+    const [fromSource, fromProxy] = await Promise.all([
+      ports.directory.participant(source),
+      ports.directory.participant(proxy),
+    ]);
     // A source central-ledger knows (active or not) is of this scheme, as the original's validateRequester.
     if (fromSource !== undefined) return undefined;
     return fromProxy !== undefined ? proxy : undefined;

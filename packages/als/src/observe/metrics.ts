@@ -1,9 +1,10 @@
 import { performance } from 'node:perf_hooks';
 import { childrenByPair, FastCounter, FastHistogram, type HistogramChild } from '@mojafast/service-kit';
 import { collectDefaultMetrics, Gauge, type Registry } from 'prom-client';
-import type { DiscoveryEvent, EgressStep, Stage } from '../discovery/types.js';
+import type { DiscoveryEvent, Stage } from '../discovery/types.js';
 import {
   createOriginalMetrics,
+  type EgressStep,
   noOriginalMetrics,
   ORIGINAL_METRICS_DEFAULTS,
   type OriginalMetricsOptions,
@@ -38,7 +39,7 @@ export interface Metrics {
   ingress(route: string, status: number, subId?: boolean): void;
   /** One flow of `route` started now; the original's domain histogram is observed when `running` settles. */
   domain(route: string, running: Promise<unknown>, failed: () => boolean): void;
-  /** The original's egress histograms (DiscoveryPorts.egress): `startedAt` is a performance.now(). */
+  /** The original's egress histograms, fed at the upstream edge (upstream/egress-timing.ts): `startedAt` is a performance.now(). */
   egress(step: EgressStep, endpointType: string, participant: string, ok: boolean, startedAt: number): void;
   retry(): void;
   /** Reports the lookups in flight and their bound on every scrape (nothing on the hot path). */

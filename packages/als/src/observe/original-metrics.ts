@@ -9,7 +9,6 @@ import {
   withDefaultLabels,
 } from '@mojafast/service-kit';
 import type { Registry } from 'prom-client';
-import type { EgressStep } from '../discovery/types.js';
 
 /**
  * The metric names the community dashboards query for the ALS (mojaloop/helm
@@ -25,6 +24,12 @@ export const ORIGINAL_PREFIX = 'moja_als_';
 export const ORIGINAL_SERVICE_NAME = 'account-lookup-service';
 
 export type { OriginalMetricsOptions };
+
+/**
+ * The original's egress timers (src/models/participantEndpoint/facade.js): checking a participant with
+ * central-ledger, resolving one of its endpoints of a type, and sending it a request.
+ */
+export type EgressStep = 'validateParticipant' | 'getParticipantEndpoint' | 'sendRequestToParticipant';
 
 export const ORIGINAL_METRICS_DEFAULTS = originalMetricsDefaults(ORIGINAL_PREFIX, ORIGINAL_SERVICE_NAME);
 

@@ -1,0 +1,87 @@
+import { performance } from 'node:perf_hooks';
+import type { Directory, Egress, OutboundRequest, Participant } from '../discovery/types.js';
+import type { EgressStep } from '../observe/original-metrics.js';
+
+/** Where the timings go: the original's egress histograms (observe/metrics.ts egress). */
+export type EgressTimer = (
+  step: EgressStep,
+  endpointType: string,
+  participant: string,
+  ok: boolean,
+  startedAt: number,
+) => void;
+
+/** What the directory is built on: central-ledger's client (upstream/central-ledger.ts). */
+export interface ParticipantSource {
+  participant(name: string): Promise<Participant | undefined>;
+  endpoints(name: string): Promise<ReadonlyMap<string, string>>;
+}
+
+/**
+ * The directory port with the original's timers around each call (src/models/participantEndpoint/facade.js):
+ * egress_validateParticipant around a participant check (success: central-ledger knows it), and
+ * egress_getParticipantEndpoint around an endpoint look-up (success: the participant has one of that type).
+ * Timed here, at the edge, not with an undici interceptor: most of these calls are answered by the caches
+ * without reaching undici, and the original's timers include its cached reads too.
+ */
+export function timedDirectory(source: ParticipantSource, timer: EgressTimer): Directory {
+  return {
+    participant(name) {
+      const started = performance.now();
+      return source.participant(name).then(
+        (found) => {
+          timer('validateParticipant', '', '', found !== undefined, started);
+          return found;
+        },
+        (error: unknown) => {
+          timer('validateParticipant', '', '', false, started);
+          throw error;
+        },
+      );
+    },
+    endpoint(name, type) {
+      const started = performance.now();
+      return source.endpoints(name).then(
+        (all) => {
+          const template = all.get(type);
+          timer('getParticipantEndpoint', type, name, template !== undefined, started);
+          return template;
+        },
+        (error: unknown) => {
+          timer('getParticipantEndpoint', type, name, false, started);
+          throw error;
+        },
+      );
+    },
+    endpoints: (name) => source.endpoints(name),
+  };
+}
+
+/**
+ * The egress port with the original's egress_sendRequestToParticipant timer around each request that names
+ * its participant and endpoint type (every request of the flows), success when the peer answered 2xx. It
+ * wraps the whole send (signing, failure reporting), as the original's timer wraps its sendRequest.
+ */
+export function timedEgress(send: (request: OutboundRequest) => Promise<void>, timer: EgressTimer): Egress {
+  return {
+    send(request) {
+      const { participant, endpointType } = request;
+      if (participant === undefined || endpointType === undefined) return send(request);
+      const started = performance.now();
+      let sending: Promise<void>;
+      try {
+        sending = send(request);
+      } catch (error) {
+        timer('sendRequestToParticipant', endpointType, participant, false, started);
+        return Promise.reject(error);
+      }
+      return sending.then(
+        () => timer('sendRequestToParticipant', endpointType, participant, true, started),
+        (error: unknown) => {
+          timer('sendRequestToParticipant', endpointType, participant, false, started);
+          throw error;
+        },
+      );
+    },
+  };
+}
