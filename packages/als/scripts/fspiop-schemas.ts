@@ -1,7 +1,7 @@
 // Extracts the FSPIOP schemas the ALS validates with from @mojaloop/api-snippets into
 // src/fspiop/fspiop-schemas.generated.json, so the service ships a few kB of schemas instead of the 57 MB
 // package (the image stays small). The file is committed; `pnpm --filter @mojafast/als run schemas` rewrites it
-// (after an api-snippets upgrade or a new body schema), and test/fspiop-schemas.test.ts fails while it
+// (after an api-snippets upgrade or a new body schema), and test/fspiop-schemas.unit.test.ts fails while it
 // differs from what this script would write.
 //
 //   node packages/als/scripts/fspiop-schemas.ts           rewrite the file

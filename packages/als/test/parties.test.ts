@@ -21,10 +21,10 @@ beforeAll(async () => {
 afterAll(() => stack?.close());
 
 /** Waits for the callback of a trace and, once the ALS has finished every request it accepted, checks it was the only one. */
-async function onlyCallback(traceId: string) {
-  const callback = await stack.sims.payer?.waitForCallback(traceId, 5_000);
-  await settled(stack.als);
-  expect(stack.sims.payer?.callbacksFor(traceId)).toHaveLength(1);
+async function onlyCallback(traceId: string, on: Stack = stack) {
+  const callback = await on.sims.payer?.waitForCallback(traceId, 5_000);
+  await settled(on.als);
+  expect(on.sims.payer?.callbacksFor(traceId)).toHaveLength(1);
   if (!callback) throw new Error('no payer simulator');
   return callback;
 }
@@ -72,29 +72,35 @@ describe('GET /parties happy path', () => {
 
   it('with ?currency= asks the oracle of that currency only, and calls back 3003 when there is none', async () => {
     // The original has no fallback to an oracle without currency (src/models/oracle/facade.js).
-    const noOracle = newTraceId();
-    await getParties(stack.als.url, 'MSISDN/46700000003?currency=USD', noOracle);
-    const refused = await onlyCallback(noOracle);
-    expect(refused.path).toBe('/parties/MSISDN/46700000003/error');
-    expect(JSON.parse(refused.body.toString()).errorInformation).toEqual({
-      errorCode: '3003',
-      errorDescription: 'Add Party information error - Oracle type:MSISDN and currency:USD not found',
-    });
+    // A stack of its own: the USD oracle this test registers must not answer the lookups of the tests after it.
+    const own = await startStack();
+    try {
+      const noOracle = newTraceId();
+      await getParties(own.als.url, 'MSISDN/46700000003?currency=USD', noOracle);
+      const refused = await onlyCallback(noOracle, own);
+      expect(refused.path).toBe('/parties/MSISDN/46700000003/error');
+      expect(JSON.parse(refused.body.toString()).errorInformation).toEqual({
+        errorCode: '3003',
+        errorDescription: 'Add Party information error - Oracle type:MSISDN and currency:USD not found',
+      });
 
-    const added = await call(
-      `${stack.als.adminUrl}/oracles`,
-      'POST',
-      adminHeaders(),
-      JSON.stringify({
-        oracleIdType: 'MSISDN',
-        endpoint: { value: stack.sims.oracle.url, endpointType: 'URL' },
-        currency: 'USD',
-      }),
-    );
-    expect(added.status).toBe(201);
-    const withCurrency = newTraceId();
-    await getParties(stack.als.url, 'MSISDN/46700000003?currency=USD', withCurrency);
-    expect((await onlyCallback(withCurrency)).kind).toBe('success');
+      const added = await call(
+        `${own.als.adminUrl}/oracles`,
+        'POST',
+        adminHeaders(),
+        JSON.stringify({
+          oracleIdType: 'MSISDN',
+          endpoint: { value: own.sims.oracle.url, endpointType: 'URL' },
+          currency: 'USD',
+        }),
+      );
+      expect(added.status).toBe(201);
+      const withCurrency = newTraceId();
+      await getParties(own.als.url, 'MSISDN/46700000003?currency=USD', withCurrency);
+      expect((await onlyCallback(withCurrency, own)).kind).toBe('success');
+    } finally {
+      await own.close();
+    }
   });
 
   it('answers a version 2.0 request with a 2.0 callback', async () => {

@@ -1,5 +1,5 @@
 /**
- * The CLI's `--help`: every setting of src/config.ts as its flag (test/config.test.ts checks that none is
+ * The CLI's `--help`: every setting of src/config.ts as its flag (test/config.unit.test.ts checks that none is
  * missing), with its default in brackets where it has one.
  */
 export const simUsage = `usage: node dist/sim.js [options]   (every option also as env SIM_<NAME>, e.g. SIM_FSPS=10)

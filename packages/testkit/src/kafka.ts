@@ -1,4 +1,5 @@
 import { Kafka, logLevel } from 'kafkajs';
+import { recordResource } from './leftovers.js';
 import { uniqueName } from './names.js';
 import { type InfraSettings, loadInfraSettings } from './settings.js';
 
@@ -34,6 +35,8 @@ export async function createTopic(options: TopicOptions = {}): Promise<TestTopic
   } finally {
     await admin.disconnect();
   }
+  const server = settings.kafka.brokers.join(',');
+  recordResource('topic', name, server, 'created');
   let dropped = false;
   return {
     name,
@@ -46,6 +49,7 @@ export async function createTopic(options: TopicOptions = {}): Promise<TestTopic
       await dropper.connect();
       try {
         await dropper.deleteTopics({ topics: [name] });
+        recordResource('topic', name, server, 'dropped');
       } finally {
         await dropper.disconnect();
       }

@@ -1,4 +1,5 @@
 import mysql from 'mysql2/promise';
+import { recordResource } from './leftovers.js';
 import { uniqueName } from './names.js';
 import { type InfraSettings, loadInfraSettings } from './settings.js';
 
@@ -34,6 +35,8 @@ export async function createDatabase(
   const settings = options.settings ?? loadInfraSettings();
   const name = uniqueName(options.prefix ?? 'test');
   await withServer(settings, (c) => c.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4`));
+  const server = `${settings.mysql.host}:${settings.mysql.port}`;
+  recordResource('database', name, server, 'created');
   let dropped = false;
   return {
     name,
@@ -42,6 +45,7 @@ export async function createDatabase(
       if (dropped) return;
       dropped = true;
       await withServer(settings, (c) => c.query(`DROP DATABASE IF EXISTS \`${name}\``));
+      recordResource('database', name, server, 'dropped');
     },
   };
 }

@@ -6,7 +6,7 @@ import type { FspiopVersion } from './versions.js';
 
 /**
  * The request bodies the ALS accepts, by their schema names in the FSPIOP API definitions; the same list as
- * scripts/fspiop-schemas.ts extracts (test/fspiop-schemas.test.ts checks they agree).
+ * scripts/fspiop-schemas.ts extracts (test/fspiop-schemas.unit.test.ts checks they agree).
  */
 export const bodySchemaNames = [
   'PartiesTypeIDPutResponse',

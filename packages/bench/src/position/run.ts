@@ -1,5 +1,12 @@
 import { createKnex, migrateLatest } from '@mojafast/position-handler';
-import { createDatabase, createTopic, loadInfraSettings, testKafka, uniqueName } from '@mojafast/testkit';
+import {
+  createDatabase,
+  createTopic,
+  loadInfraSettings,
+  type TestTopic,
+  testKafka,
+  uniqueName,
+} from '@mojafast/testkit';
 import mysql from 'mysql2/promise';
 import { migrateAndSeedCentralLedger } from '../../../../infra/central-ledger/migrate.mjs';
 import type { ActionMix } from './action-mix.js';
@@ -77,16 +84,25 @@ export async function runPositionBench(options: PositionBenchOptions): Promise<P
   const knex = createKnex({ ...db.connection, poolMax: 2 });
   const clSchema = options.centralLedgerSchema === true || target === 'original';
   const prefix = clSchema ? `${uniqueName('bench')}-` : undefined;
-  const inputTopic = await createTopic(
-    prefix
-      ? { name: `${prefix}topic-transfer-position-batch`, partitions: options.partitions }
-      : { prefix: 'bench-position', partitions: options.partitions },
-  );
-  const notificationTopic = await createTopic(
-    prefix
-      ? { name: `${prefix}topic-notification-event`, partitions: options.partitions }
-      : { prefix: 'bench-notification', partitions: options.partitions },
-  );
+  // A topic refused half-way (no leader yet) must not leave the database and the first topic behind.
+  let inputTopic: TestTopic | undefined;
+  let notificationTopic: TestTopic;
+  try {
+    inputTopic = await createTopic(
+      prefix
+        ? { name: `${prefix}topic-transfer-position-batch`, partitions: options.partitions }
+        : { prefix: 'bench-position', partitions: options.partitions },
+    );
+    notificationTopic = await createTopic(
+      prefix
+        ? { name: `${prefix}topic-notification-event`, partitions: options.partitions }
+        : { prefix: 'bench-notification', partitions: options.partitions },
+    );
+  } catch (error) {
+    await knex.destroy();
+    await Promise.all([inputTopic?.drop(), db.drop()]).catch(() => {});
+    throw error;
+  }
   const kafka = testKafka(settings, 'mojafast-bench-position');
   let producer: ReplayProducer | undefined;
   const collector = new NotificationCollector(
