@@ -1,6 +1,6 @@
 // Types only: TypeBox's Static derives each setting's TypeScript type from its JSON Schema, and the schemas
 // are the JSON Schema literals Type.* would build, so start-up does not load TypeBox's builder (150-250 ms
-// on the measured machine; docs/decisions/config-schema.md). ajv, which the services load anyway, checks them.
+// on the measured machine; docs/decisions/0011-config-schema.md). ajv, which the services load anyway, checks them.
 import type { Static, TUnsafe } from 'typebox';
 import { ConfigError, type ConfigErrorClass } from './config-error.js';
 import { defineEnvConfig, type EnvConfig, type EnvSchema, type Setting, type SettingType } from './env-config.js';
@@ -9,7 +9,7 @@ import { defineEnvConfig, type EnvConfig, type EnvSchema, type Setting, type Set
  * Settings declared once: each one's variable, JSON Schema (TypeBox, so the TypeScript type is derived from
  * it and fastify could take it as is), default, doc and the original's config key in one object. The
  * defaults, the type, the validator and the configuration page are all read from that declaration
- * (docs/decisions/config-schema.md).
+ * (docs/decisions/0011-config-schema.md).
  */
 export interface Declared<S extends Json<unknown> = Json<unknown>, Optional extends boolean = boolean> extends Setting {
   readonly schema: S;
