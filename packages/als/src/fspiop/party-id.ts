@@ -21,6 +21,23 @@ export const partyIdPatterns: Readonly<Record<string, RegExp>> = Object.freeze({
  */
 export const extendedPartyIdTypes: readonly string[] = Object.freeze(['CONSENT', 'THIRD_PARTY_LINK']);
 
+/**
+ * Every party ID type an oracle can be registered for: FSPIOP v1.1's (section 7.5.6) and the extended ones.
+ * The original's admin document lists exactly these in its PartyIdType enum, and its partyIdType seed holds
+ * exactly these rows.
+ */
+export const oraclePartyIdTypes: readonly string[] = Object.freeze([
+  'MSISDN',
+  'EMAIL',
+  'PERSONAL_ID',
+  'BUSINESS',
+  'DEVICE',
+  'ACCOUNT_ID',
+  'IBAN',
+  'ALIAS',
+  ...extendedPartyIdTypes,
+]);
+
 function safeStringProblem(value: string, label: 'ID' | 'SubId'): string | undefined {
   if (value.length === 0) return `${label} parameter is required and must be a string`;
   if (value.length > 128) {

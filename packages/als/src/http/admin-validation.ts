@@ -1,4 +1,5 @@
 import { type ErrorInformation, errorInformation, FspiopError, type FspiopErrorDefinition } from '@mojafast/fspiop';
+import { oraclePartyIdTypes } from '../fspiop/party-id.js';
 import type { OracleInput } from '../upstream/oracle-registry.js';
 
 /**
@@ -33,18 +34,7 @@ const queryParameters: Readonly<Record<AdminOperation, readonly string[]>> = {
 };
 
 /** The admin document's PartyIdType enum: the extended types are always there, whatever the API port allows. */
-export const adminPartyIdTypes: ReadonlySet<string> = new Set([
-  'MSISDN',
-  'EMAIL',
-  'PERSONAL_ID',
-  'BUSINESS',
-  'DEVICE',
-  'ACCOUNT_ID',
-  'IBAN',
-  'ALIAS',
-  'CONSENT',
-  'THIRD_PARTY_LINK',
-]);
+export const adminPartyIdTypes: ReadonlySet<string> = new Set(oraclePartyIdTypes);
 
 /** The admin document's EndpointType enum. */
 const endpointTypes: ReadonlySet<string> = new Set(['URL']);

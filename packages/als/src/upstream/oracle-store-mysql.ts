@@ -1,5 +1,6 @@
 import knexFactory, { type Knex } from 'knex';
 import type { OracleRecord } from '../discovery/oracles.js';
+import { oraclePartyIdTypes } from '../fspiop/party-id.js';
 import type { OracleFields, OracleStore } from './oracle-registry.js';
 
 export interface MysqlSettings {
@@ -9,23 +10,6 @@ export interface MysqlSettings {
   readonly password: string;
   readonly database: string;
 }
-
-/**
- * The rows of the original's partyIdType seed: the party ID types of FSPIOP v1.1 (section 7.5.6) and the
- * third-party ones its admin API accepts.
- */
-const partyIdTypes = [
-  'MSISDN',
-  'EMAIL',
-  'PERSONAL_ID',
-  'BUSINESS',
-  'DEVICE',
-  'ACCOUNT_ID',
-  'IBAN',
-  'ALIAS',
-  'CONSENT',
-  'THIRD_PARTY_LINK',
-];
 
 /**
  * Creates the original's tables when they are missing (an empty database), with the columns the ALS
@@ -43,7 +27,7 @@ export async function ensureOracleSchema(db: Knex): Promise<void> {
     });
   }
   const known = new Set((await db('partyIdType').select('name')).map((row: { name: string }) => row.name));
-  const lacking = partyIdTypes.filter((name) => !known.has(name));
+  const lacking = oraclePartyIdTypes.filter((name) => !known.has(name));
   // Several processes may start at once: a row another one just added is no error.
   if (lacking.length > 0)
     await db('partyIdType')
