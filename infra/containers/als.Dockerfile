@@ -40,15 +40,21 @@ ENV NODE_ENV=production \
     ALS_HOST=0.0.0.0 \
     ALS_PORT=4002 \
     ALS_ADMIN_PORT=4001
-WORKDIR /app
+# account-lookup-service's own working directory: Mojaloop's charts mount its config at /opt/app/config (an
+# older admin chart at /opt/account-lookup-service/config, linked here) and run `node src/index.js server
+# --api` or `--admin`.
+WORKDIR /opt/app
 # Code stays owned by root and read-only to the service user.
 # The application layer is the deploy output alone: package.json, dist/ (with the FSPIOP schemas it
 # validates with, generated at build time: packages/als/scripts/fspiop-schemas.ts), config/ (the embedded
 # oracles.json, read relative to dist/) and the production node_modules (no @mojaloop/api-snippets).
 # Measure it without Docker: node packages/deploy-check/dist/image-size-cli.js (packages/deploy-check/README.md).
 COPY --from=build /out ./
-# On-demand CPU profiles (SIGUSR2) need a writable place; the code directory is not.
-RUN mkdir /profiles && chown node:node /profiles
+# The original's entry points (infra/containers/entry/), which only import dist/als.js.
+COPY infra/containers/entry/als/ ./
+# On-demand CPU profiles (SIGUSR2) need a writable place; the code directory is not. Any user may write
+# there (the charts run uid 1001); with a read-only root it is a volume or nothing.
+RUN ln -s /opt/app /opt/account-lookup-service && mkdir /profiles && chown node:node /profiles && chmod 1777 /profiles
 ENV ALS_PROFILE_DIR=/profiles
 USER node
 EXPOSE 4002 4001

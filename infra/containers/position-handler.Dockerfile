@@ -41,12 +41,17 @@ FROM ${NODE_IMAGE}
 ENV NODE_ENV=production \
     POSITION_HTTP_HOST=0.0.0.0 \
     POSITION_HTTP_PORT=3001
-WORKDIR /app
+# central-ledger's own working directory: Mojaloop's charts mount its config at /opt/app/config (older ones
+# at /opt/central-ledger/config, linked here) and run `node src/handlers/index.js handler --positionbatch`.
+WORKDIR /opt/app
 # Code stays owned by root and read-only to the service user; on-demand CPU profiles go to a writable dir.
-# The application layer is the deploy output alone: package.json, dist/ and the production node_modules.
+# The application layer is the deploy output alone: package.json, dist/ and the production node_modules,
+# plus the original's entry point (infra/containers/entry/), which only imports dist/position.js.
 # Measure it without Docker: node packages/deploy-check/dist/image-size-cli.js (packages/deploy-check/README.md).
 COPY --from=build /out ./
-RUN mkdir /profiles && chown node:node /profiles
+COPY infra/containers/entry/position-handler/ ./
+# Any user may write profiles (the charts run uid 1001); with a read-only root it is a volume or nothing.
+RUN ln -s /opt/app /opt/central-ledger && mkdir /profiles && chown node:node /profiles && chmod 1777 /profiles
 ENV POSITION_PROFILE_DIR=/profiles
 USER node
 EXPOSE 3001

@@ -4,21 +4,24 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadInfraSettings } from '@mojafast/testkit';
+import { type ChartPlayReport, runChartPlay } from './chart-play.js';
 import { type ContainerLaunch, composeCommand, composeLauncher, runLauncher } from './container-smoke.js';
 import { engineName } from './engine.js';
 import { type KubePlayReport, runKubePlay } from './kube-play.js';
 import { runSmoke, type SmokeReport } from './smoke.js';
 
 /**
- * `infra/images run [containers|compose|kube ...]` (all three by default), after `infra/images build`:
+ * `infra/images run [containers|compose|kube|charts ...]` (all four by default), after `infra/images build`:
  * - containers: the whole-cluster smoke with the three images run by the engine (container-smoke.ts);
  * - compose: the same smoke with the compose tool bringing the services up, or the reason it cannot;
- * - kube: `podman kube play` of the position handler's manifest, two replicas, one killed (kube-play.ts).
+ * - kube: `podman kube play` of the position handler's manifest, two replicas, one killed (kube-play.ts);
+ * - charts: Mojaloop's own helm charts, rendered with only our image and addresses set, played by podman
+ *   (chart-play.ts).
  * One line per part, `passed` or `FAILED: <cause>`; the reports as JSON (--out FILE, else stdout). Exit code 1
  * when a part failed.
  */
-type Part = 'containers' | 'compose' | 'kube';
-const parts: readonly Part[] = ['containers', 'compose', 'kube'];
+type Part = 'containers' | 'compose' | 'kube' | 'charts';
+const parts: readonly Part[] = ['containers', 'compose', 'kube', 'charts'];
 
 const argv = process.argv.slice(2);
 const outAt = argv.indexOf('--out');
@@ -70,6 +73,27 @@ function kubeProblems(report: KubePlayReport): string | undefined {
   return undefined;
 }
 
+/** Why a chart play does not pass, or undefined when it does. */
+export function chartProblems(report: ChartPlayReport): string | undefined {
+  if (report.lookup.oracleStatus !== 201)
+    return `the admin deployment answered ${report.lookup.oracleStatus} to POST /oracles`;
+  if (report.lookup.status !== 202 || report.lookup.callback !== 'success')
+    return `the API deployment answered the lookup ${report.lookup.status} with callback ${report.lookup.callback}`;
+  const { count, reserved, committed, notified } = report.transfers;
+  if (reserved !== count || committed !== count) return `${reserved} reserved and ${committed} committed of ${count}`;
+  if (notified !== 2 * count) return `${notified} of ${2 * count} notifications`;
+  for (const chart of report.charts) {
+    for (const [probe, answer] of Object.entries(chart.probes))
+      if (answer.status !== 200) return `${chart.chart}'s ${probe} ${answer.path} answered ${answer.status}`;
+    if (chart.runAsUser !== null && chart.uid !== chart.runAsUser)
+      return `${chart.chart} runs as uid ${chart.uid}, not the chart's ${chart.runAsUser}`;
+    if (chart.written.length > 0) return `${chart.chart} wrote ${chart.written.join(', ')}`;
+    if (chart.stop.code !== 0 || chart.stop.ms >= chart.stop.graceSeconds * 1000)
+      return `SIGTERM ended ${chart.chart} with ${chart.stop.code} after ${chart.stop.ms} ms`;
+  }
+  return undefined;
+}
+
 async function smokeWith(launch: ContainerLaunch, runDir: string): Promise<SmokeReport> {
   try {
     return await runSmoke({
@@ -110,9 +134,13 @@ for (const part of chosen) {
       reports[part] = { tool: tool.command.join(' '), ...report };
       problem = smokeProblems(report);
     } else if (engine !== 'podman') {
-      say('kube: not run: kube play needs podman (docker has no kube play)');
+      say(`${part}: not run: kube play needs podman (docker has no kube play)`);
       reports[part] = { skipped: 'docker has no kube play' };
       continue;
+    } else if (part === 'charts') {
+      const report = await runChartPlay({ repoRoot, settings, runDir, log: say });
+      reports[part] = report;
+      problem = chartProblems(report);
     } else {
       const report = await runKubePlay({ engine, repoRoot, settings, runDir, log: say });
       reports[part] = report;

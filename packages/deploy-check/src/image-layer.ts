@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { lstatSync, readdirSync, readFileSync } from 'node:fs';
+import { cpSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Instruction, parseDockerfile, splitStages } from './dockerfile.js';
 
@@ -17,7 +17,15 @@ export interface LayerRecipe {
   readonly out: string;
   /** The final stage's `COPY --from=<build stage> <out> <dest>`. */
   readonly dest: string;
+  /**
+   * The final stage's `COPY infra/containers/entry/<service>/ <dest>` from the build context, when there is
+   * one: the original's entry points (src/index.js …), each importing dist/, that Mojaloop's charts run.
+   */
+  readonly entry?: string;
 }
+
+/** The only files the final stage may take from the build context: the originals' entry points. */
+const ENTRY_DIR = /^infra\/containers\/entry\/[a-z-]+\/$/;
 
 /**
  * A RUN's command without its leading BuildKit flags (--mount=…, --network=…) and the shell prelude that
@@ -39,13 +47,20 @@ export function layerRecipe(dockerfileText: string): LayerRecipe {
   const out = deploy.split(/\s+/).at(-1) ?? '';
 
   const copies = final.filter((i) => i.keyword === 'COPY' || i.keyword === 'ADD');
-  const [copy] = copies;
+  const [copy, ...rest] = copies;
   const match = copy && /^--from=(\S+)\s+(\S+)\s+(\S+)$/.exec(copy.args);
-  // One COPY of the deploy output is the whole application layer; anything else would be outside this measure.
-  if (copies.length !== 1 || !match || match[2] !== out) {
-    throw new Error(`expected the final stage's only COPY to be --from=<build> ${out} <dest>`);
+  // The deploy output is the application layer, beside it at most the entry points; anything else would be
+  // outside this measure.
+  if (!match || match[2] !== out) {
+    throw new Error(`expected the final stage's first COPY to be --from=<build> ${out} <dest>`);
   }
-  return { build, deploy, out, dest: match[3] ?? '' };
+  const dest = match[3] ?? '';
+  const entries = rest.map((i) => /^(\S+)\s+(\S+)$/.exec(i.args));
+  const entry = entries[0];
+  if (rest.length > 1 || (rest.length === 1 && (!entry || !ENTRY_DIR.test(entry[1] ?? '') || entry[2] !== dest))) {
+    throw new Error(`expected the final stage's only other COPY to be infra/containers/entry/<service>/ ${dest}`);
+  }
+  return { build, deploy, out, dest, ...(entry ? { entry: entry[1] as string } : {}) };
 }
 
 export interface LayerBuild {
@@ -76,6 +91,7 @@ export function buildLayer(root: string, recipe: LayerRecipe, target: string, op
       throw new Error(`${line} failed (${result.status ?? result.signal})${why}:\n${result.stdout}${result.stderr}`);
     }
   }
+  if (recipe.entry !== undefined) cpSync(join(root, recipe.entry), target, { recursive: true });
   return { commands };
 }
 

@@ -29,6 +29,18 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 /** The budget of the two services' application layer (docs/decisions/0008-deployment.md); the simulators are far below it. */
 const budgetMegabytes = 60;
 
+/**
+ * An original's entry point in the layer (infra/containers/entry/): a JavaScript file whose only statement
+ * imports the service's built entry under dist/, which exists.
+ */
+function isEntryPoint(dir: string, file: string): boolean {
+  const code = readFileSync(join(dir, file), 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '' && !line.startsWith('//'));
+  const target = code.length === 1 ? /^import '(\.\.\/)+(dist\/[a-z-]+\.js)';$/.exec(code[0] ?? '')?.[2] : undefined;
+  return target !== undefined && existsSync(join(dir, target));
+}
+
 /** The service's layer directory, built on first use. */
 function layerOf(spec: ServiceSpec): string {
   const layer = join(work, spec.id);
@@ -50,10 +62,26 @@ describe.each(services)('$id application layer', (spec: ServiceSpec) => {
       expect(files).toContain('package.json');
       expect(files.some((f) => f.startsWith('dist/') && f.endsWith('.js'))).toBe(true);
       expect(
-        files.filter((f) => /^(src|test)\//.test(f) || /\.(ts|map)$/.test(f) || f.endsWith('.tsbuildinfo')),
+        files.filter(
+          (f) =>
+            (/^(src|test)\//.test(f) && !(dir === built() && isEntryPoint(dir, f))) ||
+            /\.(ts|map)$/.test(f) ||
+            f.endsWith('.tsbuildinfo'),
+        ),
       ).toEqual([]);
     }
   }, 120_000);
+
+  if (spec.id !== 'sim') {
+    it("answers to the original's entry points as Mojaloop's charts run them: src/ files that only import dist/", () => {
+      const dir = built();
+      const entries = ownFiles(dir).filter((f) => f.startsWith('src/'));
+      expect(entries.sort()).toEqual(
+        spec.id === 'als' ? ['src/handlers/index.js', 'src/index.js'] : ['src/handlers/index.js'],
+      );
+      for (const entry of entries) expect(isEntryPoint(dir, entry), entry).toBe(true);
+    }, 120_000);
+  }
 
   it('installs no devDependency (only what package.json lists under dependencies)', () => {
     const dir = built();

@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { rootCertificates } from 'node:tls';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import type { ChartPlayReport } from '../src/chart-play.js';
 import { exec } from '../src/engine.js';
 
 // The images built and run by a real container engine (infra/images): the three images build, the host's
@@ -122,7 +123,7 @@ describe('infra/images: the images built and run by a container engine', () => {
     timeout: 900_000,
   }, async () => {
     const out = join(runDir, 'run.json');
-    const { code, output } = await images(['run', '--out', out], 850_000);
+    const { code, output } = await images(['run', 'containers', 'compose', 'kube', '--out', out], 850_000);
     expect(code, cause(output)).toBe(0);
     const report = JSON.parse(readFileSync(out, 'utf8')) as {
       engine: string;
@@ -142,6 +143,44 @@ describe('infra/images: the images built and run by a container engine', () => {
     if (report.engine === 'podman') {
       expect(report.kube?.replicas.map((r) => r.partitions.length > 0)).toEqual([true, true]);
       expect(report.kube?.result.reservedTwice).toBe(0);
+    }
+  });
+
+  it("plays Mojaloop's own helm charts with only our image and the addresses set: lookups, transfers, probes, user, no writes, drain", {
+    timeout: 900_000,
+  }, async () => {
+    const { name } = await engine();
+    if (name !== 'podman') return;
+    const out = join(runDir, 'charts.json');
+    const { code, output } = await images(['run', 'charts', '--out', out], 850_000);
+    expect(code, cause(output)).toBe(0);
+    const { charts } = JSON.parse(readFileSync(out, 'utf8')) as { charts: ChartPlayReport };
+    expect(charts.lookup).toEqual({ oracleStatus: 201, status: 202, callback: 'success' });
+    expect(charts.transfers.reserved).toBe(charts.transfers.count);
+    expect(charts.transfers.committed).toBe(charts.transfers.count);
+    const byChart = new Map(charts.charts.map((c) => [c.chart, c]));
+    expect([...byChart.keys()].sort()).toEqual(['als-admin', 'als-api', 'position', 'position-batch']);
+    // The charts' own commands, users and mounts, as rendered.
+    expect(byChart.get('als-api')?.command).toEqual(['node', 'src/index.js', 'server', '--api']);
+    expect(byChart.get('als-admin')?.command).toEqual(['node', 'src/index.js', 'server', '--admin']);
+    expect(byChart.get('position-batch')?.command).toEqual([
+      'node',
+      'src/handlers/index.js',
+      'handler',
+      '--positionbatch',
+    ]);
+    expect(byChart.get('position')?.command).toEqual(['node', 'src/handlers/index.js', 'handler', '--position']);
+    expect(byChart.get('als-api')?.readOnlyRootFilesystem).toBe(true);
+    expect(byChart.get('als-api')?.mounts).toContain('/opt/app/config');
+    expect(byChart.get('als-admin')?.mounts).toContain('/opt/account-lookup-service/config');
+    for (const chart of charts.charts) {
+      expect(chart.uid, chart.chart).toBe(chart.runAsUser ?? chart.uid);
+      expect(chart.written, chart.chart).toEqual([]);
+      expect(
+        Object.values(chart.probes).map((p) => p.status),
+        chart.chart,
+      ).toEqual([200, 200]);
+      expect(chart.stop.code, chart.chart).toBe(0);
     }
   });
 });

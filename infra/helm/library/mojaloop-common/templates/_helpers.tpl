@@ -1,0 +1,5 @@
+{{- define "mojaloop-common.waitForMysqlInitContainer" -}}
+{{- end -}}
+
+{{- define "mojaloop-common.httproute" -}}
+{{- end -}}

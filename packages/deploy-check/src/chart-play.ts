@@ -1,0 +1,478 @@
+import { spawn } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createKnex, migrateLatest } from '@mojafast/position-handler';
+import { generatePositionMessages, insertTransfers, provisionLedger } from '@mojafast/position-handler/testing';
+import { createDatabase, createTopic, type InfraSettings, testKafka, uniqueName } from '@mojafast/testkit';
+import { parseAllDocuments } from 'yaml';
+import { freePorts } from './cluster-plan.js';
+import { followContainer, imageOf, mainProcessIds, type RunningContainer } from './containers.js';
+import { exec, execOk } from './engine.js';
+import { startService } from './process.js';
+import { readyWhen } from './smoke.js';
+
+/**
+ * Mojaloop's own helm charts for the services we replace, rendered by `infra/helm/render` (helm template)
+ * with only the image and the addresses of Kafka, MySQL and central-ledger set, then played by `podman kube
+ * play` against this machine's Kafka and MariaDB:
+ * - als-api (`server --api`) and als-admin (`server --admin`): an oracle registered through the admin
+ *   deployment, a lookup answered through the API deployment (the payer simulator gets the PUT callback);
+ * - position-batch (`handler --positionbatch`) and position (`handler --position`): transfers reserved and
+ *   committed, each notified;
+ * - each: the chart's readiness and liveness probes answer 200, the process runs as the chart's user, the
+ *   container wrote nothing to its filesystem (`podman diff`), and SIGTERM ends it with exit code 0.
+ *
+ * What the play changes in the rendered Deployment, each because a one-host podman is not a cluster: the pod
+ * uses the host's network (Kafka and MariaDB listen on its loopback), so container ports are dropped and each
+ * service gets a free port (our port variable, the probes moved with it); containers and init containers of
+ * images no registry gives here (the event sidecar, wait-for-kafka/mysql) are dropped; the image is the local
+ * build; the run's own topics and consumer group are given as our variables, so a play never touches the
+ * shared ones. Command, args, securityContext, env, ConfigMaps and their mounts are the chart's.
+ */
+export type ChartId = 'als-api' | 'als-admin' | 'position-batch' | 'position';
+
+export interface ChartResult {
+  readonly chart: ChartId;
+  /** As rendered. */
+  readonly command: readonly string[];
+  readonly runAsUser: number | null;
+  readonly readOnlyRootFilesystem: boolean;
+  readonly mounts: readonly string[];
+  readonly probes: Record<string, { path: string; status: number }>;
+  /** The uid the main process runs as. */
+  readonly uid: number;
+  /** Paths the container changed in its filesystem (podman diff), mounts excepted. */
+  readonly written: readonly string[];
+  readonly dropped: readonly string[];
+  readonly stop: { code: number | null; ms: number; graceSeconds: number };
+}
+
+export interface ChartPlayReport {
+  readonly charts: readonly ChartResult[];
+  readonly lookup: { oracleStatus: number; status: number; callback: string };
+  readonly transfers: { count: number; reserved: number; committed: number; notified: number };
+  readonly seconds: number;
+}
+
+interface Container {
+  name: string;
+  image: string;
+  command?: string[];
+  args?: string[];
+  env?: { name: string; value?: string | null }[];
+  ports?: unknown;
+  securityContext?: { runAsUser?: number; readOnlyRootFilesystem?: boolean };
+  volumeMounts?: { name: string; mountPath: string }[];
+  readinessProbe?: { httpGet?: { path: string; port: number | string } };
+  livenessProbe?: { httpGet?: { path: string; port: number | string } };
+  imagePullPolicy?: string;
+}
+interface Manifest {
+  kind: string;
+  metadata: { name: string };
+  spec?: {
+    replicas?: number;
+    template: {
+      spec: {
+        hostNetwork?: boolean;
+        containers: Container[];
+        initContainers?: Container[] | null;
+        terminationGracePeriodSeconds?: number;
+      };
+    };
+  };
+}
+
+/** `infra/helm/render <chart> <args>`: the rendered manifests. */
+export function renderChart(repoRoot: string, chart: ChartId, values: Record<string, string>): Promise<Manifest[]> {
+  const args = [chart, ...Object.entries(values).flatMap(([key, value]) => ['--set-string', `${key}=${value}`])];
+  return new Promise((resolve, reject) => {
+    const child = spawn(join(repoRoot, 'infra/helm/render'), args, {
+      cwd: repoRoot,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    child.once('close', (code) => {
+      if (code !== 0) return reject(new Error(`infra/helm/render ${chart}: ${err.trim().split('\n').at(-1)}`));
+      resolve(
+        parseAllDocuments(out)
+          .map((d) => d.toJSON() as Manifest | null)
+          .filter((d): d is Manifest => d !== null),
+      );
+    });
+  });
+}
+
+/**
+ * What a container wrote to its own filesystem (`podman diff`): files added, deleted or changed, without the
+ * runtime's own (/etc/hosts, resolv.conf), the mount points the runtime made, and the folders that only
+ * changed because something in them did (that something is listed).
+ */
+async function writtenPaths(container: string, mounts: readonly string[]): Promise<string[]> {
+  const { stdout } = await execOk('podman', ['diff', '--format', 'json', container]);
+  const diff = JSON.parse(stdout || '{}') as { changed?: string[]; added?: string[]; deleted?: string[] };
+  const all = [...(diff.added ?? []), ...(diff.deleted ?? []), ...(diff.changed ?? [])];
+  const under = (path: string, dir: string) => path === dir || path.startsWith(`${dir}/`);
+  return all.filter(
+    (path) =>
+      !under(path, '/etc') &&
+      !mounts.some((m) => under(m, path)) &&
+      !all.some((other) => other !== path && under(other, path)),
+  );
+}
+
+async function until<T>(what: string, withinMs: number, probe: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + withinMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`chart play: ${what} not within ${withinMs} ms`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+const ours: Record<ChartId, 'als' | 'position-handler'> = {
+  'als-api': 'als',
+  'als-admin': 'als',
+  'position-batch': 'position-handler',
+  position: 'position-handler',
+};
+
+/** What a play needs of one chart: its values, the env a one-host play adds, and its port variable. */
+interface Planned {
+  readonly chart: ChartId;
+  readonly values: Record<string, string>;
+  readonly env: Record<string, string>;
+  readonly port: number;
+}
+
+interface Adapted {
+  readonly documents: Manifest[];
+  readonly deployment: Manifest;
+  readonly main: Container;
+  readonly rendered: Container;
+  readonly dropped: string[];
+}
+
+/** The rendered chart made playable on one host (see the module's comment). */
+function adapt(planned: Planned, manifests: Manifest[], suffix: string): Adapted {
+  const deployment = manifests.find((m) => m.kind === 'Deployment');
+  if (!deployment?.spec) throw new Error(`chart play: ${planned.chart} renders no Deployment`);
+  const image = imageOf(ours[planned.chart]);
+  const pod = deployment.spec.template.spec;
+  const dropped: string[] = [];
+  const isOurs = (c: Container) => c.image.endsWith(image);
+  for (const c of [...pod.containers, ...(pod.initContainers ?? [])])
+    if (!isOurs(c)) dropped.push(`${c.name} (${c.image})`);
+  const rendered = pod.containers.find(isOurs);
+  if (!rendered) throw new Error(`chart play: ${planned.chart} has no container of ${image}`);
+  const probe = (p: Container['readinessProbe']) =>
+    p?.httpGet ? { ...p, httpGet: { ...p.httpGet, port: planned.port } } : p;
+  const { ports: _ports, ...rest } = rendered;
+  const main: Container = {
+    ...rest,
+    image: `localhost/${image}`,
+    imagePullPolicy: 'Never',
+    env: [...(rendered.env ?? []), ...Object.entries(planned.env).map(([name, value]) => ({ name, value }))],
+    ...(rendered.readinessProbe ? { readinessProbe: probe(rendered.readinessProbe) } : {}),
+    ...(rendered.livenessProbe ? { livenessProbe: probe(rendered.livenessProbe) } : {}),
+  };
+  pod.containers = [main];
+  pod.initContainers = [];
+  pod.hostNetwork = true;
+  deployment.spec.replicas = 1;
+  // Unique names: ConfigMaps and the pod are podman objects of this host, as a namespace would hold them.
+  const rename = (name: string) => `${name}-${suffix}`;
+  for (const m of manifests) m.metadata.name = rename(m.metadata.name);
+  const volumes = (pod as { volumes?: { configMap?: { name: string } }[] }).volumes ?? [];
+  for (const v of volumes) if (v.configMap) v.configMap.name = rename(v.configMap.name);
+  const documents = manifests.filter((m) => m.kind === 'Deployment' || m.kind === 'ConfigMap');
+  return { documents, deployment, main, rendered, dropped };
+}
+
+export async function runChartPlay(options: {
+  repoRoot: string;
+  settings: InfraSettings;
+  runDir: string;
+  transfers?: number;
+  log?: (line: string) => void;
+}): Promise<ChartPlayReport> {
+  const log = options.log ?? (() => {});
+  const started = Date.now();
+  const count = options.transfers ?? 200;
+  const cleanups: (() => Promise<unknown>)[] = [];
+  const file = join(options.runDir, 'charts.yaml');
+  let played = false;
+  const containers = new Map<ChartId, RunningContainer>();
+  try {
+    const { settings } = options;
+    const [kafkaHost, kafkaPort] = (settings.kafka.brokers[0] ?? '127.0.0.1:9092').split(':');
+    // The databases a chart user points the charts at: central-ledger's, migrated and provisioned, and the
+    // ALS's own (its tables are made by the ALS on an empty database).
+    const ledgerDb = await createDatabase({ prefix: 'chart_central_ledger', settings });
+    cleanups.push(() => ledgerDb.drop());
+    const alsDb = await createDatabase({ prefix: 'chart_account_lookup', settings });
+    cleanups.push(() => alsDb.drop());
+    const topic = async (prefix: string, partitions = 1) => {
+      const created = await createTopic({ prefix, partitions, settings });
+      cleanups.push(() => created.drop());
+      return created.name;
+    };
+    const topics = {
+      batch: await topic('chart-transfer-position-batch', 2),
+      single: await topic('chart-transfer-position', 2),
+      notification: await topic('chart-notification-event'),
+      bulk: await topic('chart-bulk-processing'),
+    };
+    const knex = createKnex(ledgerDb.connection);
+    cleanups.push(() => knex.destroy());
+    await migrateLatest(knex);
+    const payers = ['chartpayer0', 'chartpayer1', 'chartpayer2', 'chartpayer3'];
+    const payee = 'chartpayee';
+    const ledger = await provisionLedger(knex, {
+      currencies: ['USD'],
+      dfsps: [...payers, payee].map((name) => ({ name, netDebitCap: '1000000', liquidity: '1000000' })),
+    });
+    const accountOf = (dfsp: string) => ledger.accounts.get(`${dfsp}:USD`)?.position as number;
+
+    const ports = {
+      api: await freePorts(),
+      admin: await freePorts(),
+      batch: await freePorts(),
+      single: await freePorts(),
+      // The port each ALS deployment is not meant to serve: nothing may listen there.
+      apiOfAdmin: await freePorts(),
+      adminOfApi: await freePorts(),
+    };
+    // central-ledger's admin API, the oracle and the FSPs, as simulators on this host.
+    const sim = await startService<{ admin: string; oracle: string; payer: string }>(
+      join(options.repoRoot, 'packages/sim/dist/sim.js'),
+      {
+        cwd: options.repoRoot,
+        env: {},
+        args: ['--als-url', `http://127.0.0.1:${ports.api}`, '--port-base', '0'],
+        readyWhen: (line) => (line.startsWith('{"ready":true') ? JSON.parse(line) : undefined),
+        timeoutMs: 30_000,
+      },
+    );
+    cleanups.push(() => sim.stop());
+    const adminSim = new URL(sim.ready.admin);
+    const { connection: ldb } = ledgerDb;
+    const { connection: adb } = alsDb;
+    const group = uniqueName('chart-position');
+
+    const als = (db: typeof adb) => ({
+      'config.db_host': db.host,
+      'config.db_port': String(db.port),
+      'config.db_user': db.user,
+      'config.db_password': db.password,
+      'config.db_database': db.database,
+      'config.central_services_host': adminSim.hostname,
+      'config.central_services_port': adminSim.port,
+    });
+    const ledgerValues = {
+      'image.repository': `localhost/${imageOf('position-handler').split(':')[0]}`,
+      'image.tag': 'latest',
+      'config.kafka_host': kafkaHost ?? '127.0.0.1',
+      'config.kafka_port': kafkaPort ?? '9092',
+      'config.db_host': ldb.host,
+      'config.db_port': String(ldb.port),
+      'config.db_user': ldb.user,
+      'config.db_password': ldb.password,
+      'config.db_database': ldb.database,
+    };
+    const positionEnv = (topicName: string, port: number) => ({
+      POSITION_HTTP_PORT: String(port),
+      POSITION_TOPICS: topicName,
+      POSITION_NOTIFICATION_TOPIC: topics.notification,
+      POSITION_COMMIT_TOPIC: topics.single,
+      POSITION_BULK_PROCESSING_TOPIC: topics.bulk,
+      POSITION_CONSUMER_GROUP: `${group}-${topicName}`,
+    });
+    const alsImage = `localhost/${imageOf('als').split(':')[0]}`;
+    const plans: Planned[] = [
+      {
+        chart: 'als-admin',
+        // The stored admin chart is of the older layout: its image is under containers.admin.
+        values: { 'containers.admin.image.repository': alsImage, 'containers.admin.image.tag': 'latest', ...als(adb) },
+        env: { ALS_ADMIN_PORT: String(ports.admin), ALS_PORT: String(ports.apiOfAdmin) },
+        port: ports.admin,
+      },
+      {
+        chart: 'als-api',
+        values: { 'image.repository': alsImage, 'image.tag': 'latest', ...als(adb) },
+        env: { ALS_PORT: String(ports.api), ALS_ADMIN_PORT: String(ports.adminOfApi) },
+        port: ports.api,
+      },
+      { chart: 'position-batch', values: ledgerValues, env: positionEnv(topics.batch, ports.batch), port: ports.batch },
+      { chart: 'position', values: ledgerValues, env: positionEnv(topics.single, ports.single), port: ports.single },
+    ];
+    const suffix = randomBytes(3).toString('hex');
+    const adapted = new Map<ChartId, Adapted>();
+    for (const planned of plans) {
+      adapted.set(
+        planned.chart,
+        adapt(planned, await renderChart(options.repoRoot, planned.chart, planned.values), suffix),
+      );
+    }
+    const documents = [...adapted.values()].flatMap((a) => a.documents);
+    writeFileSync(file, documents.map((d) => JSON.stringify(d)).join('\n---\n'));
+    log(`chart play: ${plans.map((p) => `${p.chart} on ${p.port}`).join(', ')}`);
+    played = true;
+    await execOk('podman', ['kube', 'play', file], { timeoutMs: 180_000 });
+
+    const { stdout: names } = await execOk('podman', ['ps', '-a', '--format', '{{.Names}}']);
+    for (const [chart, a] of adapted) {
+      // podman names a Deployment's pod <deployment>-pod and its containers <pod>-<container>.
+      const name = names
+        .split('\n')
+        .map((l) => l.trim())
+        .find((l) => l.startsWith(`${a.deployment.metadata.name}-pod`) && l.endsWith(`-${a.main.name}`));
+      if (!name) throw new Error(`chart play: no container of ${chart} among ${names.trim().split('\n').join(', ')}`);
+      containers.set(chart, await followContainer('podman', name, readyWhen[ours[chart]], 90_000));
+    }
+
+    // The admin deployment registers the oracle; the API deployment answers a lookup through it.
+    const oracle = await fetch(`http://127.0.0.1:${ports.admin}/oracles`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        date: new Date().toUTCString(),
+        'fspiop-source': 'Hub',
+      },
+      body: JSON.stringify({
+        oracleIdType: 'MSISDN',
+        endpoint: { value: sim.ready.oracle, endpointType: 'URL' },
+        isDefault: true,
+      }),
+      signal: AbortSignal.timeout(10_000),
+    });
+    await oracle.arrayBuffer();
+    const traceId = randomBytes(16).toString('hex');
+    const lookup = await fetch(`http://127.0.0.1:${ports.api}/parties/MSISDN/46750000001`, {
+      headers: {
+        accept: 'application/vnd.interoperability.parties+json;version=1.1',
+        'content-type': 'application/vnd.interoperability.parties+json;version=1.1',
+        date: new Date().toUTCString(),
+        'fspiop-source': 'payerfsp',
+        traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01`,
+      },
+      signal: AbortSignal.timeout(10_000),
+    });
+    await lookup.arrayBuffer();
+    const polled = await fetch(`${sim.ready.payer}/callbacks/${traceId}?timeoutMs=30000`, {
+      signal: AbortSignal.timeout(35_000),
+    });
+    const callback = (polled.status === 200 ? await polled.json() : {}) as { kind?: string };
+    log(`chart play: oracle ${oracle.status}, lookup ${lookup.status}, callback ${callback.kind ?? 'none'}`);
+
+    // Transfers through each position handler: half on the batch topic, half on the one-at-a-time topic.
+    const transfers = Array.from({ length: count }, (_, i) => ({
+      transferId: randomUUID(),
+      payer: payers[i % payers.length] as string,
+      payee,
+      currency: 'USD',
+      amount: String(1 + (i % 5)),
+    }));
+    await insertTransfers(
+      knex,
+      transfers.map((t) => ({ ...t, state: 'RECEIVED_PREPARE' as const })),
+      ledger.accounts,
+    );
+    const notified = new Set<string>();
+    const kafka = testKafka(settings, 'mojafast-chart-play');
+    const reader = kafka.consumer({ groupId: uniqueName('chart-reader') });
+    await reader.connect();
+    cleanups.push(() => reader.disconnect());
+    await reader.subscribe({ topic: topics.notification, fromBeginning: true });
+    await reader.run({
+      eachMessage: async ({ message }) => {
+        const value = JSON.parse(String(message.value)) as { id: string; metadata?: { event?: { action?: string } } };
+        notified.add(`${value.metadata?.event?.action}:${value.id}`);
+      },
+    });
+    const producer = kafka.producer();
+    await producer.connect();
+    cleanups.push(() => producer.disconnect());
+    const half = Math.ceil(count / 2);
+    const byTopic: [string, typeof transfers][] = [
+      [topics.batch, transfers.slice(0, half)],
+      [topics.single, transfers.slice(half)],
+    ];
+    const state = async (id: string) => {
+      const [row] = await knex('transferStateChange').count({ n: '*' }).where('transferStateId', id);
+      return Number(row?.n);
+    };
+    for (const [name, list] of byTopic) {
+      const messages = generatePositionMessages({ transfers: list, action: 'prepare', accountOf });
+      await producer.send({ topic: name, messages: [...messages] });
+    }
+    const reserved = await until(`${count} transfers reserved`, 90_000, async () => {
+      const n = await state('RESERVED');
+      return n >= count ? n : undefined;
+    });
+    // What central-ledger's fulfil handler records before it sends the commit to the position topic.
+    await knex('transferStateChange').insert(
+      transfers.map((t) => ({ transferId: t.transferId, transferStateId: 'RECEIVED_FULFIL' })),
+    );
+    for (const [name, list] of byTopic) {
+      const messages = generatePositionMessages({ transfers: list, action: 'commit', accountOf });
+      await producer.send({ topic: name, messages: [...messages] });
+    }
+    const committed = await until(`${count} transfers committed`, 90_000, async () => {
+      const n = await state('COMMITTED');
+      return n >= count ? n : undefined;
+    });
+    await until(`${2 * count} notifications`, 60_000, async () => (notified.size >= 2 * count ? true : undefined));
+    log(`chart play: ${reserved} reserved, ${committed} committed, ${notified.size} notified`);
+
+    // Probes, user and writes, then SIGTERM as the kubelet sends it.
+    const charts: ChartResult[] = [];
+    for (const [chart, a] of adapted) {
+      const container = containers.get(chart) as RunningContainer;
+      const probes: ChartResult['probes'] = {};
+      for (const kind of ['readinessProbe', 'livenessProbe'] as const) {
+        const path = a.main[kind]?.httpGet?.path;
+        if (path === undefined) continue;
+        const port = plans.find((p) => p.chart === chart)?.port;
+        const answer = await fetch(`http://127.0.0.1:${port}${path}`, { signal: AbortSignal.timeout(5000) });
+        await answer.arrayBuffer();
+        probes[kind] = { path, status: answer.status };
+      }
+      const { uid } = await mainProcessIds('podman', container.name);
+      const mounts = (a.main.volumeMounts ?? []).map((m) => m.mountPath);
+      const written = await writtenPaths(container.name, mounts);
+      const grace = a.deployment.spec?.template.spec.terminationGracePeriodSeconds ?? 30;
+      const stop = await container.stop(grace);
+      charts.push({
+        chart,
+        command: [...(a.rendered.command ?? []), ...(a.rendered.args ?? [])],
+        runAsUser: a.rendered.securityContext?.runAsUser ?? null,
+        readOnlyRootFilesystem: a.rendered.securityContext?.readOnlyRootFilesystem === true,
+        mounts,
+        probes,
+        uid,
+        written,
+        dropped: a.dropped,
+        stop: { code: stop.code, ms: stop.ms, graceSeconds: grace },
+      });
+      log(`chart play: ${chart} stopped in ${stop.ms} ms with ${stop.code}`);
+    }
+    return {
+      charts,
+      lookup: { oracleStatus: oracle.status, status: lookup.status, callback: callback.kind ?? 'none' },
+      transfers: { count, reserved, committed, notified: notified.size },
+      seconds: Math.round((Date.now() - started) / 1000),
+    };
+  } catch (error) {
+    for (const [chart, container] of containers) log(`--- ${chart} output ---\n${container.output().slice(-3000)}`);
+    throw error;
+  } finally {
+    if (played) await exec('podman', ['kube', 'down', file], { timeoutMs: 120_000 });
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
+  }
+}
