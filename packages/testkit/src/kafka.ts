@@ -23,6 +23,31 @@ export function testKafka(settings: InfraSettings = loadInfraSettings(), clientI
   return new Kafka({ clientId, brokers: [...settings.kafka.brokers], logLevel: logLevel.ERROR });
 }
 
+type Admin = ReturnType<Kafka['admin']>;
+
+/**
+ * Until every partition of a new topic has a leader. kafkajs's own `waitForLeaders` gives up on the first
+ * metadata answer that does not know the topic yet ("This server does not host this topic-partition"), which
+ * a loaded broker gives for a moment after the creation; that answer is retried here, for at most 30 s.
+ */
+async function waitForLeaders(admin: Admin, topic: string, partitions: number): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  let last = 'no metadata yet';
+  for (;;) {
+    try {
+      const { topics } = await admin.fetchTopicMetadata({ topics: [topic] });
+      const found = topics[0]?.partitions ?? [];
+      if (found.length === partitions && found.every((p) => p.leader >= 0)) return;
+      last = `${found.filter((p) => p.leader >= 0).length} of ${partitions} partitions with a leader`;
+    } catch (error) {
+      if ((error as { type?: string }).type !== 'UNKNOWN_TOPIC_OR_PARTITION') throw error;
+      last = (error as Error).message;
+    }
+    if (Date.now() > deadline) throw new Error(`topic ${topic}: no leader for every partition within 30 s (${last})`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 /** Creates a topic that belongs to one test file, and waits until its partitions have leaders. */
 export async function createTopic(options: TopicOptions = {}): Promise<TestTopic> {
   const settings = options.settings ?? loadInfraSettings();
@@ -31,7 +56,8 @@ export async function createTopic(options: TopicOptions = {}): Promise<TestTopic
   const admin = testKafka(settings, 'mojafast-testkit-admin').admin();
   await admin.connect();
   try {
-    await admin.createTopics({ topics: [{ topic: name, numPartitions: partitions }], waitForLeaders: true });
+    await admin.createTopics({ topics: [{ topic: name, numPartitions: partitions }] });
+    await waitForLeaders(admin, name, partitions);
   } finally {
     await admin.disconnect();
   }
