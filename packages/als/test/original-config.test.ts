@@ -495,7 +495,7 @@ describe("Mojaloop's charts: the rendered files and environment", () => {
       participantCacheTtlMs: 61_000,
       endpointCacheTtlMs: 180_000,
       oracleRegistryCacheTtlMs: 0,
-      switchEndpoint: 'http://rel-centralledger-service:80',
+      switchEndpoint: 'http://mojafast-centralledger-service:80',
       errorCauseExtension: false,
       truncateExtensions: true,
       metricsPrefix: 'moja_',
