@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type SimSet, startSimSet } from '@mojafast/sim';
 import { createDatabase } from '@mojafast/testkit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { adminHeaders } from './admin-client.js';
 import { call, lookupHeaders, newTraceId } from './helpers.js';
 import { createTestRedis } from './redis.js';
@@ -47,7 +47,7 @@ async function startCli(
       ALS_PROFILE_DIR: profileDir,
       ...env,
     },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', 'pipe', env.ALS_PROFILE_DIR === undefined ? 'inherit' : 'pipe'],
   });
   let out = '';
   child.stdout?.setEncoding('utf8');
@@ -257,6 +257,24 @@ describe('node dist/als', () => {
     expect(await refused(adminPort)).toBe(true);
     await stop(child);
   });
+
+  it('a profile it cannot write (read-only file system) is a logged error and a 500, never a crash', async () => {
+    // The charts run the ALS with readOnlyRootFilesystem: it writes nothing unless a profile is asked for.
+    const { child, ready } = await startCli({ ALS_PROFILE_DIR: '/proc/no-such-dir', ALS_PROFILE_SECONDS: '1' });
+    let stderr = '';
+    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    const profiled = await call(`${ready.admin}/profile?seconds=1`, 'POST', {});
+    expect(profiled.status).toBe(500);
+    expect(JSON.parse(profiled.body)).toEqual({
+      errorInformation: { errorCode: '2001', errorDescription: 'Internal server error' },
+    });
+    child.kill('SIGUSR2');
+    await vi.waitFor(() => expect(stderr).toContain('"msg":"cpu profile failed"'), { timeout: 20_000 });
+    expect((await call(`${ready.url}/health`, 'GET', {})).status).toBe(200);
+    await stop(child);
+  }, 30_000);
 
   it.each([
     [['serve', '--api'], 'unknown command "serve"'],
