@@ -2,9 +2,11 @@ import { fileURLToPath } from 'node:url';
 import { type CpuProfiler, createCpuProfiler, createLogger, packageVersion } from '@mojafast/service-kit';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import { Registry } from 'prom-client';
+import type { AlsRole } from './command-line.js';
 import { type Config, parseMetricLabels } from './config/index.js';
 import { acrossSchemes } from './discovery/inter-scheme.js';
 import type { DiscoveryPorts } from './discovery/types.js';
+import { causeOf, withErrorHandling } from './fspiop/error-handling.js';
 import { extendedPartyIdTypes } from './fspiop/party-id.js';
 import { loadFspiopSchemas } from './fspiop/schemas.js';
 import { createSerialisers } from './fspiop/serialisers.js';
@@ -32,11 +34,16 @@ import {
 } from './upstream/oracle-registry.js';
 import { createMysqlOracleStore } from './upstream/oracle-store-mysql.js';
 
-export interface RunningAls {
-  readonly url: string;
-  readonly adminUrl: string;
-  readonly app: FastifyInstance;
-  readonly admin: FastifyInstance;
+/** One process of the ALS as its command line asked (command-line.ts): what it listens on. */
+export interface RunningAlsProcess {
+  /** The FSPIOP API, when this process serves it. */
+  readonly url: string | undefined;
+  /** The admin API, when this process serves it. */
+  readonly adminUrl: string | undefined;
+  /** /health and /metrics of the timeout handler process (`handlers --timeout`). */
+  readonly monitoringUrl: string | undefined;
+  readonly app: FastifyInstance | undefined;
+  readonly admin: FastifyInstance | undefined;
   readonly registry: Registry;
   readonly profiler: CpuProfiler;
   /** The root logger (fastify's app.log is a child of it): failures are logged here. */
@@ -49,6 +56,17 @@ export interface RunningAls {
   /** Stops accepting, drains in-flight callbacks (bounded by shutdownTimeoutMs), releases sockets and db. */
   close(): Promise<void>;
 }
+
+/** The ALS with everything in one process (no command line): both APIs. */
+export interface RunningAls extends RunningAlsProcess {
+  readonly url: string;
+  readonly adminUrl: string;
+  readonly app: FastifyInstance;
+  readonly admin: FastifyInstance;
+}
+
+/** No command line: both APIs, and the timeout handler when the proxy cache is on. */
+export const allInOne: AlsRole = { api: true, admin: true, timeoutHandler: 'when-on', command: '' };
 
 /**
  * Connections the kernel queues before the ALS accepts them. Node's 511 overflowed when 2,000 clients
@@ -90,6 +108,14 @@ async function openOracleStore(config: Config): Promise<OracleStore> {
  * by one Resources (resources.ts), closed by close() and by a start that fails part-way.
  */
 export async function startAls(config: Config): Promise<RunningAls> {
+  const running = await startAlsProcess(config, allInOne);
+  const { url, adminUrl, app, admin } = running;
+  if (!url || !adminUrl || !app || !admin) throw new Error('the ALS started without both of its APIs');
+  return { ...running, url, adminUrl, app, admin };
+}
+
+/** One process of the ALS in the role its command line names (command-line.ts). */
+export async function startAlsProcess(config: Config, role: AlsRole): Promise<RunningAlsProcess> {
   // Logs go to stderr (the kit's logger): stdout carries only the one "ready" line tools wait for.
   const loggerInstance: FastifyBaseLogger = createLogger({ level: config.logLevel });
   const resources = createResources();
@@ -107,7 +133,7 @@ export async function startAls(config: Config): Promise<RunningAls> {
     return closing;
   };
   try {
-    return await openAls(config, resources, loggerInstance, close);
+    return await openAls(config, role, resources, loggerInstance, close);
   } catch (error) {
     // What failed to close is logged; the error to report is the one that stopped the start.
     await close().catch(() => undefined);
@@ -116,15 +142,29 @@ export async function startAls(config: Config): Promise<RunningAls> {
 }
 
 async function openAls(
-  config: Config,
+  given: Config,
+  role: AlsRole,
   resources: Resources,
   loggerInstance: FastifyBaseLogger,
   close: () => Promise<void>,
-): Promise<RunningAls> {
+): Promise<RunningAlsProcess> {
+  // The timeout handler runs where the role puts it. The original's handler process connects its proxy
+  // cache whatever PROXY_CACHE.enabled says (src/server.js initializeHandlers): so does `handlers --timeout`.
+  const handlerProcess = role.timeoutHandler === true;
+  const config: Config = handlerProcess
+    ? { ...given, proxyCache: true }
+    : role.timeoutHandler === false
+      ? { ...given, timeoutHandler: false }
+      : given;
   const startedAt = new Date();
   const version = packageVersion(import.meta.url);
-  // First, so a bad registry file or database stops start-up before anything holds a socket.
-  const store = resources.own('oracle store', await openOracleStore(config), (opened) => opened.close());
+  // First, so a bad registry file or database stops start-up before anything holds a socket. The handler
+  // process reads no registry (the original's connects no database either).
+  const store = resources.own(
+    'oracle store',
+    handlerProcess ? createMemoryOracleStore([]) : await openOracleStore(config),
+    (opened) => opened.close(),
+  );
   const registry = new Registry();
   // The original's names with the deployment's prefix and default labels, bound once here (no cost per request).
   const defaultLabels = parseMetricLabels(config.metricsDefaultLabels) ?? {};
@@ -177,6 +217,10 @@ async function openAls(
   // Proxy cache, timeout handler and JWS: all off by default, then nothing of them is wired in.
   const extras = await setUpProxyAndJws(config, centralLedger, loggerInstance, resources);
 
+  const errorHandling = {
+    includeCauseExtension: config.errorCauseExtension,
+    truncateExtensions: config.truncateExtensions,
+  };
   // Every error answer and error callback counted and logged (rate-limited) at the two edges they pass.
   const failures = createFailureReporter(registry, loggerInstance);
   // The egress timers of the original run here, at the upstream edge: the flows measure nothing of it.
@@ -198,7 +242,13 @@ async function openAls(
       ),
       metrics.egress,
     ),
-    codec: serialisers,
+    // Error callbacks carry what ERROR_HANDLING asks (the original's toApiErrorObject options); the
+    // synchronous answers (http/) keep the library's defaults, as the original's do.
+    codec: {
+      ...serialisers,
+      error: (information, cause) =>
+        serialisers.error(withErrorHandling(information, errorHandling, () => causeOf(information, cause))),
+    },
     observe: { stage: metrics.observeStage, endToEnd: metrics.endToEnd, event: metrics.event },
     interScheme: extras.proxy && acrossSchemes(extras.proxy),
   };
@@ -214,107 +264,144 @@ async function openAls(
 
   // No log line per request at any level (it costs more than the lookup); failures are counted on /metrics instead.
   const quiet = () => new LogController({ disableRequestLogging: true });
-  const app = Fastify({
-    loggerInstance,
-    logController: quiet(),
-    // Without request log lines a child logger per request is pure cost: requests share the root one.
-    childLoggerFactory: (parent) => parent,
-    bodyLimit: config.bodyLimitBytes,
-    keepAliveTimeout: 65_000,
-    return503OnClosing: true,
-    // A HEAD must not start a lookup.
-    exposeHeadRoutes: false,
-    // A 128-character ID is valid (FSPIOP PartyIdentifier); percent-encoded, each character may take 12
-    // (4 UTF-8 bytes as %XX). Fastify's default of 100 refused valid IDs; the handler checks the decoded 128.
-    routerOptions: { maxParamLength: maxPartyIdLength * 12 },
-    frameworkErrors: frameworkErrors(serialisers, maxPartyIdLength, failures),
-    // A request whose headers and body have not all arrived within requestTimeoutMs is answered 408 (slow
-    // bodies held a socket for ever). Node checks every connectionsCheckingInterval.
-    requestTimeout: config.requestTimeoutMs,
-    clientErrorHandler: clientErrors(
-      serialisers,
-      {
-        requestTimeoutMs: config.requestTimeoutMs,
-        maxHeaderBytes: maxHeaderBytes,
-      },
-      failures,
-    ),
-    http: {
-      // A GET /parties has no body: node:http then skips its request stream's life cycle (the
-      // bench's GETs are a quarter of the ALS's exchanges). The body parser answers such requests of other
-      // methods at once (fspiop-plugin.ts readBody).
-      optimizeEmptyRequests: true,
-      maxHeaderSize: maxHeaderBytes,
-      // Node answers an HTTP/1.1 request without Host with an empty 400; the routes answer it 400 3102.
-      requireHostHeader: false,
-      headersTimeout: config.requestTimeoutMs,
-      requestTimeout: config.requestTimeoutMs,
-      connectionsCheckingInterval: Math.min(1_000, config.requestTimeoutMs),
-    },
-  });
-  const admission = createAdmission(config.maxLookupsInFlight, config.lookupCallbackWaitMs);
-  resources.own('admission sweep', admission, (created) => created.close());
-  metrics.watchAdmission(() => admission);
-  registerFspiopBasics(app, serialisers, config.bodyLimitBytes, failures, allowedMethods);
-  if (extras.jws) registerJwsValidation(app, extras.jws);
-  registerFspiopRoutes(app, {
-    ports,
-    schemas,
-    serialisers,
-    metrics,
-    track,
-    checkDeleteOwner: config.deleteParticipantValidation,
-    extraPartyIdTypes: new Set(config.extendedPartyIdTypes ? extendedPartyIdTypes : []),
-    clearEndpointCache: () => centralLedger.clear(),
-    admission,
-    retryAfterSeconds: config.retryAfterSeconds,
-  });
   const proxyCache = extras.proxyCache;
-  const health = createHealthProbe(http, {
-    intervalMs: config.healthCheckIntervalMs,
-    timeoutMs: config.connectTimeoutMs,
-    switchEndpoint: config.switchEndpoint,
-    ...(store.ping ? { pingDatastore: () => (store.ping as () => Promise<void>)() } : {}),
-    ...(proxyCache ? { pingProxyCache: () => proxyCache.healthCheck() } : {}),
-  });
-  registerObserveRoutes(app, registry, { startedAt, version }, health);
+  // What each process's /health reports, as the original's process of that role: the API's needs the
+  // datastore, the proxy cache when on and (ours) central-ledger; the admin API's only its datastore
+  // (src/api/health.js getSubServices); the timeout handler's only the proxy cache
+  // (src/handlers/monitoring/plugins/health.js). A process serving both APIs reports the API's on both ports.
+  const probe = (checks: { centralLedger: boolean; datastore: boolean; proxyCache: boolean }) =>
+    createHealthProbe(http, {
+      intervalMs: config.healthCheckIntervalMs,
+      timeoutMs: config.connectTimeoutMs,
+      switchEndpoint: config.switchEndpoint,
+      centralLedger: checks.centralLedger,
+      ...(checks.datastore && store.ping ? { pingDatastore: () => (store.ping as () => Promise<void>)() } : {}),
+      ...(checks.proxyCache && proxyCache ? { pingProxyCache: () => proxyCache.healthCheck() } : {}),
+    });
+  const health = role.api
+    ? probe({ centralLedger: true, datastore: true, proxyCache: true })
+    : probe({ centralLedger: false, datastore: true, proxyCache: false });
+  const service = { startedAt, version };
+
+  const servers: FastifyInstance[] = [];
+  let app: FastifyInstance | undefined;
+  if (role.api) {
+    app = Fastify({
+      loggerInstance,
+      logController: quiet(),
+      // Without request log lines a child logger per request is pure cost: requests share the root one.
+      childLoggerFactory: (parent) => parent,
+      bodyLimit: config.bodyLimitBytes,
+      keepAliveTimeout: 65_000,
+      return503OnClosing: true,
+      // A HEAD must not start a lookup.
+      exposeHeadRoutes: false,
+      // A 128-character ID is valid (FSPIOP PartyIdentifier); percent-encoded, each character may take 12
+      // (4 UTF-8 bytes as %XX). Fastify's default of 100 refused valid IDs; the handler checks the decoded 128.
+      routerOptions: { maxParamLength: maxPartyIdLength * 12 },
+      frameworkErrors: frameworkErrors(serialisers, maxPartyIdLength, failures),
+      // A request whose headers and body have not all arrived within requestTimeoutMs is answered 408 (slow
+      // bodies held a socket for ever). Node checks every connectionsCheckingInterval.
+      requestTimeout: config.requestTimeoutMs,
+      clientErrorHandler: clientErrors(
+        serialisers,
+        {
+          requestTimeoutMs: config.requestTimeoutMs,
+          maxHeaderBytes: maxHeaderBytes,
+        },
+        failures,
+      ),
+      http: {
+        // A GET /parties has no body: node:http then skips its request stream's life cycle (the
+        // bench's GETs are a quarter of the ALS's exchanges). The body parser answers such requests of other
+        // methods at once (fspiop-plugin.ts readBody).
+        optimizeEmptyRequests: true,
+        maxHeaderSize: maxHeaderBytes,
+        // Node answers an HTTP/1.1 request without Host with an empty 400; the routes answer it 400 3102.
+        requireHostHeader: false,
+        headersTimeout: config.requestTimeoutMs,
+        requestTimeout: config.requestTimeoutMs,
+        connectionsCheckingInterval: Math.min(1_000, config.requestTimeoutMs),
+      },
+    });
+    const admission = createAdmission(config.maxLookupsInFlight, config.lookupCallbackWaitMs);
+    resources.own('admission sweep', admission, (created) => created.close());
+    metrics.watchAdmission(() => admission);
+    registerFspiopBasics(app, serialisers, config.bodyLimitBytes, failures, allowedMethods);
+    if (extras.jws) registerJwsValidation(app, extras.jws);
+    registerFspiopRoutes(app, {
+      ports,
+      schemas,
+      serialisers,
+      metrics,
+      track,
+      checkDeleteOwner: config.deleteParticipantValidation,
+      extraPartyIdTypes: new Set(config.extendedPartyIdTypes ? extendedPartyIdTypes : []),
+      clearEndpointCache: () => centralLedger.clear(),
+      admission,
+      retryAfterSeconds: config.retryAfterSeconds,
+    });
+    registerObserveRoutes(app, registry, service, health);
+    // The in-flight work drains before the pools, stores and caches it uses are closed.
+    app.addHook('onClose', async () => {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.allSettled([...inflight]),
+        new Promise((resolve) => {
+          timer = setTimeout(resolve, config.shutdownTimeoutMs);
+        }),
+      ]);
+      clearTimeout(timer);
+    });
+    servers.push(app);
+  }
 
   const profiler = createCpuProfiler({ directory: config.profileDir, prefix: 'als' });
   resources.own('profiler', profiler, (created) => created.stop());
-  const admin = Fastify({ loggerInstance, logController: quiet(), bodyLimit: config.bodyLimitBytes });
-  admin.removeAllContentTypeParsers();
-  admin.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
-  registerObserveRoutes(admin, registry, { startedAt, version }, health);
-  registerAdminRoutes(admin, {
-    registry: oracleRegistry,
-    currencies: schemas.currencies,
-    metrics: registry,
-    profiler,
-    defaultProfileSeconds: config.profileSeconds,
-  });
+  let admin: FastifyInstance | undefined;
+  if (role.admin) {
+    admin = Fastify({ loggerInstance, logController: quiet(), bodyLimit: config.bodyLimitBytes });
+    admin.removeAllContentTypeParsers();
+    admin.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+    registerObserveRoutes(admin, registry, service, health);
+    registerAdminRoutes(admin, {
+      registry: oracleRegistry,
+      currencies: schemas.currencies,
+      metrics: registry,
+      profiler,
+      defaultProfileSeconds: config.profileSeconds,
+    });
+    servers.push(admin);
+  }
 
-  // Closed first (opened last): the servers stop accepting, and the in-flight work drains before the pools,
-  // stores and caches it uses are closed.
-  resources.own('servers', [app, admin], (servers) => Promise.all(servers.map((server) => server.close())));
-  app.addHook('onClose', async () => {
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      Promise.allSettled([...inflight]),
-      new Promise((resolve) => {
-        timer = setTimeout(resolve, config.shutdownTimeoutMs);
-      }),
-    ]);
-    clearTimeout(timer);
-  });
+  let monitoring: FastifyInstance | undefined;
+  if (handlerProcess) {
+    monitoring = Fastify({ loggerInstance, logController: quiet() });
+    // The handler's /health is central-services-health's defaultHealthHandler: 502 while a service is DOWN.
+    registerObserveRoutes(
+      monitoring,
+      registry,
+      service,
+      probe({ centralLedger: false, datastore: false, proxyCache: true }),
+      502,
+    );
+    servers.push(monitoring);
+  }
 
-  const url = await app.listen({ port: config.port, host: config.host, backlog: listenBacklog });
-  const adminUrl = await admin.listen({ port: config.adminPort, host: config.host });
-  extras.startTimeoutHandler(ports, (error) => app.log.warn({ err: error }, 'timeout handler run failed'));
+  // Closed first (opened last): the servers stop accepting before what they use is closed.
+  resources.own('servers', servers, (opened) => Promise.all(opened.map((server) => server.close())));
+
   const local = (address: string) => address.replace('0.0.0.0', '127.0.0.1').replace('[::]', '127.0.0.1');
+  const url = app && local(await app.listen({ port: config.port, host: config.host, backlog: listenBacklog }));
+  const adminUrl = admin && local(await admin.listen({ port: config.adminPort, host: config.host }));
+  const monitoringUrl =
+    monitoring && local(await monitoring.listen({ port: config.monitoringPort, host: config.host }));
+  extras.startTimeoutHandler(ports, (error) => loggerInstance.warn({ err: error }, 'timeout handler run failed'));
 
   return {
-    url: local(url),
-    adminUrl: local(adminUrl),
+    url,
+    adminUrl,
+    monitoringUrl,
     app,
     admin,
     registry,

@@ -166,6 +166,69 @@ describe("account-lookup-service's configuration", () => {
     ).toBe(true);
   });
 
+  it("maps ERROR_HANDLING and the timeout handler's HANDLERS keys", () => {
+    const { config } = readConfig({
+      CONFIG_FILE: original,
+      ALS_ERROR_HANDLING__includeCauseExtension: 'true',
+      ALS_ERROR_HANDLING__truncateExtensions: 'false',
+      ALS_HANDLERS__MONITORING_PORT: '4103',
+      ALS_HANDLERS__TIMEOUT__DISABLED: 'true',
+      ALS_HANDLERS__TIMEOUT__TIMEXP: '*/5 * * * * *',
+      ALS_HANDLERS__TIMEOUT__TIMEZONE: 'Africa/Nairobi',
+      ALS_HANDLERS__TIMEOUT__BATCH_SIZE: '50',
+      ALS_HANDLERS__TIMEOUT__DIST_LOCK__lockTimeout: '3000',
+    });
+    expect(config).toMatchObject({
+      errorCauseExtension: true,
+      truncateExtensions: false,
+      monitoringPort: 4103,
+      timeoutHandler: false,
+      timeoutSchedule: '*/5 * * * * *',
+      timeoutTimezone: 'Africa/Nairobi',
+      timeoutBatchSize: 50,
+      timeoutLockTtlMs: 3000,
+    });
+    expect(() => readConfig({ CONFIG_FILE: original, ALS_ERROR_HANDLING__includeCauseExtension: 'yes' })).toThrow(
+      /^ALS_ERROR_HANDLING__includeCauseExtension: /,
+    );
+  });
+
+  it("names the timeout handler's keys without an equivalent only where the handler runs", () => {
+    const lockKeys = (timeoutHandler: boolean | 'when-on', env: Record<string, string> = {}) =>
+      readConfig({ CONFIG_FILE: original, ...env }, { timeoutHandler }).notHonoured.filter((key) =>
+        key.startsWith('HANDLERS.'),
+      );
+    const redlock = ['acquireTimeout', 'driftFactor', 'retryCount', 'retryDelay', 'retryJitter', 'redisConfigs'];
+    expect(lockKeys(true)).toEqual(redlock.map((key) => `HANDLERS.TIMEOUT.DIST_LOCK.${key}`));
+    expect(lockKeys(false)).toEqual([]);
+    // No command line: the handler runs beside the servers when the proxy cache is on (the file's setting).
+    expect(lockKeys('when-on')).toHaveLength(redlock.length);
+    expect(lockKeys('when-on', { ALS_PROXY_CACHE__enabled: 'false' })).toEqual([]);
+  });
+
+  it("maps LOG_LEVEL from central-services-logger's levels; ALS_LOG_LEVEL wins; a level it cannot map is named", () => {
+    const level = (env: Record<string, string>) => readConfig(env, { defaultFile: absent });
+    for (const [given, pino] of [
+      ['error', 'error'],
+      ['warn', 'warn'],
+      ['audit', 'warn'],
+      ['trace', 'warn'],
+      ['info', 'info'],
+      ['perf', 'info'],
+      ['verbose', 'debug'],
+      ['debug', 'debug'],
+      ['silly', 'trace'],
+    ] as const) {
+      expect(level({ LOG_LEVEL: given })).toMatchObject({ config: { logLevel: pino }, notHonoured: [] });
+    }
+    expect(level({ LOG_LEVEL: 'debug', ALS_LOG_LEVEL: 'error' }).config.logLevel).toBe('error');
+    expect(level({ LOG_LEVEL: 'loud' })).toMatchObject({
+      config: { logLevel: defaults.logLevel },
+      notHonoured: ['LOG_LEVEL'],
+    });
+    expect(level({ LOG_LEVEL: '' }).notHonoured).toEqual([]);
+  });
+
   it('keeps our defaults when there is no file and no override', () => {
     expect(readConfig({}, { defaultFile: absent }).config).toEqual(defaults);
   });
@@ -235,6 +298,16 @@ describe("account-lookup-service's configuration", () => {
       'INSTRUMENTATION.METRICS.config.defaultLabels',
       'INSTRUMENTATION.METRICS.config.timeout',
       'INSTRUMENTATION.METRICS.labels',
+      'ERROR_HANDLING.includeCauseExtension',
+      'ERROR_HANDLING.truncateExtensions',
+      'HANDLERS.MONITORING_PORT',
+      'HANDLERS.TIMEOUT.DISABLED',
+      'HANDLERS.TIMEOUT.TIMEXP',
+      'HANDLERS.TIMEOUT.TIMEZONE',
+      'HANDLERS.TIMEOUT.BATCH_SIZE',
+      'HANDLERS.TIMEOUT.DIST_LOCK.lockTimeout',
+      'HANDLERS.TIMEOUT.DIST_LOCK.enabled',
+      'HANDLERS.DISABLED',
     ]) {
       expect(readme).toContain(`${key}\` |`);
     }
@@ -386,3 +459,163 @@ async function clusterPort(): Promise<number> {
   }
   throw new Error('no free port pair for a Redis Cluster node');
 }
+
+/** What the charts' deployments set on the ALS container (test/fixtures/charts/README.md). */
+const chartEnv = {
+  ALS_DATABASE__PASSWORD: '',
+  LOG_LEVEL: 'info',
+  CSL_LOG_TRANSPORT: 'console',
+  EVENT_SDK_LOG_FILTER: 'audit:*, log:warn, log:error',
+  EVENT_SDK_LOG_METADATA_ONLY: 'false',
+  EVENT_SDK_SIDECAR_DISABLED: 'false',
+  EVENT_SDK_SERVER_HOST: 'localhost',
+  EVENT_SDK_SERVER_PORT: '50051',
+  EVENT_SDK_VENDOR_PREFIX: 'mojaloop',
+  EVENT_SDK_TRACESTATE_HEADER_ENABLED: 'true',
+  EVENT_SDK_ASYNC_OVERRIDE_EVENTS: 'log,trace',
+  EVENT_SDK_TRACEID_PER_VENDOR: 'false',
+};
+const chart = (name: string) => fileURLToPath(new URL(`./fixtures/charts/${name}`, import.meta.url));
+
+describe("Mojaloop's charts: the rendered files and environment", () => {
+  it('chart-service (`server --api`): loads, honours what it can, names exactly the rest', () => {
+    const { config, notHonoured } = readConfig(
+      { CONFIG_FILE: chart('als-chart-service.default.json'), ...chartEnv },
+      { timeoutHandler: false },
+    );
+    expect(config).toMatchObject({
+      port: 4002,
+      adminPort: 4001,
+      dbHost: 'mysqldb',
+      dbUser: 'account_lookup',
+      // An empty password, from the file and from the chart's empty ALS_DATABASE__PASSWORD.
+      dbPassword: '',
+      dbName: 'account_lookup',
+      hubFspiopVersion: '2.0',
+      participantCacheTtlMs: 61_000,
+      endpointCacheTtlMs: 180_000,
+      oracleRegistryCacheTtlMs: 0,
+      switchEndpoint: 'http://mojafast-centralledger-service:80',
+      errorCauseExtension: false,
+      truncateExtensions: true,
+      metricsPrefix: 'moja_',
+      metricsDefaultLabels: 'serviceName=account-lookup-service',
+      // LOG_LEVEL=info of central-services-logger.
+      logLevel: 'info',
+      // The file names no HUB_PARTICIPANT: ours keeps its default (the original fails at load without it).
+      hubName: 'Hub',
+    });
+    expect(notHonoured).toEqual([
+      'PROTOCOL_VERSIONS.ACCEPT.DEFAULT',
+      'PROTOCOL_VERSIONS.ACCEPT.VALIDATELIST',
+      'PROTOCOL_VERSIONS.CONTENT.VALIDATELIST',
+      'DATABASE.POOL_MIN_SIZE',
+      'DATABASE.POOL_MAX_SIZE',
+      'DATABASE.ACQUIRE_TIMEOUT_MILLIS',
+      'DATABASE.CREATE_TIMEOUT_MILLIS',
+      'DATABASE.DESTROY_TIMEOUT_MILLIS',
+      'DATABASE.IDLE_TIMEOUT_MILLIS',
+      'DATABASE.REAP_INTERVAL_MILLIS',
+      'DATABASE.CREATE_RETRY_INTERVAL_MILLIS',
+      'DATABASE.DEBUG',
+      'DISPLAY_ROUTES',
+      'RUN_MIGRATIONS',
+      'CENTRAL_SHARED_ENDPOINT_CACHE_CONFIG.generateTimeout',
+      'CENTRAL_SHARED_ENDPOINT_CACHE_CONFIG.getDecoratedValue',
+      'CENTRAL_SHARED_PARTICIPANT_CACHE_CONFIG.generateTimeout',
+      'CENTRAL_SHARED_PARTICIPANT_CACHE_CONFIG.getDecoratedValue',
+      'GENERAL_CACHE_CONFIG.MAX_BYTE_SIZE',
+      // The original signs as HUB_PARTICIPANT.NAME and never reads this key; nor does ours.
+      'ENDPOINT_SECURITY.JWS.FSPIOP_SOURCE_TO_SIGN',
+      // Not the original's key (it reads API_DOC_ENDPOINTS_ENABLED).
+      'API_DOCUMENTATION_ENDPOINTS',
+      // event-sdk's audit and trace events: this ALS emits none. TRACESTATE_HEADER_ENABLED=true and
+      // TRACEID_PER_VENDOR=false are what it does; CSL_LOG_TRANSPORT=console too; LOG_LEVEL is mapped.
+      'EVENT_SDK_LOG_FILTER',
+      'EVENT_SDK_LOG_METADATA_ONLY',
+      'EVENT_SDK_SIDECAR_DISABLED',
+      'EVENT_SDK_SERVER_HOST',
+      'EVENT_SDK_SERVER_PORT',
+      // Its tracestate member is written under event-sdk's default key, acmevendor.
+      'EVENT_SDK_VENDOR_PREFIX',
+      'EVENT_SDK_ASYNC_OVERRIDE_EVENTS',
+    ]);
+  });
+
+  it('chart-admin (`server --admin`, the older layout): loads, names what it cannot honour', () => {
+    const { config, notHonoured } = readConfig(
+      { CONFIG_FILE: chart('als-chart-admin.default.json'), LOG_LEVEL: 'info' },
+      { timeoutHandler: false },
+    );
+    expect(config).toMatchObject({
+      adminPort: 4001,
+      dbHost: 'mysqldb',
+      dbPassword: '',
+      logLevel: 'info',
+      metricsDefaultLabels: 'serviceName=account-lookup-service-admin',
+    });
+    expect(notHonoured).toEqual([
+      'DATABASE.POOL_MIN_SIZE',
+      'DATABASE.POOL_MAX_SIZE',
+      'DATABASE.ACQUIRE_TIMEOUT_MILLIS',
+      'DATABASE.CREATE_TIMEOUT_MILLIS',
+      'DATABASE.DESTROY_TIMEOUT_MILLIS',
+      'DATABASE.IDLE_TIMEOUT_MILLIS',
+      'DATABASE.REAP_INTERVAL_MILLIS',
+      'DATABASE.CREATE_RETRY_INTERVAL_MILLIS',
+      'DATABASE.DEBUG',
+      'DISPLAY_ROUTES',
+      'RUN_MIGRATIONS',
+      // The layout before CENTRAL_SHARED_ENDPOINT_CACHE_CONFIG: v17 reads it no more, nor does the admin API use it.
+      'ENDPOINT_CACHE_CONFIG.expiresIn',
+      'ENDPOINT_CACHE_CONFIG.generateTimeout',
+    ]);
+  });
+
+  it('starts `server --api` on the chart-service file and environment, naming the keys in one warning', async () => {
+    const database = await createDatabase({ prefix: 'als_chart_service' });
+    try {
+      const { host, port, user, password } = database.connection;
+      const child = spawn(process.execPath, ['dist/als', 'server', '--api'], {
+        cwd: fileURLToPath(new URL('..', import.meta.url)),
+        env: {
+          ...process.env,
+          ...chartEnv,
+          CONFIG_FILE: chart('als-chart-service.default.json'),
+          ALS_HOST: '127.0.0.1',
+          ALS_API_PORT: '0',
+          // Where the chart's names point, here.
+          ALS_DATABASE__HOST: host,
+          ALS_DATABASE__PORT: String(port),
+          ALS_DATABASE__USER: user,
+          ALS_DATABASE__PASSWORD: password,
+          ALS_DATABASE__DATABASE: database.name,
+          ALS_SWITCH_ENDPOINT: 'http://127.0.0.1:1',
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+        stdout += chunk;
+      });
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+        stderr += chunk;
+      });
+      await vi.waitFor(() => expect(stdout).toContain('"ready":true'), { timeout: 20_000, interval: 100 });
+      const warnings = stderr
+        .split('\n')
+        .filter((line) => line.includes('account-lookup-service keys not honoured'))
+        .map((line) => JSON.parse(line) as { keys: string[]; level: string });
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]?.level).toBe('warn');
+      expect(warnings[0]?.keys).toContain('EVENT_SDK_SIDECAR_DISABLED');
+      expect(warnings[0]?.keys).not.toContain('LOG_LEVEL');
+      child.kill('SIGTERM');
+      const [code] = await once(child, 'exit');
+      expect(code).toBe(0);
+    } finally {
+      await database.drop();
+    }
+  });
+});

@@ -36,6 +36,12 @@ const declared = {
     doc: 'admin API port: /oracles, /health, /metrics, /profile',
     original: 'ADMIN_PORT',
   }),
+  monitoringPort: setting.port({
+    env: 'ALS_MONITORING_PORT',
+    default: 4003,
+    doc: 'port of `/health` and `/metrics` of the timeout handler process (`handlers --timeout`)',
+    original: 'HANDLERS.MONITORING_PORT',
+  }),
   hubName: setting.string({
     env: 'ALS_HUB_NAME',
     default: 'Hub',
@@ -301,25 +307,29 @@ const declared = {
   timeoutHandler: setting.bool({
     env: 'ALS_TIMEOUT_HANDLER',
     default: true,
-    doc: 'answer expired inter-scheme lookups; runs only with `ALS_PROXY_CACHE` true (the original: `HANDLERS.TIMEOUT.DISABLED` inverted)',
+    doc: 'answer expired inter-scheme lookups: in `handlers --timeout`, and with no command line when `ALS_PROXY_CACHE` is true (the original key inverted: `DISABLED` true)',
+    original: 'HANDLERS.TIMEOUT.DISABLED',
   }),
   timeoutSchedule: setting.text({
     env: 'ALS_TIMEOUT_SCHEDULE',
     default: '*/15 * * * * *',
     pattern: cronShape,
     message: 'must be a cron expression (six fields, with seconds)',
-    doc: "cron expression, with seconds, of the timeout handler's runs (the original: `HANDLERS.TIMEOUT.TIMEXP`)",
+    doc: "cron expression, with seconds, of the timeout handler's runs",
+    original: 'HANDLERS.TIMEOUT.TIMEXP',
   }),
   timeoutTimezone: setting.string({
     env: 'ALS_TIMEOUT_TIMEZONE',
     default: 'UTC',
-    doc: 'time zone of the schedule (the original: `HANDLERS.TIMEOUT.TIMEZONE`)',
+    doc: 'time zone of the schedule',
+    original: 'HANDLERS.TIMEOUT.TIMEZONE',
   }),
   timeoutBatchSize: setting.int({
     env: 'ALS_TIMEOUT_BATCH_SIZE',
     default: 100,
     min: 1,
-    doc: 'Redis SCAN count per step of a run (the original: `HANDLERS.TIMEOUT.BATCH_SIZE`)',
+    doc: 'Redis SCAN count per step of a run',
+    original: 'HANDLERS.TIMEOUT.BATCH_SIZE',
   }),
   timeoutLock: setting.bool({
     env: 'ALS_TIMEOUT_LOCK',
@@ -330,7 +340,20 @@ const declared = {
     env: 'ALS_TIMEOUT_LOCK_TTL_MS',
     default: 10_000,
     min: 100,
-    doc: 'how long the lock outlives a holder that died (the original: `DIST_LOCK.lockTimeout`)',
+    doc: 'how long the lock outlives a holder that died',
+    original: 'HANDLERS.TIMEOUT.DIST_LOCK.lockTimeout',
+  }),
+  errorCauseExtension: setting.bool({
+    env: 'ALS_ERROR_CAUSE_EXTENSION',
+    default: false,
+    doc: "error callbacks carry a `cause` extension: the error's stack, as the original's central-services-error-handling adds it (its internals: for a test scheme, never for FSPs)",
+    original: 'ERROR_HANDLING.includeCauseExtension',
+  }),
+  truncateExtensions: setting.bool({
+    env: 'ALS_TRUNCATE_EXTENSIONS',
+    default: true,
+    doc: "every extension value of an error callback cut to the API's 128 characters",
+    original: 'ERROR_HANDLING.truncateExtensions',
   }),
   jwsValidate: setting.bool({
     env: 'ALS_JWS_VALIDATE',

@@ -14,10 +14,68 @@ export interface LoadedConfig {
 }
 
 /**
- * Keys only other processes of account-lookup-service read (its timeout handler: `HANDLERS`, with its own
- * monitoring port): they are not this process's, so they are not reported.
+ * Keys only the timeout handler reads (the original's `handlers --timeout` process): named, when this
+ * process has no equivalent, only where the handler runs; elsewhere they are another process's keys.
  */
-const otherProcessKeys: readonly string[][] = [['HANDLERS']];
+const handlerKeys: readonly string[] = ['HANDLERS'];
+
+/**
+ * central-services-logger's levels (`LOG_LEVEL`: error 0, warn 1, audit 2, trace 3, info 4, perf 5,
+ * verbose 6, debug 7, silly 8) as pino's, each showing what that level shows of our lines: its `audit` and
+ * `trace` rank above `info`, so they show warnings and errors only.
+ */
+const loggerLevels: Readonly<Record<string, Config['logLevel']>> = {
+  error: 'error',
+  warn: 'warn',
+  audit: 'warn',
+  trace: 'warn',
+  info: 'info',
+  perf: 'info',
+  verbose: 'debug',
+  debug: 'debug',
+  silly: 'trace',
+  // pino's own names, for a deployment that already sets them.
+  fatal: 'fatal',
+  silent: 'silent',
+};
+
+/**
+ * The variables account-lookup-service's libraries read (the chart sets them) that this ALS either honours
+ * or does the same as without them: the value that is ours is honoured, any other named.
+ */
+const sameAsOurs: Readonly<Record<string, string>> = {
+  // central-services-logger's console transport: ours logs to the console too (stderr, JSON lines).
+  CSL_LOG_TRANSPORT: 'console',
+  // event-sdk's tracestate member: ours always writes it, under the event-sdk's default vendor key.
+  EVENT_SDK_TRACESTATE_HEADER_ENABLED: 'true',
+  EVENT_SDK_VENDOR_PREFIX: 'acmevendor',
+  // false: the request's trace id is kept when tracestate has no member of ours, which ours always does.
+  EVENT_SDK_TRACEID_PER_VENDOR: 'false',
+};
+
+/**
+ * The original's own variables (not rc's `ALS_`): `LOG_LEVEL` → ALS_LOG_LEVEL, unless that is set; the
+ * values of `sameAsOurs` accepted; every other `EVENT_SDK_*` (audit and trace events to a sidecar or the log,
+ * which this ALS does not emit), `LOG_FILTER`, other `CSL_*` and a level we cannot map, named.
+ */
+function originalEnvironment(env: NodeJS.ProcessEnv): { fromEnv: Record<string, string>; notHonoured: string[] } {
+  const fromEnv: Record<string, string> = {};
+  const notHonoured: string[] = [];
+  for (const [name, value] of Object.entries(env)) {
+    // An empty variable is as none: central-services-logger reads `LOG_LEVEL || its default`.
+    if (value === undefined || value === '') continue;
+    if (name === 'LOG_LEVEL') {
+      const level = loggerLevels[value.trim().toLowerCase()];
+      if (level === undefined) notHonoured.push(name);
+      else if (env.ALS_LOG_LEVEL === undefined) fromEnv.ALS_LOG_LEVEL = level;
+    } else if (name in sameAsOurs) {
+      if (value.trim().toLowerCase() !== sameAsOurs[name]) notHonoured.push(name);
+    } else if (name.startsWith('EVENT_SDK_') || name.startsWith('CSL_') || name === 'LOG_FILTER') {
+      notHonoured.push(name);
+    }
+  }
+  return { fromEnv, notHonoured };
+}
 
 /** The original's boolean keys take true or false only (rc gives them as text); ours read that text. */
 const flag = (value: unknown, key: string): boolean => {
@@ -61,7 +119,12 @@ function clusterNodes(value: unknown, key: string): string {
  */
 export function readConfig(
   env: NodeJS.ProcessEnv = process.env,
-  options: { defaultFile?: string; overrides?: Partial<ConfigValues> } = {},
+  options: {
+    defaultFile?: string;
+    overrides?: Partial<ConfigValues>;
+    /** What the command line asks of the timeout handler (command-line.ts AlsRole); undefined: 'when-on'. */
+    timeoutHandler?: boolean | 'when-on';
+  } = {},
 ): LoadedConfig {
   const ours = new Set(settings.map((s) => s.env));
   const source = readOriginalSource(ALS_RC_APP, env, options.defaultFile ?? ALS_CONFIG_FILE, ours);
@@ -69,6 +132,8 @@ export function readConfig(
   const fromFile: Record<string, string> = {};
   const used = new Set<string>();
   const notHonoured: string[] = [];
+  // The timeout handler's keys without an equivalent here: named only where the handler runs.
+  const handlerOnly: string[] = [];
   if (tree !== undefined) {
     const seen = (path: readonly string[]) => used.add(path.join('\u0000'));
     // The setting's `original` key (config/index.ts) is where its value is in the original's tree.
@@ -128,6 +193,29 @@ export function readConfig(
     take('extendedPartyIdTypes', bool);
     take('deleteParticipantValidation', bool);
     take('proxyCacheExpiresInSec');
+    // ERROR_HANDLING: the options every error callback's body is built with (toApiErrorObject of
+    // central-services-error-handling, fspiop/error-handling.ts).
+    take('errorCauseExtension', bool);
+    take('truncateExtensions', bool);
+
+    // HANDLERS: the timeout handler's (src/handlers), its monitoring port and schedule; read by every
+    // process as the original's src/lib/config.js reads them, used where the handler runs.
+    take('monitoringPort');
+    const timeoutDisabledPath = ['HANDLERS', 'TIMEOUT', 'DISABLED'];
+    if (valueAt(tree, timeoutDisabledPath) !== undefined) {
+      const disabled = flag(valueAt(tree, timeoutDisabledPath), keyName(source, timeoutDisabledPath));
+      seen(timeoutDisabledPath);
+      fromFile.ALS_TIMEOUT_HANDLER = String(!disabled);
+    }
+    take('timeoutSchedule');
+    take('timeoutTimezone');
+    take('timeoutBatchSize');
+    take('timeoutLockTtlMs');
+    // HANDLERS.DISABLED is read into the original's config and used by none of its code. DIST_LOCK.enabled:
+    // off there, on here (ALS_TIMEOUT_LOCK, docs/differences.md): either way one answer per expired lookup,
+    // as the DEL of its key decides who answers, so the key changes nothing and is accepted.
+    seen(['HANDLERS', 'DISABLED']);
+    seen(['HANDLERS', 'TIMEOUT', 'DIST_LOCK', 'enabled']);
 
     // PROXY_CACHE: the original reads the rest of the group only when `enabled` is truthy (src/lib/config.js
     // checks `type` then; src/server.js connects the cache then), so a disabled group is neither checked
@@ -223,11 +311,16 @@ export function readConfig(
 
     for (const [path] of leaves(tree)) {
       if (used.has(path.join('\u0000'))) continue;
-      if (otherProcessKeys.some((prefix) => prefix.every((part, i) => path[i] === part))) continue;
-      notHonoured.push(keyName(source, path));
+      if (handlerKeys.includes(path[0] as string)) handlerOnly.push(keyName(source, path));
+      else notHonoured.push(keyName(source, path));
     }
   }
-  // Our variables (and test overrides) win over the file: they are laid over its values.
-  const config = loadConfig({ ...fromFile, ...env }, options.overrides);
+  const environment = originalEnvironment(env);
+  notHonoured.push(...environment.notHonoured);
+  // Our variables (and test overrides) win over the file and the original's variables: laid over them.
+  const config = loadConfig({ ...fromFile, ...environment.fromEnv, ...env }, options.overrides);
+  const role = options.timeoutHandler ?? 'when-on';
+  if (role === true || (role === 'when-on' && config.proxyCache && config.timeoutHandler))
+    notHonoured.push(...handlerOnly);
   return { config, file: source.file, notHonoured: Object.freeze(notHonoured) };
 }

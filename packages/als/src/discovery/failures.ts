@@ -113,7 +113,7 @@ export async function sendErrorCallback(
       url,
       method: 'PUT',
       headers,
-      body: ports.codec.error(error.information()),
+      body: ports.codec.error(error.information(), error),
       participant: target.requester,
       endpointType,
     });

@@ -409,7 +409,7 @@ export async function sendBatchError(
       request,
       Endpoint.PARTICIPANT_BATCH_PUT_ERROR,
       '/error',
-      ports.codec.error(error.information()),
+      ports.codec.error(error.information(), error),
     );
     ports.observe.event('error_callback_sent');
   } catch {

@@ -135,7 +135,11 @@ export interface Egress {
 
 /** The bodies the Hub writes itself (compiled serialisers). */
 export interface Codec {
-  error(information: ErrorInformation): string;
+  /**
+   * An error callback's body; `cause`, the error it reports, gives the `cause` extension when the
+   * deployment asks for one (ERROR_HANDLING.includeCauseExtension, fspiop/error-handling.ts).
+   */
+  error(information: ErrorInformation, cause?: unknown): string;
   fspId(fspId: string): string;
   /** The `{partyList:[...],currency}` answer of POST/PUT /participants/{Type}/{ID}. */
   partyList(body: ParticipantPartyList): string;

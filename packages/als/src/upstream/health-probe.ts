@@ -16,6 +16,8 @@ export interface HealthProbeOptions {
   readonly intervalMs: number;
   /** central-ledger's admin API: its GET /health must answer 200. */
   readonly switchEndpoint: string;
+  /** false: central-ledger is not checked (a process that never calls it: the admin API, the timeout handler). */
+  readonly centralLedger?: boolean;
   /** The oracle registry's database, when there is one (the original's datastore check). */
   readonly pingDatastore?: () => Promise<void>;
   /** The proxy cache's Redis, when inter-scheme discovery is on (the original's getProxyCacheHealth). */
@@ -71,10 +73,11 @@ export function createHealthProbe(http: HttpClient, options: HealthProbeOptions)
   };
 
   const probe = async (): Promise<readonly ServiceHealth[]> => {
-    const checks = [centralLedger()];
-    if (options.pingDatastore) checks.unshift(datastore(options.pingDatastore));
-    // After the datastore, as the original lists its sub-services (src/api/health.js).
-    if (options.pingProxyCache) checks.splice(checks.length - 1, 0, proxyCache(options.pingProxyCache));
+    // In the original's order (src/api/health.js): the datastore, then the proxy cache; ours last.
+    const checks: Promise<ServiceHealth>[] = [];
+    if (options.pingDatastore) checks.push(datastore(options.pingDatastore));
+    if (options.pingProxyCache) checks.push(proxyCache(options.pingProxyCache));
+    if (options.centralLedger ?? true) checks.push(centralLedger());
     const services = await Promise.all(checks);
     last = { at: now(), services };
     return services;
