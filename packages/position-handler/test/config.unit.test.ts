@@ -45,6 +45,12 @@ describe('config', () => {
     expect(() => loadConfig({ [key]: value })).toThrow(new RegExp(`^${key} `));
   });
 
+  it('takes an empty database password (a MySQL user without one), under either name', () => {
+    expect(loadConfig({ POSITION_DB_PASSWORD: '' }).dbPassword).toBe('');
+    expect(loadConfig({ DB_PASSWORD: '' }).dbPassword).toBe('');
+    expect(loadConfig({}).dbPassword).toBe('password');
+  });
+
   it('refuses a compression kafkajs cannot do (zstd) with KAFKA_CLIENT=kafkajs, naming KAFKA_COMPRESSION', () => {
     expect(loadConfig({ KAFKA_COMPRESSION: 'zstd' }).compression).toBe('zstd');
     expect(() => loadConfig({ KAFKA_CLIENT: 'kafkajs', KAFKA_COMPRESSION: 'zstd' })).toThrow(/^KAFKA_COMPRESSION /);

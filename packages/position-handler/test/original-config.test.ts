@@ -168,6 +168,25 @@ describe("central-ledger's configuration", () => {
     );
   });
 
+  it("takes DATABASE.DIALECT mysql2 (central-ledger 19.14.0's own file) as well as mysql", () => {
+    const file = writeConfig('mysql2.json', (tree) => {
+      tree.DATABASE.DIALECT = 'mysql2';
+    });
+    expect(readConfig({ CONFIG_FILE: file }).config.dbHost).toBe('localhost');
+    expect(readConfig({ CONFIG_FILE: original, CLEDG_DATABASE__DIALECT: 'mysql2' }).notHonoured).not.toContain(
+      'DATABASE.DIALECT',
+    );
+  });
+
+  it("takes an empty database password: the file's, the charts' empty CLEDG_DATABASE__PASSWORD, our own", () => {
+    const file = writeConfig('no-password.json', (tree) => {
+      tree.DATABASE.PASSWORD = '';
+    });
+    expect(readConfig({ CONFIG_FILE: file }).config.dbPassword).toBe('');
+    expect(readConfig({ CONFIG_FILE: original, CLEDG_DATABASE__PASSWORD: '' }).config.dbPassword).toBe('');
+    expect(readConfig({ CONFIG_FILE: original, POSITION_DB_PASSWORD: '' }).config.dbPassword).toBe('');
+  });
+
   it('reads CLEDG_ overrides without a file', () => {
     const { config, file } = readConfig({ CLEDG_DATABASE__SCHEMA: 'ledger' }, { defaultFile: join(dir, 'absent') });
     expect(file).toBeUndefined();

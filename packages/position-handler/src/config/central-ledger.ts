@@ -129,7 +129,12 @@ export function mapCentralLedger(
   take('dbPassword', ['DATABASE', 'PASSWORD']);
   take('dbName', ['DATABASE', 'SCHEMA']);
   take('dbPoolMax', ['DATABASE', 'POOL_MAX_SIZE']);
-  accept(['DATABASE', 'DIALECT'], (v) => v === 'mysql', 'must be mysql (the handler speaks MySQL/MariaDB only)');
+  // knex's client name: central-ledger 19.14.0's own file says mysql2, 19.5.5's and older charts' mysql; both are MySQL.
+  accept(
+    ['DATABASE', 'DIALECT'],
+    (v) => v === 'mysql' || v === 'mysql2',
+    'must be mysql or mysql2 (the handler speaks MySQL/MariaDB only)',
+  );
   // Positions are exact DECIMAL(18,4) ten-thousandths (ledger/amount.ts), the columns' own type.
   accept(['AMOUNT', 'PRECISION'], (v) => asText(v) === '18', 'must be 18 (positions are DECIMAL(18,4))');
   accept(['AMOUNT', 'SCALE'], (v) => asText(v) === '4', 'must be 4 (positions are DECIMAL(18,4))');

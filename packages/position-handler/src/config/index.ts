@@ -182,6 +182,8 @@ const declared = {
     env: 'POSITION_DB_PASSWORD',
     aliases: ['DB_PASSWORD'],
     default: 'password',
+    // A MySQL user without a password is valid, and Mojaloop's charts set CLEDG_DATABASE__PASSWORD empty by default.
+    allowEmpty: true,
     doc: 'database password',
     original: 'DATABASE.PASSWORD',
   }),
