@@ -140,6 +140,10 @@ export async function startPositionService(
       followUpTopic: config.positionCommitTopic,
       bulkProcessingTopic: config.bulkProcessingTopic,
       progress,
+      errorHandling: {
+        includeCauseExtension: config.errorCauseExtension,
+        truncateExtensions: config.errorTruncateExtensions,
+      },
     });
     const profiler = resources.own(
       'profiler',

@@ -140,6 +140,39 @@ export function mapCentralLedger(
   accept(['AMOUNT', 'SCALE'], (v) => asText(v) === '4', 'must be 4 (positions are DECIMAL(18,4))');
   take('hubName', ['HUB_PARTICIPANT', 'NAME']);
 
+  // ERROR_HANDLING is what central-ledger hands its error library's toApiErrorObject for every error notification:
+  // a key a deployment's file leaves out takes that function's own default (includeCauseExtension false,
+  // truncateExtensions true), not the repository file's, so it does here too. Without a file, ours stand.
+  const errorHandling = valueAt(tree, ['ERROR_HANDLING']);
+  if (errorHandling !== undefined) {
+    seen(['ERROR_HANDLING']);
+    // null would make every error notification of the original throw (toApiErrorObject destructures it).
+    if (typeof errorHandling !== 'object' || errorHandling === null || Array.isArray(errorHandling)) {
+      throw new ConfigError(
+        keyName(source, ['ERROR_HANDLING']),
+        `must be an object, got ${JSON.stringify(errorHandling)}`,
+      );
+    }
+  }
+  for (const [key, field, libraryDefault] of [
+    ['includeCauseExtension', 'errorCauseExtension', 'false'],
+    ['truncateExtensions', 'errorTruncateExtensions', 'true'],
+  ] as const) {
+    const path = ['ERROR_HANDLING', key];
+    const value = valueAt(tree, path);
+    if (value === undefined) {
+      if (source.file !== undefined) values.push({ field, text: libraryDefault, key: path.join('.') });
+      continue;
+    }
+    seen(path);
+    // The library tests `=== true` and truthiness: anything but a boolean would mean something else there.
+    const text = asText(value);
+    if (text !== 'true' && text !== 'false') {
+      throw new ConfigError(keyName(source, path), `must be true or false, got "${text}"`);
+    }
+    values.push({ field, text, key: keyName(source, path) });
+  }
+
   // The participant cache (CACHE.CACHE_ENABLED, EXPIRES_IN_MS) is what our reference-data TTL replaces.
   const cacheEnabled = valueAt(tree, ['CACHE', 'CACHE_ENABLED']);
   if (cacheEnabled !== undefined) {

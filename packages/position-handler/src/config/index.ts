@@ -218,6 +218,19 @@ const declared = {
     doc: 'the switch name in error notifications (FSPIOP-Source)',
     original: 'HUB_PARTICIPANT.NAME',
   }),
+  // central-ledger's repository config/default.json says true and false; Mojaloop's charts false and true.
+  errorCauseExtension: setting.bool({
+    env: 'POSITION_ERROR_CAUSE_EXTENSION',
+    default: true,
+    doc: "error notifications' `errorInformation` has a `cause` extension (`FSPIOPError: …` and a line naming this handler and the error, where the original has its stack trace); false: no `extensionList`",
+    original: 'ERROR_HANDLING.includeCauseExtension',
+  }),
+  errorTruncateExtensions: setting.bool({
+    env: 'POSITION_ERROR_TRUNCATE_EXTENSIONS',
+    default: false,
+    doc: "each extension value of an error notification cut to the FSPIOP API's 128 characters",
+    original: 'ERROR_HANDLING.truncateExtensions',
+  }),
   retryInitialMs: setting.int({
     env: 'POSITION_RETRY_INITIAL_MS',
     default: 100,
