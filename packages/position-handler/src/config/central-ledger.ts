@@ -311,3 +311,26 @@ export function mapCentralLedger(
   }
   return { values, notHonoured };
 }
+
+/**
+ * Variables of the libraries central-ledger's handler runs on, each read through rc (any case of the prefix):
+ * central-services-logger's `CSL_` and event-sdk's `EVENT_SDK_`, which Mojaloop's charts set. Named in the
+ * start-up warning unless honoured: `CSL_LOG_LEVEL` and `CSL_LOG_FILTER` are our log settings' aliases, and
+ * `CSL_LOG_TRANSPORT=console` is what we do (JSON lines on stderr). Any other transport (`file` writes
+ * logs/combined.log) is not: the handler writes nothing to disk. event-sdk's tracing, audit events and sidecar
+ * have no counterpart here.
+ */
+export function libraryVariablesNotHonoured(env: NodeJS.ProcessEnv): string[] {
+  const named: string[] = [];
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined) continue;
+    const upper = name.toUpperCase();
+    if (upper.startsWith('EVENT_SDK_')) named.push(name);
+    else if (upper.startsWith('CSL_')) {
+      if (name === 'CSL_LOG_LEVEL' || name === 'CSL_LOG_FILTER') continue;
+      if (name === 'CSL_LOG_TRANSPORT' && value === 'console') continue;
+      named.push(name);
+    }
+  }
+  return named.sort();
+}
