@@ -59,6 +59,12 @@ const otherServiceKeys: readonly string[][] = [
 ];
 
 /**
+ * Keys no process of central-ledger 19 reads (its src/ names them nowhere): the forensic-logging sidecar and the
+ * e-mail settings of older versions, which Mojaloop's charts still render. Nothing to honour, so not reported.
+ */
+const unreadKeys: readonly string[][] = [['SIDECAR'], ['EMAIL_USER'], ['EMAIL_PASSWORD'], ['EMAIL_SMTP']];
+
+/**
  * central-ledger's config/default.json INSTRUMENTATION.METRICS.labels.fspId: what its one-at-a-time handler
  * labels transfer_position with when a deployment leaves the key as the chart's file has it.
  */
@@ -305,6 +311,7 @@ export function mapCentralLedger(
   for (const [path] of leaves(tree)) {
     if (used.has(path.join('\u0000'))) continue;
     const read = positionKeys.some((prefix) => startsWith(path, prefix));
+    if (unreadKeys.some((prefix) => startsWith(path, prefix))) continue;
     const other = otherServiceKeys.some((prefix) => startsWith(path, prefix));
     const otherKafkaSection = otherKafka.some((prefix) => startsWith(path, prefix));
     if (read || (!other && !otherKafkaSection)) notHonoured.push(keyName(source, path));
