@@ -63,6 +63,13 @@ describe("central-ledger's configuration", () => {
     expect(notHonoured).not.toContain('MONGODB.HOST');
     expect(notHonoured).not.toContain('KAFKA.CONSUMER.TRANSFER.FULFIL.config.rdkafkaConf.group.id');
     expect(notHonoured).not.toContain('DATABASE.HOST');
+    // ERROR_HANDLING: mapped; its file's values (a cause extension, not truncated) are our defaults.
+    expect(notHonoured.filter((key) => key.startsWith('ERROR_HANDLING'))).toEqual([]);
+    const tree = JSON.parse(readFileSync(original, 'utf8'));
+    expect(tree.ERROR_HANDLING).toEqual({
+      includeCauseExtension: config.errorCauseExtension,
+      truncateExtensions: config.errorTruncateExtensions,
+    });
   });
 
   it('takes the POSITION consumer section and topic for `handler --position`', () => {
