@@ -11,7 +11,7 @@ import { Registry } from 'prom-client';
 import { createPlatformaticBus } from './bus/platformatic-bus.js';
 import { missingTopics, missingTopicsMessage } from './bus/topic-check.js';
 import type { BusOptions, PositionBus } from './bus/types.js';
-import type { PositionConfig } from './config/index.js';
+import { handlerLogFilter, handlerLogLevel, type PositionConfig } from './config/index.js';
 import { handlerServices } from './observe/health.js';
 import { createLogger, type Logger } from './observe/logger.js';
 import { createMetrics } from './observe/metrics.js';
@@ -99,7 +99,8 @@ export async function startPositionService(
   config: PositionConfig,
   overrides: ServiceOverrides = {},
 ): Promise<PositionService> {
-  const logger = overrides.logger ?? createLogger(config.logLevel);
+  const logger =
+    overrides.logger ?? createLogger(handlerLogLevel(config.logLevel), undefined, handlerLogFilter(config));
   const registry = overrides.registry ?? new Registry();
   const progress = new PartitionProgress(config.stalledAfterMs);
   // central-ledger's names with the deployment's prefix and default labels, bound once here (none per message).
@@ -140,6 +141,10 @@ export async function startPositionService(
       followUpTopic: config.positionCommitTopic,
       bulkProcessingTopic: config.bulkProcessingTopic,
       progress,
+      errorHandling: {
+        includeCauseExtension: config.errorCauseExtension,
+        truncateExtensions: config.errorTruncateExtensions,
+      },
     });
     const profiler = resources.own(
       'profiler',

@@ -15,7 +15,7 @@ runService<{ service: PositionService; profileSeconds: number }>({
     const loaded = readConfig(process.env, { handlers });
     if (loaded.notHonoured.length > 0) {
       // Named once, never silently ignored (a setting that does nothing must say so): the keys of central-ledger's file or CLEDG_ variables
-      // its position handler reads that have no equivalent here.
+      // its position handler reads that have no equivalent here, and its logger's and event-sdk's variables likewise.
       log.warn({ file: loaded.file, keys: loaded.notHonoured }, 'central-ledger keys not honoured');
     }
     const service = await startPositionService(loaded.config);

@@ -2,8 +2,17 @@ import { readFileSync } from 'node:fs';
 import { collectOriginalProcessMetrics, withSettings } from '@mojafast/service-kit';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, configDefaults, loadConfig, readConfig, settings } from '../src/config/index.js';
+import {
+  ConfigError,
+  configDefaults,
+  handlerLogFilter,
+  handlerLogLevel,
+  loadConfig,
+  readConfig,
+  settings,
+} from '../src/config/index.js';
 import { handlerErrors } from '../src/ledger/errors.js';
+import { createLogger } from '../src/observe/logger.js';
 import { createMetrics, STAGES } from '../src/observe/metrics.js';
 import { ORIGINAL_METRICS_DEFAULTS } from '../src/observe/original-metrics.js';
 
@@ -35,6 +44,7 @@ describe('config', () => {
     ['DB_PORT', '70000'],
     ['POSITION_FROM_BEGINNING', 'maybe'],
     ['LOG_LEVEL', 'loud'],
+    ['LOG_FILTER', 'error, loud'],
     ['POSITION_TOPICS', ' , '],
     ['KAFKA_CLIENT', 'rdkafka'],
     ['KAFKA_ACKS', 'none'],
@@ -43,6 +53,12 @@ describe('config', () => {
   ])('names the bad variable: %s=%s', (key, value) => {
     expect(() => loadConfig({ [key]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [key]: value })).toThrow(new RegExp(`^${key} `));
+  });
+
+  it('takes an empty database password (a MySQL user without one), under either name', () => {
+    expect(loadConfig({ POSITION_DB_PASSWORD: '' }).dbPassword).toBe('');
+    expect(loadConfig({ DB_PASSWORD: '' }).dbPassword).toBe('');
+    expect(loadConfig({}).dbPassword).toBe('password');
   });
 
   it('refuses a compression kafkajs cannot do (zstd) with KAFKA_CLIENT=kafkajs, naming KAFKA_COMPRESSION', () => {
@@ -66,6 +82,54 @@ describe('config', () => {
       { defaultFile: '/nonexistent/default.json' },
     );
     expect(loaded.config.dbHost).toBe('from-alias');
+  });
+
+  it("takes central-services-logger's levels (LOG_LEVEL, as Mojaloop's charts set it), each as the nearest of ours logging no more", () => {
+    const expected = {
+      error: 'error',
+      warn: 'warn',
+      audit: 'warn',
+      trace: 'warn',
+      info: 'info',
+      perf: 'info',
+      verbose: 'info',
+      debug: 'debug',
+      silly: 'debug',
+    } as const;
+    for (const [level, ours] of Object.entries(expected)) {
+      expect(handlerLogLevel(loadConfig({ LOG_LEVEL: level }).logLevel), level).toBe(ours);
+    }
+    // LOG_LEVEL before the logger's own rc variable, as its src/lib/config.js reads them.
+    expect(loadConfig({ LOG_LEVEL: 'debug', CSL_LOG_LEVEL: 'error' }).logLevel).toBe('debug');
+    expect(loadConfig({ CSL_LOG_LEVEL: 'error' }).logLevel).toBe('error');
+  });
+
+  it('logs only the levels LOG_FILTER names, within the level', () => {
+    expect(handlerLogFilter(loadConfig({}))).toBeUndefined();
+    const config = loadConfig({ LOG_FILTER: 'error, warn, info', LOG_LEVEL: 'info' });
+    expect([...(handlerLogFilter(config) ?? [])]).toEqual(['error', 'warn', 'info']);
+    const lines: string[] = [];
+    const logger = createLogger(handlerLogLevel('debug'), (line) => lines.push(line), new Set(['error', 'audit']));
+    logger.error('kept');
+    logger.warn('dropped');
+    logger.info('dropped');
+    logger.debug('dropped');
+    expect(lines.map((line) => JSON.parse(line).msg)).toEqual(['kept']);
+  });
+
+  it("names the variables of central-ledger's logger and event-sdk that mean nothing here, once, and refuses none", () => {
+    const env = {
+      CSL_LOG_TRANSPORT: 'file',
+      EVENT_SDK_SIDECAR_DISABLED: 'false',
+      EVENT_SDK_SERVER_PORT: '50051',
+      CSL_LOG_LEVEL: 'info',
+      CSL_LOG_FILTER: 'error, warn',
+    };
+    const { notHonoured } = readConfig(env, { defaultFile: '/nonexistent/default.json' });
+    expect(notHonoured).toEqual(['CSL_LOG_TRANSPORT', 'EVENT_SDK_SERVER_PORT', 'EVENT_SDK_SIDECAR_DISABLED']);
+    // The console transport is what we do.
+    const console = readConfig({ CSL_LOG_TRANSPORT: 'console' }, { defaultFile: '/nonexistent/default.json' });
+    expect(console.notHonoured).toEqual([]);
   });
 
   it('reads booleans as central-ledger and this project spelled them', () => {

@@ -63,6 +63,13 @@ describe("central-ledger's configuration", () => {
     expect(notHonoured).not.toContain('MONGODB.HOST');
     expect(notHonoured).not.toContain('KAFKA.CONSUMER.TRANSFER.FULFIL.config.rdkafkaConf.group.id');
     expect(notHonoured).not.toContain('DATABASE.HOST');
+    // ERROR_HANDLING: mapped; its file's values (a cause extension, not truncated) are our defaults.
+    expect(notHonoured.filter((key) => key.startsWith('ERROR_HANDLING'))).toEqual([]);
+    const tree = JSON.parse(readFileSync(original, 'utf8'));
+    expect(tree.ERROR_HANDLING).toEqual({
+      includeCauseExtension: config.errorCauseExtension,
+      truncateExtensions: config.errorTruncateExtensions,
+    });
   });
 
   it('takes the POSITION consumer section and topic for `handler --position`', () => {
@@ -166,6 +173,25 @@ describe("central-ledger's configuration", () => {
     expect(readConfig(env).notHonoured).toContain(
       'KAFKA.PRODUCER.NOTIFICATION.EVENT.config.rdkafkaConf.metadata.broker.list',
     );
+  });
+
+  it("takes DATABASE.DIALECT mysql2 (central-ledger 19.14.0's own file) as well as mysql", () => {
+    const file = writeConfig('mysql2.json', (tree) => {
+      tree.DATABASE.DIALECT = 'mysql2';
+    });
+    expect(readConfig({ CONFIG_FILE: file }).config.dbHost).toBe('localhost');
+    expect(readConfig({ CONFIG_FILE: original, CLEDG_DATABASE__DIALECT: 'mysql2' }).notHonoured).not.toContain(
+      'DATABASE.DIALECT',
+    );
+  });
+
+  it("takes an empty database password: the file's, the charts' empty CLEDG_DATABASE__PASSWORD, our own", () => {
+    const file = writeConfig('no-password.json', (tree) => {
+      tree.DATABASE.PASSWORD = '';
+    });
+    expect(readConfig({ CONFIG_FILE: file }).config.dbPassword).toBe('');
+    expect(readConfig({ CONFIG_FILE: original, CLEDG_DATABASE__PASSWORD: '' }).config.dbPassword).toBe('');
+    expect(readConfig({ CONFIG_FILE: original, POSITION_DB_PASSWORD: '' }).config.dbPassword).toBe('');
   });
 
   it('reads CLEDG_ overrides without a file', () => {

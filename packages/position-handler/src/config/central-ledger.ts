@@ -59,6 +59,12 @@ const otherServiceKeys: readonly string[][] = [
 ];
 
 /**
+ * Keys no process of central-ledger 19 reads (its src/ names them nowhere): the forensic-logging sidecar and the
+ * e-mail settings of older versions, which Mojaloop's charts still render. Nothing to honour, so not reported.
+ */
+const unreadKeys: readonly string[][] = [['SIDECAR'], ['EMAIL_USER'], ['EMAIL_PASSWORD'], ['EMAIL_SMTP']];
+
+/**
  * central-ledger's config/default.json INSTRUMENTATION.METRICS.labels.fspId: what its one-at-a-time handler
  * labels transfer_position with when a deployment leaves the key as the chart's file has it.
  */
@@ -129,11 +135,49 @@ export function mapCentralLedger(
   take('dbPassword', ['DATABASE', 'PASSWORD']);
   take('dbName', ['DATABASE', 'SCHEMA']);
   take('dbPoolMax', ['DATABASE', 'POOL_MAX_SIZE']);
-  accept(['DATABASE', 'DIALECT'], (v) => v === 'mysql', 'must be mysql (the handler speaks MySQL/MariaDB only)');
+  // knex's client name: central-ledger 19.14.0's own file says mysql2, 19.5.5's and older charts' mysql; both are MySQL.
+  accept(
+    ['DATABASE', 'DIALECT'],
+    (v) => v === 'mysql' || v === 'mysql2',
+    'must be mysql or mysql2 (the handler speaks MySQL/MariaDB only)',
+  );
   // Positions are exact DECIMAL(18,4) ten-thousandths (ledger/amount.ts), the columns' own type.
   accept(['AMOUNT', 'PRECISION'], (v) => asText(v) === '18', 'must be 18 (positions are DECIMAL(18,4))');
   accept(['AMOUNT', 'SCALE'], (v) => asText(v) === '4', 'must be 4 (positions are DECIMAL(18,4))');
   take('hubName', ['HUB_PARTICIPANT', 'NAME']);
+
+  // ERROR_HANDLING is what central-ledger hands its error library's toApiErrorObject for every error notification:
+  // a key a deployment's file leaves out takes that function's own default (includeCauseExtension false,
+  // truncateExtensions true), not the repository file's, so it does here too. Without a file, ours stand.
+  const errorHandling = valueAt(tree, ['ERROR_HANDLING']);
+  if (errorHandling !== undefined) {
+    seen(['ERROR_HANDLING']);
+    // null would make every error notification of the original throw (toApiErrorObject destructures it).
+    if (typeof errorHandling !== 'object' || errorHandling === null || Array.isArray(errorHandling)) {
+      throw new ConfigError(
+        keyName(source, ['ERROR_HANDLING']),
+        `must be an object, got ${JSON.stringify(errorHandling)}`,
+      );
+    }
+  }
+  for (const [key, field, libraryDefault] of [
+    ['includeCauseExtension', 'errorCauseExtension', 'false'],
+    ['truncateExtensions', 'errorTruncateExtensions', 'true'],
+  ] as const) {
+    const path = ['ERROR_HANDLING', key];
+    const value = valueAt(tree, path);
+    if (value === undefined) {
+      if (source.file !== undefined) values.push({ field, text: libraryDefault, key: path.join('.') });
+      continue;
+    }
+    seen(path);
+    // The library tests `=== true` and truthiness: anything but a boolean would mean something else there.
+    const text = asText(value);
+    if (text !== 'true' && text !== 'false') {
+      throw new ConfigError(keyName(source, path), `must be true or false, got "${text}"`);
+    }
+    values.push({ field, text, key: keyName(source, path) });
+  }
 
   // The participant cache (CACHE.CACHE_ENABLED, EXPIRES_IN_MS) is what our reference-data TTL replaces.
   const cacheEnabled = valueAt(tree, ['CACHE', 'CACHE_ENABLED']);
@@ -267,9 +311,33 @@ export function mapCentralLedger(
   for (const [path] of leaves(tree)) {
     if (used.has(path.join('\u0000'))) continue;
     const read = positionKeys.some((prefix) => startsWith(path, prefix));
+    if (unreadKeys.some((prefix) => startsWith(path, prefix))) continue;
     const other = otherServiceKeys.some((prefix) => startsWith(path, prefix));
     const otherKafkaSection = otherKafka.some((prefix) => startsWith(path, prefix));
     if (read || (!other && !otherKafkaSection)) notHonoured.push(keyName(source, path));
   }
   return { values, notHonoured };
+}
+
+/**
+ * Variables of the libraries central-ledger's handler runs on, each read through rc (any case of the prefix):
+ * central-services-logger's `CSL_` and event-sdk's `EVENT_SDK_`, which Mojaloop's charts set. Named in the
+ * start-up warning unless honoured: `CSL_LOG_LEVEL` and `CSL_LOG_FILTER` are our log settings' aliases, and
+ * `CSL_LOG_TRANSPORT=console` is what we do (JSON lines on stderr). Any other transport (`file` writes
+ * logs/combined.log) is not: the handler writes nothing to disk. event-sdk's tracing, audit events and sidecar
+ * have no counterpart here.
+ */
+export function libraryVariablesNotHonoured(env: NodeJS.ProcessEnv): string[] {
+  const named: string[] = [];
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined) continue;
+    const upper = name.toUpperCase();
+    if (upper.startsWith('EVENT_SDK_')) named.push(name);
+    else if (upper.startsWith('CSL_')) {
+      if (name === 'CSL_LOG_LEVEL' || name === 'CSL_LOG_FILTER') continue;
+      if (name === 'CSL_LOG_TRANSPORT' && value === 'console') continue;
+      named.push(name);
+    }
+  }
+  return named.sort();
 }

@@ -9,10 +9,21 @@ import {
 import {
   CENTRAL_LEDGER_CONFIG_FILE,
   CENTRAL_LEDGER_RC_APP,
+  libraryVariablesNotHonoured,
   mapCentralLedger,
   type PositionHandlerKind,
 } from './central-ledger.js';
 import { ConfigError } from './config-error.js';
+
+/** central-services-logger's levels, most severe first (its src/lib/constants.js); ours are four of them. */
+const LOG_LEVELS = ['error', 'warn', 'audit', 'trace', 'info', 'perf', 'verbose', 'debug', 'silly'] as const;
+type HandlerLogLevel = 'error' | 'warn' | 'info' | 'debug';
+
+const logFilterWords = (text: string) =>
+  text
+    .split(',')
+    .map((word) => word.trim())
+    .filter((word) => word !== '');
 
 /**
  * The handler's settings, each declared once: variable (`POSITION_*`; the older unprefixed names are read
@@ -182,6 +193,8 @@ const declared = {
     env: 'POSITION_DB_PASSWORD',
     aliases: ['DB_PASSWORD'],
     default: 'password',
+    // A MySQL user without a password is valid, and Mojaloop's charts set CLEDG_DATABASE__PASSWORD empty by default.
+    allowEmpty: true,
     doc: 'database password',
     original: 'DATABASE.PASSWORD',
   }),
@@ -215,6 +228,19 @@ const declared = {
     default: 'Hub',
     doc: 'the switch name in error notifications (FSPIOP-Source)',
     original: 'HUB_PARTICIPANT.NAME',
+  }),
+  // central-ledger's repository config/default.json says true and false; Mojaloop's charts false and true.
+  errorCauseExtension: setting.bool({
+    env: 'POSITION_ERROR_CAUSE_EXTENSION',
+    default: true,
+    doc: "error notifications' `errorInformation` has a `cause` extension (`FSPIOPError: …` and a line naming this handler and the error, where the original has its stack trace); false: no `extensionList`",
+    original: 'ERROR_HANDLING.includeCauseExtension',
+  }),
+  errorTruncateExtensions: setting.bool({
+    env: 'POSITION_ERROR_TRUNCATE_EXTENSIONS',
+    default: false,
+    doc: "each extension value of an error notification cut to the FSPIOP API's 128 characters",
+    original: 'ERROR_HANDLING.truncateExtensions',
   }),
   retryInitialMs: setting.int({
     env: 'POSITION_RETRY_INITIAL_MS',
@@ -263,11 +289,21 @@ const declared = {
     max: 600,
     doc: 'length of an on-demand CPU profile',
   }),
-  logLevel: setting.enum(['error', 'warn', 'info', 'debug'], {
+  // central-services-logger's names, which Mojaloop's charts set (LOG_LEVEL, LOG_FILTER) and the original's logger
+  // reads before its own CSL_ variables (its src/lib/config.js).
+  logLevel: setting.enum(LOG_LEVELS, {
     env: 'POSITION_LOG_LEVEL',
-    aliases: ['LOG_LEVEL'],
+    aliases: ['LOG_LEVEL', 'CSL_LOG_LEVEL'],
     default: 'info',
-    doc: 'log level',
+    doc: "log level: `error`, `warn`, `info`, `debug`, or central-services-logger's other levels, each taken as the nearest of ours that logs no more than it would (`audit`, `trace` → `warn`; `perf`, `verbose` → `info`; `silly` → `debug`)",
+  }),
+  logFilter: setting.text({
+    env: 'POSITION_LOG_FILTER',
+    aliases: ['LOG_FILTER', 'CSL_LOG_FILTER'],
+    default: '',
+    check: (text) => logFilterWords(text).every((word) => (LOG_LEVELS as readonly string[]).includes(word)),
+    message: `must be levels separated by commas, of ${LOG_LEVELS.join(', ')}`,
+    doc: "only lines of these levels, comma separated (central-services-logger's `LOG_FILTER`, e.g. `error, warn, info`), within `POSITION_LOG_LEVEL`; empty: every level up to it",
   }),
   // central-ledger's config/default.json INSTRUMENTATION.METRICS.
   originalMetrics: setting.bool({
@@ -318,7 +354,10 @@ export interface LoadedConfig {
   readonly config: PositionConfig;
   /** The original's config file read (CONFIG_FILE, or central-ledger's image path when it exists). */
   readonly file: string | undefined;
-  /** central-ledger keys (or CLEDG_ variables) its position handler reads that we cannot honour. */
+  /**
+   * central-ledger keys (or CLEDG_ variables) its position handler reads that we cannot honour, then the
+   * variables of its logger and event-sdk that we do not (CSL_, EVENT_SDK_).
+   */
   readonly notHonoured: readonly string[];
 }
 
@@ -363,10 +402,27 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
       `must be none or gzip with ${named('kafkaClient')}=kafkajs, got "${config.compression}"`,
     );
   }
-  return { config, file: source.file, notHonoured: Object.freeze(mapping.notHonoured) };
+  const notHonoured = [...mapping.notHonoured, ...libraryVariablesNotHonoured(env)];
+  return { config, file: source.file, notHonoured: Object.freeze(notHonoured) };
 }
 
 /** The settings alone (see readConfig); throws ConfigError naming the bad key. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<PositionConfig> = {}) {
   return readConfig(env, { overrides }).config;
+}
+
+/**
+ * Our logger's level for `POSITION_LOG_LEVEL`: the nearest of ours that logs no more than central-services-logger
+ * does at that level (it logs every level up to the one named, in the order of LOG_LEVELS).
+ */
+export function handlerLogLevel(level: PositionConfig['logLevel']): HandlerLogLevel {
+  const ours: readonly HandlerLogLevel[] = ['debug', 'info', 'warn', 'error'];
+  const rank = LOG_LEVELS.indexOf(level);
+  return ours.find((candidate) => LOG_LEVELS.indexOf(candidate) <= rank) ?? 'error';
+}
+
+/** The levels POSITION_LOG_FILTER lets through, or undefined when it is empty (every level). */
+export function handlerLogFilter(config: PositionConfig): ReadonlySet<string> | undefined {
+  const words = logFilterWords(config.logFilter);
+  return words.length === 0 ? undefined : new Set(words);
 }

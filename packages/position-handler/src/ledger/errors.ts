@@ -5,6 +5,12 @@ export interface HandlerErrorEntry {
   readonly fspiop: FspiopErrorDefinition;
   /** When it happens; the error table of docs/actions.md is checked against these. */
   readonly when: string;
+  /**
+   * The message central-ledger makes this error with when it is not ours to give (no detail): `null` where it
+   * passes null (timeout-reserved.js, abort.js), which its error's stack, and so its `cause` extension, reads as
+   * "FSPIOPError: null".
+   */
+  readonly originalMessage?: 'null';
 }
 
 /**
@@ -41,8 +47,13 @@ export const handlerErrors: { readonly [K in ErrorName]: HandlerErrorEntry } = O
   ABORT_VALIDATION: {
     fspiop: FspiopError.VALIDATION_ERROR,
     when: 'abort-validation applied (always an error notification)',
+    originalMessage: 'null',
   },
-  EXPIRED: { fspiop: FspiopError.TRANSFER_EXPIRED, when: 'timeout-reserved applied (always an error notification)' },
+  EXPIRED: {
+    fspiop: FspiopError.TRANSFER_EXPIRED,
+    when: 'timeout-reserved applied (always an error notification)',
+    originalMessage: 'null',
+  },
   MALFORMED: {
     fspiop: FspiopError.MALFORMED_SYNTAX,
     when: 'the payload is not a base64 data URI of JSON, or a required field or amount is bad',

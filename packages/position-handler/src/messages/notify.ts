@@ -10,9 +10,26 @@ import type { Envelope, PositionMessage } from './decode.js';
 export const SUCCESS_STATE = Object.freeze({ status: 'success', code: 0, description: 'action successful' });
 const FAILURE_STATE = Object.freeze({ status: 'error', code: 999, description: 'action failed' });
 
+/**
+ * central-ledger's ERROR_HANDLING, the options of its error library's toApiErrorObject: whether errorInformation
+ * carries a `cause` extension, and whether each extension value is cut to the API's 128 characters.
+ */
+export interface ErrorHandling {
+  readonly includeCauseExtension: boolean;
+  readonly truncateExtensions: boolean;
+}
+
+/** central-ledger's repository config/default.json ERROR_HANDLING (the config's defaults are the same). */
+export const DEFAULT_ERROR_HANDLING: ErrorHandling = Object.freeze({
+  includeCauseExtension: true,
+  truncateExtensions: false,
+});
+
 export interface NotifyContext {
   readonly hubName: string;
   readonly now: Date;
+  /** DEFAULT_ERROR_HANDLING when not given. */
+  readonly errorHandling?: ErrorHandling;
 }
 
 interface Parts {
@@ -60,17 +77,32 @@ function envelopeOf(parts: Parts, now: Date): string {
   );
 }
 
-/** errorInformation as central-services-error-handling's toApiErrorObject writes it (with the cause extension). */
-export function errorPayload(name: ErrorName, detail?: string) {
-  const { fspiop } = handlerErrors[name];
+/** The API's length limit of errorDescription and of an extension value (ErrorDescription, ExtensionValue). */
+const API_TEXT_MAX = 128;
+
+/**
+ * errorInformation as central-services-error-handling's toApiErrorObject(Config.ERROR_HANDLING) writes it (its
+ * outputs under each setting are recorded in test/fixtures/original-errors.json). The original's `cause` is the
+ * error's stack: its first line (`FSPIOPError`, `: message` when the error has one), then the frames. Ours has
+ * that first line and, for frames, one naming this handler and the error; there are no incoming extensions.
+ */
+export function errorPayload(name: ErrorName, detail?: string, errorHandling = DEFAULT_ERROR_HANDLING) {
+  const { fspiop, originalMessage } = handlerErrors[name];
   const text = detail ? `${fspiop.description} - ${detail}` : fspiop.description;
-  return {
-    errorInformation: {
-      errorCode: fspiop.code,
-      errorDescription: text.length > 128 ? text.slice(0, 128) : text,
-      extensionList: { extension: [{ key: 'cause', value: `FSPIOPError: ${name} (mojafast position-handler)` }] },
-    },
-  };
+  const errorInformation: {
+    errorCode: string;
+    errorDescription: string;
+    extensionList?: { extension: { key: string; value: string }[] };
+  } = { errorCode: fspiop.code, errorDescription: text.length > API_TEXT_MAX ? text.slice(0, API_TEXT_MAX) : text };
+  if (errorHandling.includeCauseExtension) {
+    // The message the original makes this error with: a null one reads "null" in its stack, as Error writes it.
+    const message = detail || originalMessage;
+    const head = message === undefined ? 'FSPIOPError' : `FSPIOPError: ${message}`;
+    const cause = `${head}\n    at mojafast position-handler (${name})`;
+    const value = errorHandling.truncateExtensions ? cause.slice(0, API_TEXT_MAX) : cause;
+    errorInformation.extensionList = { extension: [{ key: 'cause', value }] };
+  }
+  return { errorInformation };
 }
 
 function headersWithout(headers: Readonly<Record<string, string>> | undefined, override?: Record<string, string>) {
@@ -99,7 +131,7 @@ export function hubErrorNotification(
       action,
       uriParams: { id },
       headers: headersWithout(envelope.content.headers, { 'fspiop-source': ctx.hubName, 'fspiop-destination': to }),
-      payloadJson: JSON.stringify(errorPayload(name, detail)),
+      payloadJson: JSON.stringify(errorPayload(name, detail, ctx.errorHandling)),
       context: envelope.content.context,
       error: true,
     },
@@ -216,7 +248,7 @@ function abortNotifications(message: PositionMessage, outcome: Outcome, ctx: Not
         action: notice.fx && !notice.isOriginalId ? 'fx-abort' : message.action,
         uriParams: { id: notice.id },
         headers: { ...(envelope.content.headers ?? {}) },
-        payloadJson: JSON.stringify(errorPayload(name)),
+        payloadJson: JSON.stringify(errorPayload(name, undefined, ctx.errorHandling)),
         context: { ...context, isOriginalId: notice.isOriginalId },
         error: true,
       },
@@ -306,7 +338,7 @@ export function notificationFor(
           action,
           uriParams: { id: transferId },
           headers: headersWithout(envelope.content.headers),
-          payloadJson: JSON.stringify(errorPayload(error.name, error.detail)),
+          payloadJson: JSON.stringify(errorPayload(error.name, error.detail, ctx.errorHandling)),
           context: timeout ? context : { ...context, isOriginalId: true },
           error: true,
         },

@@ -41,7 +41,7 @@ export function oneAtATimeResult(message: PositionMessage, outcome: Outcome, ctx
   const error = outcome.error;
   let state: Record<string, unknown> = SUCCESS_STATE;
   if (error) {
-    const payload = errorPayload(error.name, error.detail);
+    const payload = errorPayload(error.name, error.detail, ctx.errorHandling);
     if (!value.content.uriParams?.id) value.content.uriParams = { id: transferId };
     value.content.payload = payload;
     state = {

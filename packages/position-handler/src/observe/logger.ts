@@ -41,18 +41,24 @@ export function serializeError(error: unknown): unknown {
   return serialized;
 }
 
-/** The handler's calls on a pino logger; an error goes in the `err` field. */
-export function handlerLogger(pino: KitLogger): Logger {
+const ignore = () => {};
+
+/**
+ * The handler's calls on a pino logger; an error goes in the `err` field. `only`: the levels logged at all
+ * (central-services-logger's LOG_FILTER, which silences the levels it does not name); undefined: every one.
+ */
+export function handlerLogger(pino: KitLogger, only?: ReadonlySet<string>): Logger {
   const log = pino.child({}, { serializers: { err: serializeError } });
+  const shown = (level: LogLevel) => only === undefined || only.has(level);
   return {
-    error: (message, fields) => log.error(fields ?? {}, message),
-    warn: (message, fields) => log.warn(fields ?? {}, message),
-    info: (message, fields) => log.info(fields ?? {}, message),
-    debug: (message, fields) => log.debug(fields ?? {}, message),
+    error: shown('error') ? (message, fields) => log.error(fields ?? {}, message) : ignore,
+    warn: shown('warn') ? (message, fields) => log.warn(fields ?? {}, message) : ignore,
+    info: shown('info') ? (message, fields) => log.info(fields ?? {}, message) : ignore,
+    debug: shown('debug') ? (message, fields) => log.debug(fields ?? {}, message) : ignore,
   };
 }
 
 /** One JSON line per entry on stderr (the kit's logger); `write` takes the lines instead (tests). */
-export function createLogger(level: LogLevel, write?: (line: string) => void): Logger {
-  return handlerLogger(createKitLogger({ level, ...(write ? { destination: { write } } : {}) }));
+export function createLogger(level: LogLevel, write?: (line: string) => void, only?: ReadonlySet<string>): Logger {
+  return handlerLogger(createKitLogger({ level, ...(write ? { destination: { write } } : {}) }), only);
 }

@@ -7,7 +7,7 @@ import {
   type PlanResult,
 } from '../ledger/types.js';
 import { decodeMessage, MalformedMessageError, type PositionMessage } from '../messages/decode.js';
-import { hubErrorNotification, type NotifyContext, notificationsFor } from '../messages/notify.js';
+import { type ErrorHandling, hubErrorNotification, type NotifyContext, notificationsFor } from '../messages/notify.js';
 import { oneAtATimeResult } from '../messages/one-at-a-time.js';
 import type { Logger } from '../observe/logger.js';
 import { type PositionMetrics, ResultTally } from '../observe/metrics.js';
@@ -38,6 +38,8 @@ export interface RunnerOptions {
    * seen by nobody, when not given.
    */
   readonly progress?: PartitionProgress;
+  /** central-ledger's ERROR_HANDLING for the errorInformation of error notifications; its repository file's when not given. */
+  readonly errorHandling?: ErrorHandling;
 }
 
 export class StoppedError extends Error {
@@ -338,7 +340,7 @@ export class PositionRunner {
         commands.push(command);
         decoded.push(position);
       } catch (error) {
-        const ctx: NotifyContext = { hubName: this.options.hubName, now: this.now() };
+        const ctx = this.notifyContext();
         unread ??= new ResultTally();
         errorNotifications.push(...this.malformed(batch, message.offset, error, ctx, unread));
       }
@@ -369,7 +371,7 @@ export class PositionRunner {
     const out = chunk.errorNotifications;
     if (!written) return out;
     const started = performance.now();
-    const ctx: NotifyContext = { hubName: this.options.hubName, now: this.now() };
+    const ctx = this.notifyContext();
     const counts = new ResultTally();
     for (const outcome of written.plan.outcomes) {
       const message = chunk.decoded[outcome.seq] as PositionMessage;
@@ -397,6 +399,11 @@ export class PositionRunner {
     }
     this.metrics.resultsBuilt(counts, written.transactionSeconds, (performance.now() - started) / 1000);
     return out;
+  }
+
+  private notifyContext(): NotifyContext {
+    const { hubName, errorHandling } = this.options;
+    return errorHandling === undefined ? { hubName, now: this.now() } : { hubName, now: this.now(), errorHandling };
   }
 
   private count(message: PositionMessage, outcome: Outcome, counts: ResultTally): void {
