@@ -40,6 +40,8 @@ export interface ChartResult {
   readonly readOnlyRootFilesystem: boolean;
   readonly mounts: readonly string[];
   readonly probes: Record<string, { path: string; status: number }>;
+  /** The ALS port this deployment is not for (the API's on the admin deployment and the reverse): refused. */
+  readonly otherPortRefused?: boolean;
   /** The uid the main process runs as. */
   readonly uid: number;
   /** Paths the container changed in its filesystem (podman diff), mounts excepted. */
@@ -123,6 +125,17 @@ async function writtenPaths(container: string, mounts: readonly string[]): Promi
       !mounts.some((m) => under(m, path)) &&
       !all.some((other) => other !== path && under(other, path)),
   );
+}
+
+/** Whether a connection to the port on loopback is refused (nothing listens). */
+async function refused(port: number): Promise<boolean> {
+  try {
+    const answer = await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(5000) });
+    await answer.arrayBuffer();
+    return false;
+  } catch (error) {
+    return (error as { cause?: { code?: string } }).cause?.code === 'ECONNREFUSED';
+  }
 }
 
 async function until<T>(what: string, withinMs: number, probe: () => Promise<T | undefined>): Promise<T> {
@@ -443,6 +456,8 @@ export async function runChartPlay(options: {
         await answer.arrayBuffer();
         probes[kind] = { path, status: answer.status };
       }
+      const other = chart === 'als-api' ? ports.adminOfApi : chart === 'als-admin' ? ports.apiOfAdmin : undefined;
+      const otherPortRefused = other === undefined ? undefined : await refused(other);
       const { uid } = await mainProcessIds('podman', container.name);
       const mounts = (a.main.volumeMounts ?? []).map((m) => m.mountPath);
       const written = await writtenPaths(container.name, mounts);
@@ -455,6 +470,7 @@ export async function runChartPlay(options: {
         readOnlyRootFilesystem: a.rendered.securityContext?.readOnlyRootFilesystem === true,
         mounts,
         probes,
+        ...(otherPortRefused === undefined ? {} : { otherPortRefused }),
         uid,
         written,
         dropped: a.dropped,

@@ -88,6 +88,7 @@ export function chartProblems(report: ChartPlayReport): string | undefined {
     if (chart.runAsUser !== null && chart.uid !== chart.runAsUser)
       return `${chart.chart} runs as uid ${chart.uid}, not the chart's ${chart.runAsUser}`;
     if (chart.written.length > 0) return `${chart.chart} wrote ${chart.written.join(', ')}`;
+    if (chart.otherPortRefused === false) return `${chart.chart} also serves the other API's port`;
     if (chart.stop.code !== 0 || chart.stop.ms >= chart.stop.graceSeconds * 1000)
       return `SIGTERM ended ${chart.chart} with ${chart.stop.code} after ${chart.stop.ms} ms`;
   }

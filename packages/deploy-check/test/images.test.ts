@@ -173,6 +173,9 @@ describe('infra/images: the images built and run by a container engine', () => {
     expect(byChart.get('als-api')?.readOnlyRootFilesystem).toBe(true);
     expect(byChart.get('als-api')?.mounts).toContain('/opt/app/config');
     expect(byChart.get('als-admin')?.mounts).toContain('/opt/account-lookup-service/config');
+    // The API and the admin API as two processes, as the charts deploy them.
+    expect(byChart.get('als-api')?.otherPortRefused).toBe(true);
+    expect(byChart.get('als-admin')?.otherPortRefused).toBe(true);
     for (const chart of charts.charts) {
       expect(chart.uid, chart.chart).toBe(chart.runAsUser ?? chart.uid);
       expect(chart.written, chart.chart).toEqual([]);
