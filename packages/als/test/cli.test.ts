@@ -1,10 +1,11 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { type AddressInfo, connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { type SimSet, startSimSet } from '@mojafast/sim';
 import { createDatabase } from '@mojafast/testkit';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -17,10 +18,11 @@ const packageDir = fileURLToPath(new URL('..', import.meta.url));
 let sims: SimSet;
 let profileDir: string;
 
-beforeAll(() => {
-  // `node dist/als` is the artefact under test: build it (incremental) rather than trust a stale one.
+beforeAll(async () => {
+  // `node dist/als` is the artefact under test: build it (incremental) rather than trust a stale one. Not
+  // synchronously: a worker whose event loop is blocked for a minute loses its connection to the runner.
   const tsc = join(root, 'node_modules/typescript/bin/tsc');
-  execFileSync(process.execPath, [tsc, '-b', 'packages/fspiop', 'packages/als'], { cwd: root, stdio: 'inherit' });
+  await promisify(execFile)(process.execPath, [tsc, '-b', 'packages/fspiop', 'packages/als'], { cwd: root });
   profileDir = mkdtempSync(join(tmpdir(), 'als-profile-'));
 }, 120_000);
 beforeAll(async () => {

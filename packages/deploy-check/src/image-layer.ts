@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Instruction, parseDockerfile, splitStages } from './dockerfile.js';
@@ -71,28 +71,50 @@ export interface LayerBuild {
 /**
  * Runs the recipe's commands in a checkout (`root`, dependencies installed) with the deploy writing into
  * `target` (absent or empty). `build: false` skips the build commands when dist/ is already built.
+ * Asynchronous: a test worker whose event loop is blocked for a minute (a slow deploy on a loaded machine)
+ * loses its connection to the test runner.
  */
-export function buildLayer(root: string, recipe: LayerRecipe, target: string, options: { build: boolean }): LayerBuild {
+export async function buildLayer(
+  root: string,
+  recipe: LayerRecipe,
+  target: string,
+  options: { build: boolean },
+): Promise<LayerBuild> {
   const deploy = `${recipe.deploy.slice(0, recipe.deploy.length - recipe.out.length)}${target}`;
   const commands = [...(options.build ? recipe.build : []), deploy];
   for (const line of commands) {
-    // Bounded: a sync spawn blocks the test worker, so no test timeout could end it; pnpm was seen to hang
-    // instead of exiting after the registry refused its TLS (no CA for a proxy), stalling the whole suite.
-    const result = spawnSync('sh', ['-c', line], {
-      cwd: root,
-      encoding: 'utf8',
-      env: process.env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      timeout: 180_000,
-      killSignal: 'SIGKILL',
-    });
-    if (result.status !== 0) {
-      const why = result.error ? ` (${result.error.message})` : '';
-      throw new Error(`${line} failed (${result.status ?? result.signal})${why}:\n${result.stdout}${result.stderr}`);
+    // Bounded: pnpm was seen to hang instead of exiting after the registry refused its TLS (no CA for a
+    // proxy), which would stall the whole suite.
+    const result = await run(line, root, 180_000);
+    if (result.code !== 0) {
+      throw new Error(`${line} failed (${result.code ?? result.signal})${result.why}:\n${result.output}`);
     }
   }
   if (recipe.entry !== undefined) cpSync(join(root, recipe.entry), target, { recursive: true });
   return { commands };
+}
+
+/** `sh -c line` in cwd, killed after timeoutMs; its exit and its output. */
+function run(
+  line: string,
+  cwd: string,
+  timeoutMs: number,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; output: string; why: string }> {
+  return new Promise((resolve) => {
+    const child = spawn('sh', ['-c', line], { cwd, env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    for (const stream of [child.stdout, child.stderr]) stream.on('data', (c: Buffer) => (output += c.toString()));
+    let why = '';
+    const timer = setTimeout(() => {
+      why = ` (killed after ${timeoutMs} ms)`;
+      child.kill('SIGKILL');
+    }, timeoutMs);
+    child.once('error', (error) => (why = ` (${error.message})`));
+    child.once('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, output, why });
+    });
+  });
 }
 
 export interface LayerSize {

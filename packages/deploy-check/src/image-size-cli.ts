@@ -44,20 +44,21 @@ const report = {
   // What the checkout is when it is no git work tree (e.g. "main f2aec62, git archive").
   source: values.source,
   measuredAt: new Date().toISOString(),
-  services: selected.map((spec) => {
-    const recipe = layerRecipe(readFileSync(join(root, spec.dockerfile), 'utf8'));
-    const work = mkdtempSync(join(tmpdir(), `image-layer-${spec.id}-`));
-    const target = join(work, 'out');
-    try {
-      const { commands } = buildLayer(root, recipe, target, { build: !values['no-build'] });
-      const size = measureLayer(target);
-      process.stderr.write(`${spec.id}: ${size.megabytes} MB (${size.bytes} bytes, ${size.files} files)\n`);
-      return { id: spec.id, package: spec.packageName, dockerfile: spec.dockerfile, commands, ...size };
-    } finally {
-      rmSync(work, { recursive: true, force: true });
-    }
-  }),
+  services: [] as unknown[],
 };
+for (const spec of selected) {
+  const recipe = layerRecipe(readFileSync(join(root, spec.dockerfile), 'utf8'));
+  const work = mkdtempSync(join(tmpdir(), `image-layer-${spec.id}-`));
+  const target = join(work, 'out');
+  try {
+    const { commands } = await buildLayer(root, recipe, target, { build: !values['no-build'] });
+    const size = measureLayer(target);
+    process.stderr.write(`${spec.id}: ${size.megabytes} MB (${size.bytes} bytes, ${size.files} files)\n`);
+    report.services.push({ id: spec.id, package: spec.packageName, dockerfile: spec.dockerfile, commands, ...size });
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
 const json = `${JSON.stringify(report, null, 2)}\n`;
 if (values.out) writeFileSync(values.out, json);
 else process.stdout.write(json);

@@ -41,12 +41,15 @@ function isEntryPoint(dir: string, file: string): boolean {
   return target !== undefined && existsSync(join(dir, target));
 }
 
-/** The service's layer directory, built on first use. */
-function layerOf(spec: ServiceSpec): string {
-  const layer = join(work, spec.id);
-  if (!existsSync(layer)) {
+/** Each service's layer directory, built once (asynchronously: a deploy can take a minute on a loaded machine). */
+const layers = new Map<string, Promise<string>>();
+function layerOf(spec: ServiceSpec): Promise<string> {
+  let layer = layers.get(spec.id);
+  if (layer === undefined) {
+    const dir = join(work, spec.id);
     const recipe = layerRecipe(readFileSync(join(repoRoot, spec.dockerfile), 'utf8'));
-    buildLayer(root, recipe, layer, { build: false });
+    layer = buildLayer(root, recipe, dir, { build: false }).then(() => dir);
+    layers.set(spec.id, layer);
   }
   return layer;
 }
@@ -54,8 +57,9 @@ function layerOf(spec: ServiceSpec): string {
 describe.each(services)('$id application layer', (spec: ServiceSpec) => {
   const built = () => layerOf(spec);
 
-  it('holds built JavaScript and data files only: no src/, test/, TypeScript sources or source maps', () => {
-    const dirs = ownPackageDirs(built());
+  it('holds built JavaScript and data files only: no src/, test/, TypeScript sources or source maps', async () => {
+    const layer = await built();
+    const dirs = ownPackageDirs(layer);
     expect(dirs.length).toBeGreaterThanOrEqual(1);
     for (const dir of dirs) {
       const files = ownFiles(dir);
@@ -64,7 +68,7 @@ describe.each(services)('$id application layer', (spec: ServiceSpec) => {
       expect(
         files.filter(
           (f) =>
-            (/^(src|test)\//.test(f) && !(dir === built() && isEntryPoint(dir, f))) ||
+            (/^(src|test)\//.test(f) && !(dir === layer && isEntryPoint(dir, f))) ||
             /\.(ts|map)$/.test(f) ||
             f.endsWith('.tsbuildinfo'),
         ),
@@ -73,8 +77,8 @@ describe.each(services)('$id application layer', (spec: ServiceSpec) => {
   }, 120_000);
 
   if (spec.id !== 'sim') {
-    it("answers to the original's entry points as Mojaloop's charts run them: src/ files that only import dist/", () => {
-      const dir = built();
+    it("answers to the original's entry points as Mojaloop's charts run them: src/ files that only import dist/", async () => {
+      const dir = await built();
       const entries = ownFiles(dir).filter((f) => f.startsWith('src/'));
       expect(entries.sort()).toEqual(
         spec.id === 'als' ? ['src/handlers/index.js', 'src/index.js'] : ['src/handlers/index.js'],
@@ -83,8 +87,8 @@ describe.each(services)('$id application layer', (spec: ServiceSpec) => {
     }, 120_000);
   }
 
-  it('installs no devDependency (only what package.json lists under dependencies)', () => {
-    const dir = built();
+  it('installs no devDependency (only what package.json lists under dependencies)', async () => {
+    const dir = await built();
     const pkg = readPackage(join(root, spec.packageDir));
     const installed = readdirSync(join(dir, 'node_modules')).flatMap((entry) =>
       entry.startsWith('@') ? readdirSync(join(dir, 'node_modules', entry)).map((n) => `${entry}/${n}`) : [entry],
@@ -97,8 +101,8 @@ describe.each(services)('$id application layer', (spec: ServiceSpec) => {
     expect(store.filter((entry) => /^(typescript|@mojaloop\+api-snippets|vitest|@biomejs\+)/.test(entry))).toEqual([]);
   }, 120_000);
 
-  it('loads its modules from the layer alone (every import resolves without src/ or a devDependency)', () => {
-    const dir = built();
+  it('loads its modules from the layer alone (every import resolves without src/ or a devDependency)', async () => {
+    const dir = await built();
     const result = spawnSync(
       process.execPath,
       ['--input-type=module', '-e', "await import('./dist/index.js'); console.log('loaded');"],
@@ -109,15 +113,15 @@ describe.each(services)('$id application layer', (spec: ServiceSpec) => {
   }, 120_000);
 
   if (spec.id !== 'sim') {
-    it(`is at most ${budgetMegabytes} MB beside the Node base image`, () => {
-      expect(measureLayer(built()).megabytes).toBeLessThanOrEqual(budgetMegabytes);
+    it(`is at most ${budgetMegabytes} MB beside the Node base image`, async () => {
+      expect(measureLayer(await built()).megabytes).toBeLessThanOrEqual(budgetMegabytes);
     }, 120_000);
   }
 });
 
 describe('ALS application layer', () => {
-  it('compiles the FSPIOP schemas it ships and refuses a body with them (no @mojaloop/api-snippets installed)', () => {
-    const dir = layerOf(services.find((s) => s.id === 'als') as ServiceSpec);
+  it('compiles the FSPIOP schemas it ships and refuses a body with them (no @mojaloop/api-snippets installed)', async () => {
+    const dir = await layerOf(services.find((s) => s.id === 'als') as ServiceSpec);
     expect(existsSync(join(dir, 'dist/fspiop/fspiop-schemas.generated.json'))).toBe(true);
     const script = [
       "const { loadFspiopSchemas } = await import('./dist/fspiop/schemas.js');",
