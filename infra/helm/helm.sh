@@ -17,6 +17,8 @@ ensure_helm() {
   have=$(helm version --template '{{.Version}}' 2>/dev/null || true)
   if [[ $have == "v$HELM_VERSION" ]]; then return 0; fi
   if [[ ! -x $bin ]]; then
+    # Go's own installer puts it in /usr/local/go, which a non-login shell's PATH (CI's) may lack.
+    command -v go >/dev/null || { [[ -x /usr/local/go/bin/go ]] && export PATH="$PATH:/usr/local/go/bin"; }
     command -v go >/dev/null || die "helm $HELM_VERSION is needed to render Mojaloop's charts and go is missing to build it; install Go (or helm $HELM_VERSION) and re-run"
     mkdir -p "$(dirname "$bin")"
     log "building helm $HELM_VERSION with go install from the Go module proxy into ${bin%/helm} (once, about 4 min)"
