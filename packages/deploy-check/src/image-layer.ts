@@ -101,13 +101,19 @@ function run(
   timeoutMs: number,
 ): Promise<{ code: number | null; signal: NodeJS.Signals | null; output: string; why: string }> {
   return new Promise((resolve) => {
-    const child = spawn('sh', ['-c', line], { cwd, env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    // Its own process group, so the timeout ends pnpm too and not only the shell that started it.
+    const child = spawn('sh', ['-c', line], {
+      cwd,
+      env: process.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
     let output = '';
     for (const stream of [child.stdout, child.stderr]) stream.on('data', (c: Buffer) => (output += c.toString()));
     let why = '';
     const timer = setTimeout(() => {
       why = ` (killed after ${timeoutMs} ms)`;
-      child.kill('SIGKILL');
+      if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
     }, timeoutMs);
     child.once('error', (error) => (why = ` (${error.message})`));
     child.once('close', (code, signal) => {

@@ -27,35 +27,63 @@ export interface ServiceRun<S> {
  * service's log level: a start, stop or profile is rare and always worth its line.
  */
 export function runService<S>(run: ServiceRun<S>, log: Logger = createLogger({ level: 'info' })): void {
+  // The listeners come first: a service announces it is ready from inside its start (a ready line, a log
+  // line), and a SIGTERM sent on that announcement must find them, not Node's default (death, no drain).
+  let service: S | undefined;
+  let starting = true;
+  let pending: NodeJS.Signals | undefined;
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (starting) {
+      // During the start: stopped as soon as it has started. A second signal while the start still waits
+      // (a database that does not answer) ends the process as Node's default would.
+      if (pending === undefined) {
+        pending = signal;
+        log.info({ signal }, 'stopping once started');
+        return;
+      }
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      process.kill(process.pid, signal);
+      return;
+    }
+    // Listeners stay installed after the first signal: a second SIGINT (a terminal sends it to the whole
+    // process group, a cluster primary relays it too) must not kill a draining process.
+    if (stopping || service === undefined) return;
+    stopping = true;
+    log.info({ signal }, 'stopping');
+    run.stop(service, signal).catch((error: unknown) => {
+      log.error({ error: error instanceof Error ? error.stack : String(error) }, 'stop failed');
+      process.exitCode = 1;
+    });
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
   const failed = (error: unknown) => {
+    starting = false;
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
     const code = run.startFailed?.(error);
     if (code === undefined) log.error({ error: String(error) }, 'start failed');
     process.exitCode = code ?? 1;
   };
-  run.start(log).then((service) => {
-    if (service === undefined) return;
-    // Listeners stay installed after the first signal: a second SIGINT (a terminal sends it to the whole
-    // process group, a cluster primary relays it too) must not kill a draining process.
-    let stopping = false;
-    const stop = (signal: NodeJS.Signals) => {
-      if (stopping) return;
-      stopping = true;
-      log.info({ signal }, 'stopping');
-      run.stop(service, signal).catch((error: unknown) => {
-        log.error({ error: error instanceof Error ? error.stack : String(error) }, 'stop failed');
-        process.exitCode = 1;
-      });
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
+  run.start(log).then((started) => {
+    starting = false;
+    if (started === undefined) {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      return;
+    }
+    service = started;
     const profile = run.profile;
     if (profile) {
       process.on('SIGUSR2', () => {
-        profile(service)?.then(
+        profile(started)?.then(
           (file) => log.info({ file }, 'cpu profile written'),
           (error: unknown) => log.error({ error: String(error) }, 'cpu profile failed'),
         );
       });
     }
+    if (pending !== undefined) stop(pending);
   }, failed);
 }

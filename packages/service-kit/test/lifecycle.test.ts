@@ -36,6 +36,27 @@ describe('runService', () => {
     expect(logged).toEqual([expect.objectContaining({ level: 'info', msg: 'stopping', signal: 'SIGTERM' })]);
   });
 
+  it('a SIGTERM during the start stops the service as soon as it has started, and it exits 0', async () => {
+    const { child, output, exited } = run('slow-start');
+    await vi.waitFor(() => expect(output.stdout).toBe('starting\n'), { timeout: 10_000 });
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(output.stdout).toBe('starting\nready\n');
+    const logged = lines(output.stderr).map((line) => JSON.parse(line));
+    expect(logged.map((entry) => entry.msg)).toEqual(['stopping once started', 'stopping']);
+  });
+
+  it('a second signal while the start still waits ends the process as Node would', async () => {
+    const { child, output, exited } = run('slow-start');
+    await vi.waitFor(() => expect(output.stdout).toBe('starting\n'), { timeout: 10_000 });
+    child.kill('SIGTERM');
+    await vi.waitFor(() => expect(output.stderr).toContain('stopping once started'), { timeout: 5_000 });
+    child.kill('SIGTERM');
+    const [code, signal] = await once(child, 'exit');
+    expect({ code, signal }).toEqual({ code: null, signal: 'SIGTERM' });
+    expect(await exited).toBe(null);
+  });
+
   it('exits 1 with a `start failed` line when the start throws (bad input: a taken port)', async () => {
     const { output, exited } = run('fail');
     expect(await exited).toBe(1);
