@@ -56,6 +56,16 @@ KAFKA_TOOL_JAVA=(java -Xmx128m -XX:TieredStopAtLevel=1 -Djava.awt.headless=true
   -Dlog4j.configuration="file:$ROOT/infra/kafka/log4j.properties" -Dkafka.logs.dir="$KAFKA_DIR/logs"
   -cp "$KAFKA_LIBS/*")
 
+# A KRaft cluster id: 16 random bytes, base64url, as Uuid.randomUuid makes; and like it, never one that starts
+# with '-' (one in 64 would), which the storage tool's argument parser takes for an option and then stops.
+kafka_cluster_id() {
+  local id
+  while :; do
+    id=$(head -c16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=')
+    [[ $id == -* ]] || { echo "$id"; return 0; }
+  done
+}
+
 kafka_running_pid() { running_pid "$KAFKA_PID_FILE"; }
 
 kafka_status() {
@@ -81,10 +91,8 @@ kafka_start() {
   kafka_jars
   kafka_write_config
   if [[ ! -f "$KAFKA_DIR/data/meta.properties" ]]; then
-    # KRaft storage must be formatted once with a cluster id: 16 random bytes, base64url, as Uuid.randomUuid makes.
-    local cluster_id
-    cluster_id=$(head -c16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=')
-    "${KAFKA_JAVA[@]}" kafka.tools.StorageTool format -t "$cluster_id" -c "$KAFKA_DIR/server.properties" >"$KAFKA_DIR/logs/format.log" 2>&1 \
+    # KRaft storage must be formatted once with a cluster id.
+    "${KAFKA_JAVA[@]}" kafka.tools.StorageTool format -t "$(kafka_cluster_id)" -c "$KAFKA_DIR/server.properties" >"$KAFKA_DIR/logs/format.log" 2>&1 \
       || die "formatting Kafka storage failed (see ${KAFKA_DIR#"$ROOT"/}/logs/format.log); run 'infra/svc reset kafka' and re-run"
   fi
   log "starting Kafka $KAFKA_VERSION on $KAFKA_HOST:$KAFKA_PORT (heap ${KAFKA_HEAP_MB} MiB)"
