@@ -16,8 +16,9 @@ const started = Symbol.for('mojafast.testkit.services-setup');
 
 /**
  * Vitest global setup of the lanes that need the services: makes sure Kafka, MariaDB and Redis run
- * (`infra/svc start` starts them all) before any test file starts, so `pnpm test` works on its own as well as
- * through ./run; on running services this only checks readiness. MOJAFAST_SKIP_SERVICES=1 skips that check
+ * (`infra/svc start` starts them all), and the secure stack's TLS instances beside them (`infra/svc start
+ * --tls`), before any test file starts, so `pnpm test` works on its own as well as through ./run; on running
+ * services this only checks readiness. MOJAFAST_SKIP_SERVICES=1 skips that check
  * (docs/testing.md). It also opens the run's journal of databases and topics: the teardown names any that a
  * test file created and never dropped, drops it, and fails the run.
  */
@@ -28,6 +29,7 @@ export default function startServices(): (() => Promise<void>) | undefined {
   if (process.env.MOJAFAST_SKIP_SERVICES !== '1') {
     const svc = fileURLToPath(new URL('../../../infra/svc', import.meta.url));
     execFileSync(svc, ['start'], { stdio: 'inherit' });
+    execFileSync(svc, ['start', '--tls'], { stdio: 'inherit' });
   }
   const dir = mkdtempSync(join(tmpdir(), 'mojafast-test-resources-'));
   const journal = join(dir, 'journal.jsonl');
