@@ -13,6 +13,7 @@ import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -132,17 +133,20 @@ export async function migrateAndSeedCentralLedger(knex) {
  * CLI: brings database CENTRAL_LEDGER_DB on MYSQL_HOST:MYSQL_PORT (as MYSQL_USER) to central-ledger's schema
  * and seeds. Warm (every migration applied, the seeds' Hub participant present) it changes nothing. A
  * database holding tables of another schema is refused: migrating over them would fail half-way.
+ * `--port N --ssl-ca FILE` does the same on another port over TLS (the secure stack's MariaDB).
  */
 async function main() {
   const database = setting('CENTRAL_LEDGER_DB');
   if (!/^\w+$/.test(database)) throw new Error(`CENTRAL_LEDGER_DB '${database}' is not a plain database name`);
+  const { values: options } = parseArgs({ options: { port: { type: 'string' }, 'ssl-ca': { type: 'string' } } });
   const requireFromHandler = createRequire(join(root, 'packages/position-handler/package.json'));
   const createKnex = requireFromHandler('knex');
   const connection = {
     host: setting('MYSQL_HOST'),
-    port: Number(setting('MYSQL_PORT')),
+    port: Number(options.port ?? setting('MYSQL_PORT')),
     user: setting('MYSQL_USER'),
     password: setting('MYSQL_PASSWORD'),
+    ...(options['ssl-ca'] ? { ssl: { ca: readFileSync(options['ssl-ca'], 'utf8') } } : {}),
   };
   const started = Date.now();
   const dir = centralLedgerPackageDir();

@@ -10,8 +10,21 @@ export {
   prometheusSamples,
   readDashboardFixture,
 } from './dashboard-metrics.js';
-export { createTopic, type TestTopic, type TopicOptions, testKafka } from './kafka.js';
-export { createDatabase, type DatabaseConnection, type TestDatabase } from './mysql.js';
+export {
+  createTopic,
+  type KafkaSecurity,
+  secureKafkaConfig,
+  type TestTopic,
+  type TopicOptions,
+  testKafka,
+} from './kafka.js';
+export { createDatabase, type DatabaseConnection, serverConnection, type TestDatabase } from './mysql.js';
 export { uniqueName } from './names.js';
 export { type SeededRandom, seededRandom } from './seed.js';
-export { type InfraSettings, loadInfraSettings, parseEnvFile } from './settings.js';
+export {
+  type InfraSettings,
+  loadInfraSettings,
+  parseEnvFile,
+  readTlsCredentials,
+  type TlsSettings,
+} from './settings.js';

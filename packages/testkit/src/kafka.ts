@@ -1,7 +1,7 @@
-import { Kafka, logLevel } from 'kafkajs';
+import { Kafka, type KafkaConfig, logLevel } from 'kafkajs';
 import { recordResource } from './leftovers.js';
 import { uniqueName } from './names.js';
-import { type InfraSettings, loadInfraSettings } from './settings.js';
+import { type InfraSettings, loadInfraSettings, readTlsCredentials } from './settings.js';
 
 export interface TestTopic {
   readonly name: string;
@@ -17,10 +17,45 @@ export interface TopicOptions {
   readonly name?: string;
   readonly partitions?: number;
   readonly settings?: InfraSettings;
+  /** On the secure stack's broker (over its SSL listener) instead of the plain one. */
+  readonly secure?: boolean;
 }
 
-export function testKafka(settings: InfraSettings = loadInfraSettings(), clientId = 'mojafast-test'): Kafka {
-  return new Kafka({ clientId, brokers: [...settings.kafka.brokers], logLevel: logLevel.ERROR });
+/**
+ * How a client reaches the secure stack's broker: `ssl` (encrypt-only), `mtls` (with the client certificate),
+ * or SASL_SSL with one of the three mechanisms it offers.
+ */
+export type KafkaSecurity = 'ssl' | 'mtls' | 'sasl-plain' | 'sasl-scram-sha-256' | 'sasl-scram-sha-512';
+
+/** The kafkajs brokers, ssl and sasl options for one of the secure stack's listeners. */
+export function secureKafkaConfig(
+  security: KafkaSecurity,
+  settings: InfraSettings = loadInfraSettings(),
+): Pick<KafkaConfig, 'brokers' | 'ssl' | 'sasl'> {
+  const { kafka } = settings.tls;
+  const { ca, cert, key } = readTlsCredentials(settings);
+  switch (security) {
+    case 'ssl':
+      return { brokers: [...kafka.sslBrokers], ssl: { ca } };
+    case 'mtls':
+      return { brokers: [...kafka.mtlsBrokers], ssl: { ca, cert, key } };
+    case 'sasl-plain':
+      return { brokers: [...kafka.saslBrokers], ssl: { ca }, sasl: { mechanism: 'plain', ...kafka.sasl } };
+    case 'sasl-scram-sha-256':
+      return { brokers: [...kafka.saslBrokers], ssl: { ca }, sasl: { mechanism: 'scram-sha-256', ...kafka.sasl } };
+    case 'sasl-scram-sha-512':
+      return { brokers: [...kafka.saslBrokers], ssl: { ca }, sasl: { mechanism: 'scram-sha-512', ...kafka.sasl } };
+  }
+}
+
+/** A kafkajs client of the plain broker, or with `security` of the secure stack's. */
+export function testKafka(
+  settings: InfraSettings = loadInfraSettings(),
+  clientId = 'mojafast-test',
+  security?: KafkaSecurity,
+): Kafka {
+  const connection = security ? secureKafkaConfig(security, settings) : { brokers: [...settings.kafka.brokers] };
+  return new Kafka({ clientId, ...connection, logLevel: logLevel.ERROR });
 }
 
 type Admin = ReturnType<Kafka['admin']>;
@@ -53,7 +88,9 @@ export async function createTopic(options: TopicOptions = {}): Promise<TestTopic
   const settings = options.settings ?? loadInfraSettings();
   const name = options.name ?? uniqueName(options.prefix ?? 'test');
   const partitions = options.partitions ?? 1;
-  const admin = testKafka(settings, 'mojafast-testkit-admin').admin();
+  const security = options.secure ? 'ssl' : undefined;
+  const brokers = options.secure ? settings.tls.kafka.sslBrokers : settings.kafka.brokers;
+  const admin = testKafka(settings, 'mojafast-testkit-admin', security).admin();
   await admin.connect();
   try {
     await admin.createTopics({ topics: [{ topic: name, numPartitions: partitions }] });
@@ -61,17 +98,17 @@ export async function createTopic(options: TopicOptions = {}): Promise<TestTopic
   } finally {
     await admin.disconnect();
   }
-  const server = settings.kafka.brokers.join(',');
+  const server = brokers.join(',');
   recordResource('topic', name, server, 'created');
   let dropped = false;
   return {
     name,
     partitions,
-    brokers: settings.kafka.brokers,
+    brokers,
     async drop() {
       if (dropped) return;
       dropped = true;
-      const dropper = testKafka(settings, 'mojafast-testkit-admin').admin();
+      const dropper = testKafka(settings, 'mojafast-testkit-admin', security).admin();
       await dropper.connect();
       try {
         await dropper.deleteTopics({ topics: [name] });

@@ -1,7 +1,7 @@
 import mysql from 'mysql2/promise';
 import { recordResource } from './leftovers.js';
 import { uniqueName } from './names.js';
-import { type InfraSettings, loadInfraSettings } from './settings.js';
+import { type InfraSettings, loadInfraSettings, readTlsCredentials } from './settings.js';
 
 export interface DatabaseConnection {
   readonly host: string;
@@ -9,6 +9,8 @@ export interface DatabaseConnection {
   readonly user: string;
   readonly password: string;
   readonly database: string;
+  /** On the secure stack's server: the CA its certificate is checked against (mysql2's `ssl`). */
+  readonly ssl?: { readonly ca: string };
 }
 
 export interface TestDatabase {
@@ -18,9 +20,20 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-async function withServer<T>(settings: InfraSettings, work: (c: mysql.Connection) => Promise<T>): Promise<T> {
-  const { host, port, user, password } = settings.mysql;
-  const connection = await mysql.createConnection({ host, port, user, password });
+/** The plain server's connection settings, or (secure) the secure stack's, over TLS. */
+export function serverConnection(settings: InfraSettings, secure = false): Omit<DatabaseConnection, 'database'> {
+  const { user, password } = settings.mysql;
+  if (!secure) return { host: settings.mysql.host, port: settings.mysql.port, user, password };
+  const { host, port } = settings.tls.mysql;
+  // Not frozen: mysql2 writes its defaults (rejectUnauthorized) into the ssl object it is given.
+  return { host, port, user, password, ssl: { ca: readTlsCredentials(settings).ca } };
+}
+
+async function withServer<T>(
+  server: Omit<DatabaseConnection, 'database'>,
+  work: (c: mysql.Connection) => Promise<T>,
+): Promise<T> {
+  const connection = await mysql.createConnection({ ...server, ...(server.ssl ? { ssl: { ...server.ssl } } : {}) });
   try {
     return await work(connection);
   } finally {
@@ -28,23 +41,24 @@ async function withServer<T>(settings: InfraSettings, work: (c: mysql.Connection
   }
 }
 
-/** Creates an empty database that belongs to one test file. */
+/** Creates an empty database that belongs to one test file; with `secure`, on the secure stack's server. */
 export async function createDatabase(
-  options: { prefix?: string; settings?: InfraSettings } = {},
+  options: { prefix?: string; settings?: InfraSettings; secure?: boolean } = {},
 ): Promise<TestDatabase> {
   const settings = options.settings ?? loadInfraSettings();
   const name = uniqueName(options.prefix ?? 'test');
-  await withServer(settings, (c) => c.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4`));
-  const server = `${settings.mysql.host}:${settings.mysql.port}`;
+  const at = serverConnection(settings, options.secure);
+  await withServer(at, (c) => c.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4`));
+  const server = `${at.host}:${at.port}`;
   recordResource('database', name, server, 'created');
   let dropped = false;
   return {
     name,
-    connection: Object.freeze({ ...settings.mysql, database: name }),
+    connection: Object.freeze({ ...at, database: name }),
     async drop() {
       if (dropped) return;
       dropped = true;
-      await withServer(settings, (c) => c.query(`DROP DATABASE IF EXISTS \`${name}\``));
+      await withServer(at, (c) => c.query(`DROP DATABASE IF EXISTS \`${name}\``));
       recordResource('database', name, server, 'dropped');
     },
   };

@@ -13,6 +13,34 @@ describe('infra settings', () => {
     expect(() => loadInfraSettings({ REDIS_PORT: '0' })).toThrow('REDIS_PORT must be a TCP port (1-65535), got "0"');
   });
 
+  it('places the secure stack beside the plain servers, its certificates in the state directory', () => {
+    const { tls } = loadInfraSettings({ MOJAFAST_STATE_DIR: '/tmp/state', KAFKA_SASL_PORT: '19193' });
+    expect(tls).toMatchObject({
+      dir: '/tmp/state/tls',
+      caFile: '/tmp/state/tls/ca.pem',
+      certFile: '/tmp/state/tls/server.pem',
+      keyFile: '/tmp/state/tls/server-key.pem',
+      clientCertFile: '/tmp/state/tls/client.pem',
+      clientKeyFile: '/tmp/state/tls/client-key.pem',
+      kafka: {
+        sslBrokers: ['127.0.0.1:9192'],
+        saslBrokers: ['127.0.0.1:19193'],
+        mtlsBrokers: ['127.0.0.1:9194'],
+        sasl: { username: 'mojafast', password: 'mojafast-secret' },
+      },
+      mysql: { host: '127.0.0.1', port: 3307 },
+      redis: { host: '127.0.0.1', port: 6380 },
+    });
+    expect(Object.isFrozen(tls.kafka.sasl)).toBe(true);
+    expect(loadInfraSettings({ TLS_DIR: '/etc/mojafast-tls' }).tls.clientKeyFile).toBe(
+      '/etc/mojafast-tls/client-key.pem',
+    );
+    expect(loadInfraSettings({ MOJAFAST_STATE_DIR: '' }).tls.dir).toMatch(/\/\.infra\/tls$/);
+    expect(() => loadInfraSettings({ MYSQL_TLS_PORT: '' })).toThrow(
+      'MYSQL_TLS_PORT must be a TCP port (1-65535), got ""',
+    );
+  });
+
   it('names the bad key when a port is not a port', () => {
     expect(() => loadInfraSettings({ MYSQL_PORT: 'three' })).toThrow(
       'MYSQL_PORT must be a TCP port (1-65535), got "three"',
