@@ -125,7 +125,9 @@ const CERTIFICATE_CODES: ReadonlySet<string> = new Set([
   'CERT_REJECTED',
   'HOSTNAME_MISMATCH',
   'ERR_TLS_CERT_ALTNAME_INVALID',
-  // mysql2: the server offers no TLS while ours asks for it; MySQL/MariaDB: the server wants TLS, ours is off.
+  // mysql2: its wrapping of a failed handshake (the message is Node's), and a server that offers no TLS while
+  // ours asks for it; MySQL: the server wants TLS, ours is off (MariaDB answers that with access denied).
+  'HANDSHAKE_SSL_ERROR',
   'HANDSHAKE_NO_SSL_SUPPORT',
   'ER_SECURE_TRANSPORT_REQUIRED',
 ]);
@@ -135,8 +137,7 @@ function isSecureFailure(error: Error & { code?: unknown; errno?: unknown }): bo
   const code = typeof error.code === 'string' ? error.code : '';
   if (CERTIFICATE_CODES.has(code)) return true;
   if (code.startsWith('ERR_SSL_') || code.startsWith('ERR_OSSL_') || code.startsWith('ERR_TLS_')) return true;
-  // MySQL's errno of ER_SECURE_TRANSPORT_REQUIRED (3159); MariaDB answers it as 1045/4151 with the same text.
-  if (/insecure transport are prohibited|secure transport/i.test(error.message)) return true;
+  if (/insecure transport are prohibited/i.test(error.message)) return true;
   // @platformatic/kafka: a plaintext client on a TLS listener, a TLS client on a plaintext one, a SASL login refused.
   if (code === 'PLT_KFK_AUTHENTICATION') return true;
   if (code === 'PLT_KFK_USER' && /TLS/.test(error.message)) return true;

@@ -121,7 +121,7 @@ const kafkaSecurityKeys: readonly SecurityKey[] = [
       if (text === 'none') return 'false';
       throw new ConfigError(key, `must be https or none, got "${asText(value)}"`);
     },
-    // librdkafka's default since 2.0.0 (node-rdkafka 3, under central-services-stream 11); `none` before.
+    // librdkafka's default since 2.0.0 (`none` before): the 2.x behaviour is the one followed.
     unset: 'true',
   },
   {
