@@ -1,6 +1,14 @@
 export { chunkBySize } from './bus/chunk.js';
 export { createPlatformaticBus } from './bus/platformatic-bus.js';
-export type { BusOptions, InboundMessage, OutboundMessage, PartitionBatch, PositionBus } from './bus/types.js';
+export {
+  type BusOptions,
+  type InboundMessage,
+  type KafkaSecurity,
+  type OutboundMessage,
+  type PartitionBatch,
+  PLAINTEXT,
+  type PositionBus,
+} from './bus/types.js';
 export { ConfigError, configDefaults, configSchema, loadConfig, type PositionConfig } from './config/index.js';
 export * from './ledger/accounts.js';
 export { type Amount, formatAmount, parseAmount } from './ledger/amount.js';
@@ -14,7 +22,8 @@ export { createLogger, handlerLogger, type Logger, type LogLevel } from './obser
 export { createMetrics } from './observe/metrics.js';
 export { PositionRunner } from './runner/runner.js';
 export { type BatchStore, type BatchTransaction, type LockedFacts, planAndWriteBatch } from './runner/unit-of-work.js';
-export { createKnex, createStorePool, type DbSettings, endStorePool } from './store/db.js';
+export { dbSsl, kafkaSecurity, SecureConnectError, secureConnectFailure } from './security.js';
+export { createKnex, createStorePool, type DbSettings, type DbSsl, endStorePool } from './store/db.js';
 export { migrateLatest, positionMigrationSource } from './store/migrations.js';
 export { PositionStore } from './store/position-store.js';
 export { type LedgerSpec, type ProvisionedLedger, provisionLedger } from './store/provision.js';

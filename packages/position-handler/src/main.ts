@@ -10,7 +10,7 @@ import type { Pool } from 'mysql2';
 import { Registry } from 'prom-client';
 import { createPlatformaticBus } from './bus/platformatic-bus.js';
 import { missingTopics, missingTopicsMessage } from './bus/topic-check.js';
-import type { BusOptions, PositionBus } from './bus/types.js';
+import type { BusOptions, KafkaSecurity, PositionBus } from './bus/types.js';
 import { handlerLogFilter, handlerLogLevel, type PositionConfig } from './config/index.js';
 import { handlerServices } from './observe/health.js';
 import { createLogger, type Logger } from './observe/logger.js';
@@ -18,6 +18,7 @@ import { createMetrics } from './observe/metrics.js';
 import { PartitionProgress } from './observe/progress.js';
 import { Resources } from './resources.js';
 import { PositionRunner } from './runner/runner.js';
+import { dbSsl, kafkaSecurity, secureConnectFailure } from './security.js';
 import { endStorePool, storePoolFromConfig } from './store/db.js';
 import { PositionStore } from './store/position-store.js';
 import { missingTables } from './store/schema-check.js';
@@ -46,6 +47,7 @@ export function busOptionsFromConfig(
   config: PositionConfig,
   logger: Logger,
   clientId = config.kafkaClientId,
+  security: KafkaSecurity = kafkaSecurity(config),
 ): BusOptions {
   return {
     brokers: config.kafkaBrokers,
@@ -63,6 +65,7 @@ export function busOptionsFromConfig(
     produceLingerMs: config.produceLingerMs,
     acks: config.acks === 'all' ? -1 : 1,
     compression: config.compression,
+    security,
     logger,
   };
 }
@@ -74,7 +77,11 @@ export async function createBus(client: PositionConfig['kafkaClient'], options: 
   return createKafkajsBus(options);
 }
 
-/** A database that is down at start-up is waited for (with back-off), not a reason for a crash loop. */
+/**
+ * A database that is down at start-up is waited for (with back-off), not a reason for a crash loop. One that
+ * refuses our TLS (a certificate that fails verification, a server without TLS, or one that requires it while
+ * ours is off) refuses every retry alike: that stops the start in one line.
+ */
 async function openWithRetry(pool: Pool, config: PositionConfig, logger: Logger): Promise<PositionStore> {
   let delay = config.retryInitialMs;
   let reported = '';
@@ -87,6 +94,8 @@ async function openWithRetry(pool: Pool, config: PositionConfig, logger: Logger)
       if (line !== reported) logger.error(line);
       reported = line;
     } catch (error) {
+      const secure = secureConnectFailure(error, 'database', `${config.dbHost}:${config.dbPort}`);
+      if (secure) throw secure;
       logger.error('database not reachable; retrying', { err: error, retryInMs: delay });
     }
     await new Promise((resolve) => setTimeout(resolve, delay));
@@ -118,7 +127,18 @@ export async function startPositionService(
   // instead of idling with /health at 503.
   const resources = new Resources(logger);
   try {
-    const pool = resources.own('database pool', storePoolFromConfig(config), endStorePool);
+    // Files the TLS settings name are read once, here: one that cannot be read stops the start naming it.
+    const security = kafkaSecurity(config);
+    const pool = resources.own('database pool', storePoolFromConfig(config, dbSsl(config)), endStorePool);
+    const brokers = `brokers ${config.kafkaBrokers.join(',')}`;
+    // A TLS or SASL refusal by the brokers is named in one line; the clients' own errors nest it in retries.
+    const kafka = async <T>(connect: () => Promise<T>): Promise<T> => {
+      try {
+        return await connect();
+      } catch (error) {
+        throw secureConnectFailure(error, 'Kafka', brokers) ?? error;
+      }
+    };
     const opened = await openWithRetry(pool, config, logger);
     const store = overrides.decorateStore ? overrides.decorateStore(opened) : opened;
     if (!overrides.bus) {
@@ -128,10 +148,12 @@ export async function startPositionService(
         config.positionCommitTopic,
         config.bulkProcessingTopic,
       ];
-      const missing = await missingTopics(config.kafkaBrokers, topics);
+      const missing = await kafka(() => missingTopics(config.kafkaBrokers, topics, security));
       if (missing.length > 0) throw new Error(missingTopicsMessage(config.kafkaBrokers, missing));
     }
-    const kafkaBus = overrides.bus ?? (await createBus(config.kafkaClient, busOptionsFromConfig(config, logger)));
+    const kafkaBus =
+      overrides.bus ??
+      (await createBus(config.kafkaClient, busOptionsFromConfig(config, logger, config.kafkaClientId, security)));
     const bus = overrides.decorateBus ? overrides.decorateBus(kafkaBus) : kafkaBus;
     const runner = new PositionRunner(bus, store, metrics, logger, {
       batchSize: config.batchSize,
@@ -169,7 +191,8 @@ export async function startPositionService(
     );
     // The Kafka clients connect in start: owned before it, so a start that fails halfway still disconnects.
     // The runner's stop finishes the chunk in hand (its notifications and offset commit) before the bus stops.
-    await resources.own('kafka', runner, (r) => r.stop()).start();
+    const started = resources.own('kafka', runner, (r) => r.stop());
+    await kafka(() => started.start());
     logger.info('position handler started', {
       topics: config.positionTopics,
       group: config.consumerGroup,

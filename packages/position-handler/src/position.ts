@@ -2,6 +2,7 @@ import { runService } from '@mojafast/service-kit';
 import { CommandLineError, parseCommandLine } from './command-line.js';
 import { ConfigError, readConfig } from './config/index.js';
 import { type PositionService, startPositionService } from './main.js';
+import { SecureConnectError } from './security.js';
 
 /**
  * `node dist/position` (also under `clinic flame -- node dist/position`), run by the service kit: starts the
@@ -32,6 +33,11 @@ runService<{ service: PositionService; profileSeconds: number }>({
     if (error instanceof ConfigError) {
       process.stderr.write(`invalid configuration: ${error.message}\n`);
       return 2;
+    }
+    // A TLS or SASL refusal: the service, its host and the reason, one line (no retry would mend it).
+    if (error instanceof SecureConnectError) {
+      process.stderr.write(`${error.message}\n`);
+      return 1;
     }
     return undefined;
   },

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { loadConfig } from './config/index.js';
+import { dbSsl } from './security.js';
 import { knexFromConfig } from './store/db.js';
 import { migrateLatest } from './store/migrations.js';
 import { type LedgerSpec, provisionLedger } from './store/provision.js';
@@ -20,7 +21,7 @@ async function main(): Promise<void> {
   }
   const spec = JSON.parse(await readFile(file, 'utf8')) as LedgerSpec;
   const config = loadConfig();
-  const knex = knexFromConfig(config);
+  const knex = knexFromConfig(config, dbSsl(config));
   try {
     if (migrate) await migrateLatest(knex);
     const ledger = await provisionLedger(knex, spec);

@@ -1,10 +1,34 @@
-import { CompressionTypes, type Consumer, Kafka, logLevel, Partitioners, type Producer } from 'kafkajs';
+import {
+  CompressionTypes,
+  type Consumer,
+  Kafka,
+  type KafkaConfig,
+  logLevel,
+  Partitioners,
+  type Producer,
+  type SASLOptions,
+} from 'kafkajs';
 import { chunkBySize } from './chunk.js';
 import { withLinger } from './linger.js';
-import type { BusOptions, OutboundMessage, PartitionBatch, PositionBus } from './types.js';
+import type { BusOptions, KafkaSecurity, OutboundMessage, PartitionBatch, PositionBus } from './types.js';
 
 /** kafkajs compresses with gzip only, unless codecs are plugged in (config.ts refuses the others for it). */
 const KAFKAJS_COMPRESSION = { none: CompressionTypes.None, gzip: CompressionTypes.GZIP } as const;
+
+/**
+ * kafkajs' `ssl` (Node's tls.connect options; it sends the broker's host as SNI unless it is an address) and
+ * `sasl` (its mechanism names are lower case).
+ */
+export function kafkajsConnection(security: KafkaSecurity): Pick<KafkaConfig, 'ssl' | 'sasl'> {
+  const sasl = security.sasl;
+  const mechanism = sasl?.mechanism.toLowerCase() as 'plain' | 'scram-sha-256' | 'scram-sha-512' | undefined;
+  return {
+    ...(security.tls === undefined ? {} : { ssl: security.tls }),
+    ...(sasl === undefined || mechanism === undefined
+      ? {}
+      : { sasl: { mechanism, username: sasl.username, password: sasl.password } as SASLOptions }),
+  };
+}
 
 export function createKafkajsBus(options: BusOptions): PositionBus {
   if (options.compression !== 'none' && options.compression !== 'gzip') {
@@ -23,6 +47,7 @@ export function createKafkajsBus(options: BusOptions): PositionBus {
         else options.logger.warn(`kafkajs: ${message}`, extra);
       },
     retry: { retries: 10, initialRetryTime: 100, maxRetryTime: 5_000 },
+    ...kafkajsConnection(options.security),
   });
   const consumer: Consumer = kafka.consumer({
     groupId: options.groupId,

@@ -2,6 +2,7 @@ import { Consumer, Producer } from '@platformatic/kafka';
 import { chunkBySize } from './chunk.js';
 import { withLinger } from './linger.js';
 import { PartitionFetcher } from './partition-fetcher.js';
+import { platformaticConnection } from './platformatic-connection.js';
 import { platformaticFetcherIo } from './platformatic-fetch-io.js';
 import type { BusOptions, OutboundMessage, PositionBus } from './types.js';
 
@@ -19,7 +20,13 @@ const RETRY_MS = 200;
  * help; the high watermark is the one of the fetch response.
  */
 export function createPlatformaticBus(options: BusOptions): PositionBus {
-  const base = { clientId: options.clientId, bootstrapBrokers: [...options.brokers], retries: 10, retryDelay: 100 };
+  const base = {
+    clientId: options.clientId,
+    bootstrapBrokers: [...options.brokers],
+    retries: 10,
+    retryDelay: 100,
+    ...platformaticConnection(options.security),
+  };
   const consumer = new Consumer({
     ...base,
     groupId: options.groupId,

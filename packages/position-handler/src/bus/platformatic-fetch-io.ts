@@ -12,6 +12,7 @@ import {
   OffsetOutOfRangeError,
   type TopicPartition,
 } from './partition-fetcher.js';
+import { platformaticConnection } from './platformatic-connection.js';
 import type { BusOptions, InboundMessage } from './types.js';
 
 export type FetchResponse = Awaited<ReturnType<Consumer['fetch']>>;
@@ -82,7 +83,7 @@ export function outOfRange(error: unknown, names: Map<string, string>): TopicPar
  */
 export function platformaticFetcherIo(
   consumer: Consumer,
-  options: Pick<BusOptions, 'clientId' | 'fetchMinBytes' | 'fetchMaxWaitMs' | 'maxBytesPerPartition'>,
+  options: Pick<BusOptions, 'clientId' | 'fetchMinBytes' | 'fetchMaxWaitMs' | 'maxBytesPerPartition' | 'security'>,
 ): FetcherIo<ClusterMetadata> & { close(): Promise<void> } {
   /**
    * Fetches run on connections of their own, one pool per fetch in flight: the broker answers a connection's
@@ -100,7 +101,10 @@ export function platformaticFetcherIo(
       for (const p of positions) byTopic.set(p.topic, [...(byTopic.get(p.topic) ?? []), p]);
       let pool = freePools.pop();
       if (!pool) {
-        pool = new ConnectionPool(`${options.clientId}-fetch-${pools.length}`);
+        pool = new ConnectionPool(
+          `${options.clientId}-fetch-${pools.length}`,
+          platformaticConnection(options.security),
+        );
         pools.push(pool);
       }
       try {

@@ -1,4 +1,6 @@
 import { Admin } from '@platformatic/kafka';
+import { platformaticConnection } from './platformatic-connection.js';
+import { type KafkaSecurity, PLAINTEXT } from './types.js';
 
 /**
  * The topics among `topics` the cluster does not have. Asked once at start, so a missing topic is named
@@ -8,12 +10,17 @@ import { Admin } from '@platformatic/kafka';
  * @platformatic/kafka's admin client whichever client carries the messages, so kafkajs is loaded only when
  * KAFKA_CLIENT=kafkajs asks for it.
  */
-export async function missingTopics(brokers: readonly string[], topics: readonly string[]): Promise<string[]> {
+export async function missingTopics(
+  brokers: readonly string[],
+  topics: readonly string[],
+  security: KafkaSecurity = PLAINTEXT,
+): Promise<string[]> {
   const admin = new Admin({
     clientId: 'mojafast-position-topic-check',
     bootstrapBrokers: [...brokers],
     retries: 5,
     retryDelay: 300,
+    ...platformaticConnection(security),
   });
   try {
     const existing = new Set(await admin.listTopics());

@@ -1,3 +1,4 @@
+import type { ConnectionOptions } from 'node:tls';
 import type { Logger } from '../observe/logger.js';
 
 /**
@@ -49,6 +50,26 @@ export interface PositionBus {
   stop(): Promise<void>;
 }
 
+/**
+ * How the brokers are spoken to, whichever client (and the topic check): Node's TLS options (undefined:
+ * plaintext) and the SASL login (undefined: none). Built from the settings in security.ts.
+ */
+export interface KafkaSecurity {
+  readonly tls: ConnectionOptions | undefined;
+  readonly sasl:
+    | {
+        readonly mechanism: 'PLAIN' | 'SCRAM-SHA-256' | 'SCRAM-SHA-512';
+        readonly username: string;
+        readonly password: string;
+      }
+    | undefined;
+  /** Send the broker's host name (SNI); false when every bootstrap broker is an address. */
+  readonly serverName: boolean;
+}
+
+/** No TLS, no SASL. */
+export const PLAINTEXT: KafkaSecurity = Object.freeze({ tls: undefined, sasl: undefined, serverName: false });
+
 /** What a bus needs to know, whichever client carries it (main.ts maps the configuration to it). */
 export interface BusOptions {
   readonly brokers: readonly string[];
@@ -70,5 +91,6 @@ export interface BusOptions {
   /** -1: every in-sync replica has the notifications; 1: the leader has them. */
   readonly acks: -1 | 1;
   readonly compression: 'none' | 'gzip' | 'snappy' | 'lz4' | 'zstd';
+  readonly security: KafkaSecurity;
   readonly logger: Logger;
 }

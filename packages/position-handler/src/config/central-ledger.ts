@@ -71,6 +71,83 @@ const unreadKeys: readonly string[][] = [['SIDECAR'], ['EMAIL_USER'], ['EMAIL_PA
 export const CENTRAL_LEDGER_FSP_ID_LABEL = '*';
 const fspIdLabelPath = ['INSTRUMENTATION', 'METRICS', 'labels', 'fspId'];
 
+/**
+ * librdkafka's TLS and SASL keys we honour, each with our setting, its value as our parser reads it, and the
+ * value librdkafka takes when the key is unset (what a block without it means, so two blocks are compared as
+ * librdkafka would run them). Its enum values are read in any case, as librdkafka reads them.
+ */
+interface SecurityKey {
+  readonly key: string;
+  readonly field: string;
+  readonly convert: (value: unknown, key: string) => string;
+  readonly unset: string;
+}
+
+const lowerText = (value: unknown) => asText(value).trim().toLowerCase();
+const trueFalse = (value: unknown, key: string) => {
+  const text = lowerText(value);
+  if (text !== 'true' && text !== 'false') throw new ConfigError(key, `must be true or false, got "${asText(value)}"`);
+  return text;
+};
+const SASL_MECHANISMS = ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512'];
+
+const kafkaSecurityKeys: readonly SecurityKey[] = [
+  {
+    key: 'security.protocol',
+    field: 'kafkaSecurityProtocol',
+    convert: (value, key) => {
+      const text = lowerText(value);
+      if (!['plaintext', 'ssl', 'sasl_plaintext', 'sasl_ssl'].includes(text)) {
+        throw new ConfigError(key, `must be plaintext, ssl, sasl_plaintext or sasl_ssl, got "${asText(value)}"`);
+      }
+      return text;
+    },
+    unset: 'plaintext',
+  },
+  { key: 'ssl.ca.location', field: 'kafkaSslCaFile', convert: asText, unset: '' },
+  { key: 'ssl.ca.pem', field: 'kafkaSslCaPem', convert: asText, unset: '' },
+  { key: 'ssl.certificate.location', field: 'kafkaSslCertFile', convert: asText, unset: '' },
+  { key: 'ssl.certificate.pem', field: 'kafkaSslCertPem', convert: asText, unset: '' },
+  { key: 'ssl.key.location', field: 'kafkaSslKeyFile', convert: asText, unset: '' },
+  { key: 'ssl.key.pem', field: 'kafkaSslKeyPem', convert: asText, unset: '' },
+  { key: 'ssl.key.password', field: 'kafkaSslKeyPassword', convert: asText, unset: '' },
+  { key: 'enable.ssl.certificate.verification', field: 'kafkaSslVerify', convert: trueFalse, unset: 'true' },
+  {
+    key: 'ssl.endpoint.identification.algorithm',
+    field: 'kafkaSslHostnameCheck',
+    convert: (value, key) => {
+      const text = lowerText(value);
+      if (text === 'https') return 'true';
+      if (text === 'none') return 'false';
+      throw new ConfigError(key, `must be https or none, got "${asText(value)}"`);
+    },
+    // librdkafka's default since 2.0.0 (`none` before): the 2.x behaviour is the one followed.
+    unset: 'true',
+  },
+  {
+    key: 'sasl.mechanisms',
+    field: 'kafkaSaslMechanism',
+    convert: (value, key) => {
+      const text = asText(value).trim().toUpperCase();
+      if (!SASL_MECHANISMS.includes(text)) {
+        throw new ConfigError(
+          key,
+          `must be ${SASL_MECHANISMS.join(', ')} (GSSAPI and OAUTHBEARER are not offered by this handler's Kafka clients), got "${asText(value)}"`,
+        );
+      }
+      return text;
+    },
+    unset: '',
+  },
+  { key: 'sasl.username', field: 'kafkaSaslUsername', convert: asText, unset: '' },
+  { key: 'sasl.password', field: 'kafkaSaslPassword', convert: asText, unset: '' },
+];
+/** librdkafka's alias of `sasl.mechanisms`. */
+const SASL_MECHANISM_ALIAS = 'sasl.mechanism';
+
+/** mysql2's named CA bundles (its lib/constants/ssl_profiles.js), which `ssl` may name instead of an object. */
+const MYSQL2_SSL_PROFILES = ['Amazon RDS'];
+
 const startsWith = (path: readonly string[], prefix: readonly string[]) =>
   prefix.length <= path.length && prefix.every((part, i) => path[i] === part);
 
@@ -128,6 +205,116 @@ export function mapCentralLedger(
   const batch = handlers.length === 0 || handlers.includes('positionbatch');
   const section = ['KAFKA', 'CONSUMER', 'TRANSFER', batch ? 'POSITION_BATCH' : 'POSITION'];
 
+  /**
+   * DATABASE.ADDITIONAL_CONNECTION_OPTIONS: `ssl` (mysql2's object, or one of its profiles' names) and
+   * `connectTimeout`. Its other keys (result types, charset, time zone, flags…) would change what the store
+   * relies on or have no use here: they stay unmarked, so the warning names them.
+   */
+  function mapConnectionOptions() {
+    const base = ['DATABASE', 'ADDITIONAL_CONNECTION_OPTIONS'];
+    take('dbConnectTimeoutMs', [...base, 'connectTimeout']);
+    const sslPath = [...base, 'ssl'];
+    const ssl = valueAt(tree as Tree, sslPath);
+    if (ssl === undefined) return;
+    const key = keyName(source, sslPath);
+    seen(sslPath);
+    // rc gives a CLEDG_ variable as text: "false" is the variable's way to say false.
+    if (ssl === false || ssl === null || ssl === 'false' || ssl === '') {
+      values.push({ field: 'dbSsl', text: 'off', key });
+      return;
+    }
+    if (typeof ssl === 'string') {
+      if (!MYSQL2_SSL_PROFILES.includes(ssl)) {
+        throw new ConfigError(
+          key,
+          `must be an object (rejectUnauthorized, ca, cert, key, passphrase, verifyIdentity) or the name of a mysql2 profile (${MYSQL2_SSL_PROFILES.join(', ')}), got "${ssl}"`,
+        );
+      }
+      values.push({ field: 'dbSsl', text: 'verify', key }, { field: 'dbSslProfile', text: ssl, key });
+      return;
+    }
+    if (typeof ssl !== 'object' || Array.isArray(ssl)) {
+      // mysql2 refuses `true` too ("SSL profile must be an object").
+      throw new ConfigError(key, `must be an object or the name of a mysql2 profile, got ${JSON.stringify(ssl)}`);
+    }
+    // mysql2: any value but false verifies the certificate; verifyIdentity true checks the host name too.
+    const at = (name: string) => valueAt(tree as Tree, [...sslPath, name]);
+    const flag = (name: string) => {
+      const value = at(name);
+      if (value === undefined) return undefined;
+      seen([...sslPath, name]);
+      return trueFalse(value, keyName(source, [...sslPath, name])) === 'true';
+    };
+    const reject = flag('rejectUnauthorized');
+    const identity = flag('verifyIdentity');
+    const mode = reject === false ? 'on' : identity === true ? 'verify-identity' : 'verify';
+    values.push({ field: 'dbSsl', text: mode, key });
+    for (const [name, field] of [
+      ['ca', 'dbSslCaPem'],
+      ['cert', 'dbSslCertPem'],
+      ['key', 'dbSslKeyPem'],
+      ['passphrase', 'dbSslKeyPassword'],
+    ] as const) {
+      const value = at(name);
+      if (value === undefined) continue;
+      const path = [...sslPath, name];
+      seen(path);
+      // mysql2 takes a list of PEM texts as well as one: one text holding them all is the same bundle.
+      const text = Array.isArray(value) ? value.map(String).join('\n') : asText(value);
+      values.push({ field, text, key: keyName(source, path) });
+    }
+  }
+
+  /**
+   * The consumer's TLS and SASL keys, mapped; the producers' (one client of ours serves all three, on the
+   * consumer's brokers) must say the same, as librdkafka would run them, or the start is refused naming both.
+   */
+  function mapKafkaSecurity(producers: readonly (readonly string[])[], brokers: string) {
+    const conf = (block: readonly string[]) => [...block, ...rdkafka];
+    const effective = (block: readonly string[], entry: SecurityKey): { text: string; path: string[] } => {
+      let path = [...conf(block), entry.key];
+      let value = valueAt(tree as Tree, path);
+      if (value === undefined && entry.key === 'sasl.mechanisms') {
+        const alias = [...conf(block), SASL_MECHANISM_ALIAS];
+        const aliased = valueAt(tree as Tree, alias);
+        if (aliased !== undefined) {
+          path = alias;
+          value = aliased;
+        }
+      }
+      const text = value === undefined ? entry.unset : entry.convert(value, keyName(source, path));
+      return { text, path };
+    };
+    for (const entry of kafkaSecurityKeys) {
+      const consumer = effective(section, entry);
+      if (valueAt(tree as Tree, consumer.path) !== undefined) {
+        seen(consumer.path);
+        values.push({ field: entry.field, text: consumer.text, key: keyName(source, consumer.path) });
+      }
+      for (const producer of producers) {
+        if (valueAt(tree as Tree, conf(producer)) === undefined) continue;
+        // A producer on other brokers is named in the warning already (its broker list); ours use the consumer's.
+        const list = valueAt(tree as Tree, [...conf(producer), 'metadata.broker.list']);
+        if (list !== undefined && brokers !== '' && asText(list) !== brokers) continue;
+        const theirs = effective(producer, entry);
+        const given = valueAt(tree as Tree, theirs.path) !== undefined;
+        if (theirs.text !== consumer.text) {
+          const shown = (side: { text: string; path: string[] }) =>
+            valueAt(tree as Tree, side.path) === undefined
+              ? 'unset'
+              : entry.key.includes('password') || entry.key.endsWith('.pem')
+                ? 'given'
+                : `"${side.text}"`;
+          throw new ConfigError(
+            keyName(source, consumer.path),
+            `and ${keyName(source, theirs.path)} differ (${shown(consumer)} and ${shown(theirs)}): the consumer and the producers share one connection setup here, so they must say the same`,
+          );
+        }
+        if (given) seen(theirs.path);
+      }
+    }
+  }
+
   take('httpPort', ['PORT']);
   take('dbHost', ['DATABASE', 'HOST'], (value) => asText(value).replace(/\/$/, ''));
   take('dbPort', ['DATABASE', 'PORT']);
@@ -135,6 +322,7 @@ export function mapCentralLedger(
   take('dbPassword', ['DATABASE', 'PASSWORD']);
   take('dbName', ['DATABASE', 'SCHEMA']);
   take('dbPoolMax', ['DATABASE', 'POOL_MAX_SIZE']);
+  mapConnectionOptions();
   // knex's client name: central-ledger 19.14.0's own file says mysql2, 19.5.5's and older charts' mysql; both are MySQL.
   accept(
     ['DATABASE', 'DIALECT'],
@@ -257,6 +445,7 @@ export function mapCentralLedger(
     throw new ConfigError(key, `must be all, -1 or 1 (notifications are never sent unacknowledged), got "${text}"`);
   });
   take('compression', [...notificationProducer, ...rdkafka, 'compression.codec']);
+  mapKafkaSecurity([notificationProducer, positionProducer], brokers);
 
   // INSTRUMENTATION.METRICS: src/shared/setup.js sets central-services-metrics up with `config` (prefix,
   // defaultLabels) unless DISABLED; our /metrics then carries central-ledger's names so (original-metrics.ts).

@@ -6,4 +6,10 @@ import { ConfigError as KitConfigError } from '@mojafast/service-kit';
  */
 export class ConfigError extends KitConfigError {
   static override separator = ' ';
+
+  /** `cause`: what was behind it (a file that cannot be read). */
+  constructor(key: string, detail: string, options?: ErrorOptions) {
+    super(key, detail);
+    if (options !== undefined && 'cause' in options) this.cause = options.cause;
+  }
 }

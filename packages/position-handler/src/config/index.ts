@@ -166,6 +166,106 @@ const declared = {
     doc: 'compression of the notifications (kafkajs: `none` or `gzip`)',
     original: 'KAFKA.PRODUCER.NOTIFICATION.EVENT.config.rdkafkaConf.compression.codec',
   }),
+  // librdkafka's TLS and SASL keys of the consumer's rdkafkaConf (the producers' must agree: central-ledger.ts);
+  // one connection setup serves the consumer, the producer and the topic check.
+  kafkaSecurityProtocol: setting.enum(['plaintext', 'ssl', 'sasl_plaintext', 'sasl_ssl'], {
+    env: 'POSITION_KAFKA_SECURITY_PROTOCOL',
+    default: 'plaintext',
+    doc: "how the brokers are spoken to: `plaintext`, `ssl` (TLS), `sasl_plaintext` (SASL without TLS) or `sasl_ssl` (SASL over TLS), librdkafka's values (any case in the original's file)",
+    original: '<consumer>.config.rdkafkaConf.security.protocol',
+  }),
+  kafkaSslCaFile: setting.optional(
+    setting.string({
+      env: 'POSITION_KAFKA_SSL_CA_FILE',
+      default: '',
+      doc: "PEM file of the CA certificates the brokers' certificates are verified against, or `probe`: the system's store (librdkafka's value). Unset (and no `POSITION_KAFKA_SSL_CA_PEM`): Node's bundled Mozilla roots, where librdkafka takes the system's",
+      original: '<consumer>.config.rdkafkaConf.ssl.ca.location',
+    }),
+  ),
+  kafkaSslCaPem: setting.optional(
+    setting.string({
+      env: 'POSITION_KAFKA_SSL_CA_PEM',
+      default: '',
+      doc: 'the CA certificates as PEM text (not with `POSITION_KAFKA_SSL_CA_FILE`)',
+      original: '<consumer>.config.rdkafkaConf.ssl.ca.pem',
+    }),
+  ),
+  kafkaSslCertFile: setting.optional(
+    setting.string({
+      env: 'POSITION_KAFKA_SSL_CERT_FILE',
+      default: '',
+      doc: "PEM file of the client's certificate, for brokers that authenticate clients by TLS (with a key)",
+      original: '<consumer>.config.rdkafkaConf.ssl.certificate.location',
+    }),
+  ),
+  kafkaSslCertPem: setting.optional(
+    setting.string({
+      env: 'POSITION_KAFKA_SSL_CERT_PEM',
+      default: '',
+      doc: "the client's certificate as PEM text (not with `POSITION_KAFKA_SSL_CERT_FILE`)",
+      original: '<consumer>.config.rdkafkaConf.ssl.certificate.pem',
+    }),
+  ),
+  kafkaSslKeyFile: setting.optional(
+    setting.string({
+      env: 'POSITION_KAFKA_SSL_KEY_FILE',
+      default: '',
+      doc: "PEM file of the client certificate's private key",
+      original: '<consumer>.config.rdkafkaConf.ssl.key.location',
+    }),
+  ),
+  kafkaSslKeyPem: setting.optional(
+    setting.string({
+      env: 'POSITION_KAFKA_SSL_KEY_PEM',
+      default: '',
+      doc: 'the private key as PEM text (not with `POSITION_KAFKA_SSL_KEY_FILE`)',
+      original: '<consumer>.config.rdkafkaConf.ssl.key.pem',
+    }),
+  ),
+  kafkaSslKeyPassword: setting.optional(
+    setting.string({
+      env: 'POSITION_KAFKA_SSL_KEY_PASSWORD',
+      default: '',
+      doc: 'passphrase of an encrypted private key',
+      original: '<consumer>.config.rdkafkaConf.ssl.key.password',
+    }),
+  ),
+  kafkaSslVerify: setting.bool({
+    env: 'POSITION_KAFKA_SSL_VERIFY',
+    default: true,
+    doc: "the brokers' certificates are verified against the CA certificates; false: any certificate is taken (and no host name is checked), as librdkafka's `false` does",
+    original: '<consumer>.config.rdkafkaConf.enable.ssl.certificate.verification',
+  }),
+  kafkaSslHostnameCheck: setting.bool({
+    env: 'POSITION_KAFKA_SSL_HOSTNAME_CHECK',
+    default: true,
+    doc: "a verified certificate must also name the broker's host (address); librdkafka's `https` (its default since 2.0.0) → true, `none` → false",
+    original: '<consumer>.config.rdkafkaConf.ssl.endpoint.identification.algorithm',
+  }),
+  kafkaSaslMechanism: setting.optional(
+    setting.enum(['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512'], {
+      env: 'POSITION_KAFKA_SASL_MECHANISM',
+      default: 'PLAIN',
+      doc: "SASL mechanism with `sasl_ssl` or `sasl_plaintext`, required there (librdkafka's default GSSAPI, Kerberos, is not offered; nor OAUTHBEARER)",
+      original: '<consumer>.config.rdkafkaConf.sasl.mechanisms',
+    }),
+  ),
+  kafkaSaslUsername: setting.optional(
+    setting.string({
+      env: 'POSITION_KAFKA_SASL_USERNAME',
+      default: '',
+      doc: 'SASL user name',
+      original: '<consumer>.config.rdkafkaConf.sasl.username',
+    }),
+  ),
+  kafkaSaslPassword: setting.optional(
+    setting.string({
+      env: 'POSITION_KAFKA_SASL_PASSWORD',
+      default: '',
+      doc: 'SASL password',
+      original: '<consumer>.config.rdkafkaConf.sasl.password',
+    }),
+  ),
   dbHost: setting.string({
     env: 'POSITION_DB_HOST',
     aliases: ['DB_HOST'],
@@ -213,6 +313,83 @@ const declared = {
     max: 100,
     doc: 'database connections',
     original: 'DATABASE.POOL_MAX_SIZE',
+  }),
+  // ADDITIONAL_CONNECTION_OPTIONS is spread into knex's connection by the central-ledger releases that read it
+  // (mysql2's connection options): `ssl` is an object or the name of one of mysql2's profiles.
+  dbSsl: setting.enum(['off', 'on', 'verify', 'verify-identity'], {
+    env: 'POSITION_DB_SSL',
+    default: 'off',
+    doc: "TLS to the database: `off`; `on` (encrypted, any certificate taken: the original's `ssl: {rejectUnauthorized: false}`); `verify` (the certificate verified against the CA certificates: an `ssl` object, mysql2's default); `verify-identity` (and it must name the host: `verifyIdentity: true`). A certificate that fails stops the start in one line",
+    original: 'DATABASE.ADDITIONAL_CONNECTION_OPTIONS.ssl',
+  }),
+  dbSslCaFile: setting.optional(
+    setting.string({
+      env: 'POSITION_DB_SSL_CA_FILE',
+      default: '',
+      doc: "PEM file of the CA certificates the server's certificate is verified against (unset: Node's bundled Mozilla roots)",
+    }),
+  ),
+  dbSslCaPem: setting.optional(
+    setting.string({
+      env: 'POSITION_DB_SSL_CA_PEM',
+      default: '',
+      doc: 'the CA certificates as PEM text (not with `POSITION_DB_SSL_CA_FILE`)',
+      original: 'DATABASE.ADDITIONAL_CONNECTION_OPTIONS.ssl.ca',
+    }),
+  ),
+  dbSslCertFile: setting.optional(
+    setting.string({
+      env: 'POSITION_DB_SSL_CERT_FILE',
+      default: '',
+      doc: "PEM file of the client's certificate, for a user that requires one (`REQUIRE X509`)",
+    }),
+  ),
+  dbSslCertPem: setting.optional(
+    setting.string({
+      env: 'POSITION_DB_SSL_CERT_PEM',
+      default: '',
+      doc: "the client's certificate as PEM text (not with `POSITION_DB_SSL_CERT_FILE`)",
+      original: 'DATABASE.ADDITIONAL_CONNECTION_OPTIONS.ssl.cert',
+    }),
+  ),
+  dbSslKeyFile: setting.optional(
+    setting.string({
+      env: 'POSITION_DB_SSL_KEY_FILE',
+      default: '',
+      doc: "PEM file of the client certificate's private key",
+    }),
+  ),
+  dbSslKeyPem: setting.optional(
+    setting.string({
+      env: 'POSITION_DB_SSL_KEY_PEM',
+      default: '',
+      doc: 'the private key as PEM text (not with `POSITION_DB_SSL_KEY_FILE`)',
+      original: 'DATABASE.ADDITIONAL_CONNECTION_OPTIONS.ssl.key',
+    }),
+  ),
+  dbSslKeyPassword: setting.optional(
+    setting.string({
+      env: 'POSITION_DB_SSL_KEY_PASSWORD',
+      default: '',
+      doc: 'passphrase of an encrypted private key',
+      original: 'DATABASE.ADDITIONAL_CONNECTION_OPTIONS.ssl.passphrase',
+    }),
+  ),
+  dbSslProfile: setting.optional(
+    setting.enum(['Amazon RDS'], {
+      env: 'POSITION_DB_SSL_PROFILE',
+      default: 'Amazon RDS',
+      doc: "one of mysql2's named CA bundles instead of a CA file (with `POSITION_DB_SSL=verify`, no CA, certificate or key)",
+      original: 'DATABASE.ADDITIONAL_CONNECTION_OPTIONS.ssl',
+    }),
+  ),
+  dbConnectTimeoutMs: setting.int({
+    env: 'POSITION_DB_CONNECT_TIMEOUT_MS',
+    default: 10_000,
+    min: 100,
+    max: 600_000,
+    doc: "how long a new database connection (TCP, TLS and login) may take (mysql2's `connectTimeout`)",
+    original: 'DATABASE.ADDITIONAL_CONNECTION_OPTIONS.connectTimeout',
   }),
   referenceTtlMs: setting.int({
     env: 'POSITION_REFERENCE_TTL_MS',
@@ -392,7 +569,9 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
     if (handler.nameIn(env, field) === undefined) fromFile[configSchema[field].env] = mapped.text;
   }
   const config = handler.load({ ...fromFile, ...env }, options.overrides);
-  const named = (key: keyof PositionConfig) => handler.nameIn(env, key) ?? configSchema[key].env;
+  // A value from the original's file is named by its key there, one of ours by the variable that gave it.
+  const origin = new Map(mapping.values.map((mapped) => [mapped.field, mapped.key]));
+  const named = (key: keyof PositionConfig) => handler.nameIn(env, key) ?? origin.get(key) ?? configSchema[key].env;
   if (config.retryMaxMs < config.retryInitialMs) {
     throw new ConfigError(named('retryMaxMs'), `must not be below ${named('retryInitialMs')}`);
   }
@@ -402,8 +581,114 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, options: LoadOp
       `must be none or gzip with ${named('kafkaClient')}=kafkajs, got "${config.compression}"`,
     );
   }
+  checkSecurity(config, named);
   const notHonoured = [...mapping.notHonoured, ...libraryVariablesNotHonoured(env)];
   return { config, file: source.file, notHonoured: Object.freeze(notHonoured) };
+}
+
+type SecurityField = keyof PositionConfig & `${'kafka' | 'db'}Ssl${string}`;
+
+/**
+ * What the TLS and SASL settings cannot say one at a time: a file and PEM text of the same thing (librdkafka
+ * refuses both too), a certificate without its key, TLS material where nothing speaks TLS (it would do nothing),
+ * SASL without its mechanism or credentials.
+ */
+function checkSecurity(config: PositionConfig, named: (key: keyof PositionConfig) => string) {
+  const set = (key: keyof PositionConfig) => config[key] !== undefined;
+  const oneOf = (file: SecurityField, pem: SecurityField) => {
+    if (set(file) && set(pem)) throw new ConfigError(named(file), `and ${named(pem)} are both set: give one`);
+  };
+  const kafkaTls = config.kafkaSecurityProtocol === 'ssl' || config.kafkaSecurityProtocol === 'sasl_ssl';
+  const kafkaMaterial: SecurityField[] = [
+    'kafkaSslCaFile',
+    'kafkaSslCaPem',
+    'kafkaSslCertFile',
+    'kafkaSslCertPem',
+    'kafkaSslKeyFile',
+    'kafkaSslKeyPem',
+    'kafkaSslKeyPassword',
+  ];
+  const dbMaterial: SecurityField[] = [
+    'dbSslCaFile',
+    'dbSslCaPem',
+    'dbSslCertFile',
+    'dbSslCertPem',
+    'dbSslKeyFile',
+    'dbSslKeyPem',
+    'dbSslKeyPassword',
+    'dbSslProfile',
+  ];
+  for (const [tls, material, protocol, how] of [
+    [kafkaTls, kafkaMaterial, 'kafkaSecurityProtocol', 'ssl or sasl_ssl'],
+    [config.dbSsl !== 'off', dbMaterial, 'dbSsl', 'on, verify or verify-identity'],
+  ] as const) {
+    const stray = material.find(set);
+    if (!tls && stray !== undefined) {
+      throw new ConfigError(named(stray), `is set but ${named(protocol)} is not ${how}: nothing would use it`);
+    }
+  }
+  oneOf('kafkaSslCaFile', 'kafkaSslCaPem');
+  oneOf('kafkaSslCertFile', 'kafkaSslCertPem');
+  oneOf('kafkaSslKeyFile', 'kafkaSslKeyPem');
+  oneOf('dbSslCaFile', 'dbSslCaPem');
+  oneOf('dbSslCertFile', 'dbSslCertPem');
+  oneOf('dbSslKeyFile', 'dbSslKeyPem');
+  for (const [certs, keys] of [
+    [
+      ['kafkaSslCertFile', 'kafkaSslCertPem'],
+      ['kafkaSslKeyFile', 'kafkaSslKeyPem'],
+    ],
+    [
+      ['dbSslCertFile', 'dbSslCertPem'],
+      ['dbSslKeyFile', 'dbSslKeyPem'],
+    ],
+  ] as const) {
+    const cert = certs.find(set);
+    const key = keys.find(set);
+    if ((cert === undefined) !== (key === undefined)) {
+      const given = (cert ?? key) as SecurityField;
+      const missing = cert === undefined ? certs : keys;
+      throw new ConfigError(
+        named(given),
+        `needs ${missing.map(named).join(' or ')} too: a client certificate goes with its key`,
+      );
+    }
+  }
+  if (config.dbSslProfile !== undefined) {
+    const other = (['dbSslCaFile', 'dbSslCaPem', 'dbSslCertFile', 'dbSslCertPem'] as const).find(set);
+    if (other !== undefined) throw new ConfigError(named('dbSslProfile'), `and ${named(other)} are both set: give one`);
+    if (config.dbSsl !== 'verify') {
+      throw new ConfigError(
+        named('dbSslProfile'),
+        `takes ${named('dbSsl')}=verify (what mysql2 does with it), got "${config.dbSsl}"`,
+      );
+    }
+  }
+  const sasl = config.kafkaSecurityProtocol === 'sasl_ssl' || config.kafkaSecurityProtocol === 'sasl_plaintext';
+  if (sasl) {
+    if (config.kafkaSaslMechanism === undefined) {
+      throw new ConfigError(
+        named('kafkaSaslMechanism'),
+        `must be set with ${named('kafkaSecurityProtocol')}=${config.kafkaSecurityProtocol}: PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512 (librdkafka's default GSSAPI is not offered)`,
+      );
+    }
+    for (const key of ['kafkaSaslUsername', 'kafkaSaslPassword'] as const) {
+      if (!set(key)) {
+        throw new ConfigError(
+          named(key),
+          `must be set with ${named('kafkaSaslMechanism')}=${config.kafkaSaslMechanism}`,
+        );
+      }
+    }
+  } else {
+    const stray = (['kafkaSaslMechanism', 'kafkaSaslUsername', 'kafkaSaslPassword'] as const).find(set);
+    if (stray !== undefined) {
+      throw new ConfigError(
+        named(stray),
+        `is set but ${named('kafkaSecurityProtocol')} is not sasl_ssl or sasl_plaintext: nothing would use it`,
+      );
+    }
+  }
 }
 
 /** The settings alone (see readConfig); throws ConfigError naming the bad key. */

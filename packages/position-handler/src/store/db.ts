@@ -9,7 +9,26 @@ export interface DbSettings {
   readonly password: string;
   readonly database: string;
   readonly poolMax?: number;
+  /** TLS: undefined for none (security.ts builds it from the settings). */
+  readonly ssl?: DbSsl;
+  /** mysql2's connectTimeout (its default 10 s when unset). */
+  readonly connectTimeoutMs?: number;
 }
+
+/**
+ * mysql2's `ssl`: the name of one of its profiles (a CA bundle), or its object: the certificate is verified
+ * unless rejectUnauthorized is false, the host name checked only with verifyIdentity; ca, cert and key are PEM text.
+ */
+export type DbSsl =
+  | string
+  | {
+      readonly rejectUnauthorized: boolean;
+      readonly verifyIdentity: boolean;
+      readonly ca?: string;
+      readonly cert?: string;
+      readonly key?: string;
+      readonly passphrase?: string;
+    };
 
 /**
  * mysql2's connection options for both pools. DECIMAL and BIGINT come back as strings (amounts are parsed into
@@ -22,6 +41,8 @@ function connectionOptions(settings: DbSettings) {
     user: settings.user,
     password: settings.password,
     database: settings.database,
+    ...(settings.ssl === undefined ? {} : { ssl: settings.ssl }),
+    ...(settings.connectTimeoutMs === undefined ? {} : { connectTimeout: settings.connectTimeoutMs }),
     supportBigNumbers: true,
     bigNumberStrings: true,
     decimalNumbers: false,
@@ -81,8 +102,10 @@ export function endStorePool(pool: Pool): Promise<void> {
   return new Promise((resolve, reject) => pool.end((error) => (error ? reject(error) : resolve())));
 }
 
-function settingsOf(config: PositionConfig): DbSettings {
+function settingsOf(config: PositionConfig, ssl: DbSsl | undefined): DbSettings {
   return {
+    ssl,
+    connectTimeoutMs: config.dbConnectTimeoutMs,
     host: config.dbHost,
     port: config.dbPort,
     user: config.dbUser,
@@ -92,12 +115,12 @@ function settingsOf(config: PositionConfig): DbSettings {
   };
 }
 
-/** The handler's database, as its configuration names it (the provisioning CLI). */
-export function knexFromConfig(config: PositionConfig): Knex {
-  return createKnex(settingsOf(config));
+/** The handler's database, as its configuration names it (the provisioning CLI); `ssl` from security.ts. */
+export function knexFromConfig(config: PositionConfig, ssl?: DbSsl): Knex {
+  return createKnex(settingsOf(config, ssl));
 }
 
-/** The handler's batches' pool, as its configuration names it (main). */
-export function storePoolFromConfig(config: PositionConfig): Pool {
-  return createStorePool(settingsOf(config));
+/** The handler's batches' pool, as its configuration names it (main); `ssl` from security.ts. */
+export function storePoolFromConfig(config: PositionConfig, ssl?: DbSsl): Pool {
+  return createStorePool(settingsOf(config, ssl));
 }
