@@ -11,6 +11,11 @@ export interface HttpClientOptions {
   readonly keepAliveTimeoutMs: number;
   /** false: `connection: close` on every request (undici's `reset`), no socket is reused. */
   readonly keepAlive: boolean;
+  /**
+   * CAs trusted for https:// upstreams in place of Node's default store (upstream/tls.ts upstreamCa adds
+   * to it); undefined: the default store, NODE_EXTRA_CA_CERTS included.
+   */
+  readonly ca?: string[] | undefined;
   /** Called once per retried request (a metric). */
   readonly onRetry?: () => void;
 }
@@ -160,8 +165,10 @@ class CollectResponse implements Dispatcher.DispatchHandler {
   }
 
   onResponseError(_controller: Dispatcher.DispatchController | null, error: Error): void {
+    // The code names the fault (ECONNREFUSED, SELF_SIGNED_CERT_IN_CHAIN, UND_ERR_HEADERS_TIMEOUT); the error
+    // itself is kept as the cause for the failure log.
     const code = (error as { code?: string }).code;
-    this.reject(new UpstreamError(this.upstream, code ?? error.message));
+    this.reject(new UpstreamError(this.upstream, code ?? error.message, undefined, undefined, { cause: error }));
   }
 }
 
@@ -205,7 +212,8 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     keepAliveTimeout: options.keepAliveTimeoutMs,
     headersTimeout: options.headersTimeoutMs,
     bodyTimeout: options.bodyTimeoutMs,
-    connect: { timeout: options.connectTimeoutMs },
+    // TLS per origin as any other socket option: an https:// pool keeps its sessions and sockets alive too.
+    connect: { timeout: options.connectTimeoutMs, ...(options.ca !== undefined ? { ca: options.ca } : {}) },
   });
   // Read once: the composed dispatcher is a Proxy whose `dispatch` property is looked up through a trap.
   const dispatcher = agent.compose(retryResetOnce(options.onRetry));
