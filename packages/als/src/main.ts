@@ -199,6 +199,8 @@ async function openAls(
   resources.own('metrics', metrics, (created) => created.stop());
   const schemas = loadFspiopSchemas();
   const serialisers = createSerialisers();
+  // Every error answer and error callback counted and logged (rate-limited) at the two edges they pass.
+  const failures = createFailureReporter(registry, loggerInstance);
   const http = createHttpClient({
     connections: config.upstreamConnections,
     connectTimeoutMs: config.connectTimeoutMs,
@@ -208,6 +210,7 @@ async function openAls(
     keepAlive: config.upstreamKeepAlive,
     ca: upstreamCa(config.upstreamCaFile, schema.upstreamCaFile.env),
     onRetry: () => metrics.retry(),
+    onTransportFailure: (upstream, origin, error) => failures.upstreamFailed(upstream, origin, error),
   });
   resources.own('upstream pools', http, (client) => client.close());
   metrics.watchUpstreamPools(() => http.poolStats());
@@ -240,8 +243,6 @@ async function openAls(
     includeCauseExtension: config.errorCauseExtension,
     truncateExtensions: config.truncateExtensions,
   };
-  // Every error answer and error callback counted and logged (rate-limited) at the two edges they pass.
-  const failures = createFailureReporter(registry, loggerInstance);
   // The egress timers of the original run here, at the upstream edge: the flows measure nothing of it.
   const ports: DiscoveryPorts = {
     hubName: config.hubName,
