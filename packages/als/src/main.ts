@@ -199,7 +199,7 @@ async function openAls(
   resources.own('metrics', metrics, (created) => created.stop());
   const schemas = loadFspiopSchemas();
   const serialisers = createSerialisers();
-  // Every error answer and error callback counted and logged (rate-limited) at the two edges they pass.
+  // Every error answer, error callback and upstream call without an answer counted and logged (rate-limited).
   const failures = createFailureReporter(registry, loggerInstance);
   const http = createHttpClient({
     connections: config.upstreamConnections,
