@@ -3,7 +3,7 @@ import { type CpuProfiler, createCpuProfiler, createLogger, packageVersion } fro
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import { Registry } from 'prom-client';
 import type { AlsRole } from './command-line.js';
-import { type Config, parseMetricLabels } from './config/index.js';
+import { type Config, parseMetricLabels, schema } from './config/index.js';
 import { acrossSchemes } from './discovery/inter-scheme.js';
 import type { DiscoveryPorts } from './discovery/types.js';
 import { causeOf, withErrorHandling } from './fspiop/error-handling.js';
@@ -32,7 +32,8 @@ import {
   type OracleStore,
   readOraclesFile,
 } from './upstream/oracle-registry.js';
-import { createMysqlOracleStore } from './upstream/oracle-store-mysql.js';
+import { createMysqlOracleStore, type MysqlSettings } from './upstream/oracle-store-mysql.js';
+import { tlsOptions, upstreamCa } from './upstream/tls.js';
 
 /** One process of the ALS as its command line asked (command-line.ts): what it listens on. */
 export interface RunningAlsProcess {
@@ -80,6 +81,21 @@ const maxHeaderBytes = 16_384;
 
 const embeddedOracles = fileURLToPath(new URL('../config/oracles.json', import.meta.url));
 
+/**
+ * mysql2's `ssl` of the settings. `verify` checks the host name too, which mysql2 does only when asked
+ * (`verifyIdentity`); a named profile is mysql2's own (its CAs, the chain checked).
+ */
+function mysqlSsl(config: Config): MysqlSettings['ssl'] {
+  if (config.dbSsl === 'off') return undefined;
+  if (config.dbSslProfile !== '' && config.dbSsl === 'verify') return config.dbSslProfile;
+  const options = tlsOptions(config.dbSsl, {
+    ca: { value: config.dbSslCaFile, variable: schema.dbSslCaFile.env },
+    cert: { value: config.dbSslCertFile, variable: schema.dbSslCertFile.env },
+    key: { value: config.dbSslKeyFile, variable: schema.dbSslKeyFile.env },
+  });
+  return { ...options, verifyIdentity: config.dbSsl === 'verify' };
+}
+
 async function openOracleStore(config: Config): Promise<OracleStore> {
   if (config.dbName !== '') {
     return createMysqlOracleStore({
@@ -88,6 +104,8 @@ async function openOracleStore(config: Config): Promise<OracleStore> {
       user: config.dbUser,
       password: config.dbPassword,
       database: config.dbName,
+      ssl: mysqlSsl(config),
+      keys: 'ALS_DB_HOST, ALS_DB_SSL; DATABASE.HOST, DATABASE.ADDITIONAL_CONNECTION_OPTIONS.ssl',
     });
   }
   if (config.oraclesFile !== '') return createMemoryOracleStore(readOraclesFile(config.oraclesFile));
@@ -181,6 +199,8 @@ async function openAls(
   resources.own('metrics', metrics, (created) => created.stop());
   const schemas = loadFspiopSchemas();
   const serialisers = createSerialisers();
+  // Every error answer, error callback and upstream call without an answer counted and logged (rate-limited).
+  const failures = createFailureReporter(registry, loggerInstance);
   const http = createHttpClient({
     connections: config.upstreamConnections,
     connectTimeoutMs: config.connectTimeoutMs,
@@ -188,7 +208,9 @@ async function openAls(
     bodyTimeoutMs: config.bodyTimeoutMs,
     keepAliveTimeoutMs: config.keepAliveTimeoutMs,
     keepAlive: config.upstreamKeepAlive,
+    ca: upstreamCa(config.upstreamCaFile, schema.upstreamCaFile.env),
     onRetry: () => metrics.retry(),
+    onTransportFailure: (upstream, origin, error) => failures.upstreamFailed(upstream, origin, error),
   });
   resources.own('upstream pools', http, (client) => client.close());
   metrics.watchUpstreamPools(() => http.poolStats());
@@ -221,8 +243,6 @@ async function openAls(
     includeCauseExtension: config.errorCauseExtension,
     truncateExtensions: config.truncateExtensions,
   };
-  // Every error answer and error callback counted and logged (rate-limited) at the two edges they pass.
-  const failures = createFailureReporter(registry, loggerInstance);
   // The egress timers of the original run here, at the upstream edge: the flows measure nothing of it.
   const ports: DiscoveryPorts = {
     hubName: config.hubName,

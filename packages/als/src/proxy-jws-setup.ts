@@ -7,6 +7,7 @@ import type { KeyWatchLogger } from './jws/keys.js';
 import type { Resources } from './resources.js';
 import type { CentralLedger } from './upstream/central-ledger.js';
 import type { RedisProxyCache } from './upstream/proxy-cache-redis.js';
+import { ConnectionStartError, failureReason, isCertificateFailure, tlsOptions } from './upstream/tls.js';
 
 // ioredis, jose and cron are imported only when their part is on: an ALS with all off does not load
 // them (nothing of them in its heap or start-up).
@@ -76,6 +77,11 @@ export async function setUpProxyAndJws(
         username: config.proxyCacheUsername || undefined,
         password: config.proxyCachePassword || undefined,
         db: config.proxyCacheDb,
+        tls: tlsOptions(config.proxyCacheTls, {
+          ca: { value: config.proxyCacheTlsCaFile, variable: schema.proxyCacheTlsCaFile.env },
+          cert: { value: config.proxyCacheTlsCertFile, variable: schema.proxyCacheTlsCertFile.env },
+          key: { value: config.proxyCacheTlsKeyFile, variable: schema.proxyCacheTlsKeyFile.env },
+        }),
         commandTimeoutMs: config.connectTimeoutMs,
       }),
       (cache) => cache.disconnect(),
@@ -85,8 +91,15 @@ export async function setUpProxyAndJws(
     } catch (error) {
       // The original stops here too: src/server.js awaits the proxy cache's connect() before it listens.
       // The keys are named both ways, as the setting may come from the original's file.
-      throw new Error(
-        `ALS_PROXY_CACHE=on (PROXY_CACHE.enabled) but the ${config.proxyCacheType} at ${config.proxyCacheNodes} (ALS_PROXY_CACHE_NODES, PROXY_CACHE.proxyConfig) cannot be reached (${(error as Error).message}); start it (infra/svc start redis), point the key at it, or set ALS_PROXY_CACHE=off (ALS_PROXY_CACHE__enabled=false)`,
+      // An untrusted certificate is the TLS settings' to fix, not the server's.
+      if (isCertificateFailure(error))
+        throw new ConnectionStartError(
+          `the proxy cache's ${config.proxyCacheType} at ${config.proxyCacheNodes} (ALS_PROXY_CACHE_NODES, PROXY_CACHE.proxyConfig) cannot be used: ${failureReason(error)}; give its CA (ALS_PROXY_CACHE_TLS_CA_FILE, PROXY_CACHE.proxyConfig.tls.ca) or set ALS_PROXY_CACHE_TLS=on`,
+          error,
+        );
+      throw new ConnectionStartError(
+        `ALS_PROXY_CACHE=on (PROXY_CACHE.enabled) but the ${config.proxyCacheType} at ${config.proxyCacheNodes} (ALS_PROXY_CACHE_NODES, PROXY_CACHE.proxyConfig) cannot be reached (${failureReason(error)}); start it (infra/svc start redis), point the key at it, or set ALS_PROXY_CACHE=off (ALS_PROXY_CACHE__enabled=false)`,
+        error,
       );
     }
     proxy = {

@@ -99,6 +99,41 @@ const declared = {
     doc: 'MySQL database; set it to read the oracle registry from the database',
     original: 'DATABASE.DATABASE',
   }),
+  // TLS to MySQL: the original passes DATABASE.ADDITIONAL_CONNECTION_OPTIONS into mysql2's connection
+  // options, so its `ssl` (an object, or the name of one of mysql2's CA profiles) turns TLS on.
+  dbSsl: setting.enum(['off', 'on', 'verify'], {
+    env: 'ALS_DB_SSL',
+    default: 'off',
+    doc: "TLS to MySQL: `off`; `on` (encrypted, the server's certificate not checked); `verify` (its certificate must chain to a trusted CA and name the host); a certificate that fails verification stops the start",
+    original: 'DATABASE.ADDITIONAL_CONNECTION_OPTIONS.ssl',
+  }),
+  dbSslCaFile: setting.string({
+    env: 'ALS_DB_SSL_CA_FILE',
+    default: '',
+    allowEmpty: true,
+    doc: "PEM file of the CAs MySQL's certificate must chain to with `verify` (empty: Node's, NODE_EXTRA_CA_CERTS included); PEM text itself is taken too, as the original's key holds it",
+    original: 'DATABASE.ADDITIONAL_CONNECTION_OPTIONS.ssl.ca',
+  }),
+  dbSslCertFile: setting.string({
+    env: 'ALS_DB_SSL_CERT_FILE',
+    default: '',
+    allowEmpty: true,
+    doc: 'PEM file (or text) of the client certificate, for a MySQL that asks for one',
+    original: 'DATABASE.ADDITIONAL_CONNECTION_OPTIONS.ssl.cert',
+  }),
+  dbSslKeyFile: setting.string({
+    env: 'ALS_DB_SSL_KEY_FILE',
+    default: '',
+    allowEmpty: true,
+    doc: "PEM file (or text) of the client certificate's private key",
+    original: 'DATABASE.ADDITIONAL_CONNECTION_OPTIONS.ssl.key',
+  }),
+  dbSslProfile: setting.string({
+    env: 'ALS_DB_SSL_PROFILE',
+    default: '',
+    allowEmpty: true,
+    doc: "the CAs of one of mysql2's named profiles (`Amazon RDS`) instead of a file; the original's `ssl` given as that name",
+  }),
   // Never older than the original's answers (config/default.json: participants 3 s, endpoints 180 s,
   // GENERAL_CACHE_CONFIG.CACHE_ENABLED false: neither the oracle registry nor oracle answers are cached,
   // catbox serves nothing past its expiry). Faster settings: README "Caches".
@@ -175,6 +210,12 @@ const declared = {
     env: 'ALS_UPSTREAM_KEEP_ALIVE',
     default: true,
     doc: "false: each upstream connection is closed after one request (the Mojaloop matrix's keep-alive-off row, to measure what keep-alive saves)",
+  }),
+  upstreamCaFile: setting.string({
+    env: 'ALS_UPSTREAM_CA_FILE',
+    default: '',
+    allowEmpty: true,
+    doc: "PEM file of CAs trusted for https:// oracles, central-ledger and FSPs besides Node's (which NODE_EXTRA_CA_CERTS extends, for these too)",
   }),
   bodyLimitBytes: setting.int({
     env: 'ALS_BODY_LIMIT_BYTES',
@@ -296,6 +337,35 @@ const declared = {
     max: 15,
     doc: 'Redis database number, plain Redis only',
     original: 'PROXY_CACHE.proxyConfig.db',
+  }),
+  // TLS to Redis: the original's cache library hands proxyConfig to ioredis as its options, so `tls` (plain
+  // Redis) or `redisOptions.tls` (a cluster's nodes) turns TLS on with node:tls's options.
+  proxyCacheTls: setting.enum(['off', 'on', 'verify'], {
+    env: 'ALS_PROXY_CACHE_TLS',
+    default: 'off',
+    doc: "TLS to the proxy cache's Redis (each node of a cluster): `off`; `on` (its certificate not checked); `verify` (it must chain to a trusted CA and name the host)",
+    original: 'PROXY_CACHE.proxyConfig.tls',
+  }),
+  proxyCacheTlsCaFile: setting.string({
+    env: 'ALS_PROXY_CACHE_TLS_CA_FILE',
+    default: '',
+    allowEmpty: true,
+    doc: "PEM file (or text) of the CAs Redis's certificate must chain to with `verify` (empty: Node's, NODE_EXTRA_CA_CERTS included)",
+    original: 'PROXY_CACHE.proxyConfig.tls.ca',
+  }),
+  proxyCacheTlsCertFile: setting.string({
+    env: 'ALS_PROXY_CACHE_TLS_CERT_FILE',
+    default: '',
+    allowEmpty: true,
+    doc: 'PEM file (or text) of the client certificate, for a Redis that asks for one (`tls-auth-clients`)',
+    original: 'PROXY_CACHE.proxyConfig.tls.cert',
+  }),
+  proxyCacheTlsKeyFile: setting.string({
+    env: 'ALS_PROXY_CACHE_TLS_KEY_FILE',
+    default: '',
+    allowEmpty: true,
+    doc: "PEM file (or text) of the client certificate's private key",
+    original: 'PROXY_CACHE.proxyConfig.tls.key',
   }),
   proxyCacheExpiresInSec: setting.int({
     env: 'ALS_PROXY_CACHE_EXPIRES_IN_SEC',

@@ -112,6 +112,22 @@ function clusterNodes(value: unknown, key: string): string {
   return text;
 }
 
+/** A PEM value of the original (text, or a list of texts as node:tls takes `ca`) as one PEM text. */
+function pemText(value: unknown, key: string): string {
+  const parts = Array.isArray(value) ? value : [value];
+  if (parts.length === 0 || parts.some((part) => typeof part !== 'string' || !part.includes('-----BEGIN')))
+    throw new ConfigError(key, 'must be PEM text (or a list of PEM texts)');
+  return parts.join('\n');
+}
+
+/** Our settings of one TLS connection (config/index.ts): its mode and its PEM files. */
+interface TlsSettings {
+  readonly mode: keyof Config;
+  readonly ca: keyof Config;
+  readonly cert: keyof Config;
+  readonly key: keyof Config;
+}
+
 /**
  * The settings, in this order: our defaults < account-lookup-service's config file (CONFIG_FILE, else the
  * path of its image) < its rc overrides (ALS_A__B; our own ALS_… variables excepted) < our variables <
@@ -173,6 +189,56 @@ export function readConfig(
     take('dbPassword');
     // The original keeps its oracle registry in this database: naming it selects the database registry.
     take('dbName');
+
+    /**
+     * A node:tls options object of the original (mysql2's `ssl`, ioredis's `tls`) as our TLS settings: any
+     * object is TLS, verified unless `rejectUnauthorized` is false (both libraries' default), its ca, cert and
+     * key PEM text. Its other keys (ciphers, passphrase, servername...) are left unseen: named.
+     */
+    const tlsObject = (path: string[], ours: TlsSettings) => {
+      const value = valueAt(tree, path);
+      const fields = value as Record<string, unknown>;
+      seen(path);
+      const rejectPath = [...path, 'rejectUnauthorized'];
+      const reject = fields.rejectUnauthorized;
+      seen(rejectPath);
+      const verify = reject === undefined || reject === null || flag(reject, keyName(source, rejectPath));
+      fromFile[schema[ours.mode].env] = verify ? 'verify' : 'on';
+      for (const field of ['ca', 'cert', 'key'] as const) {
+        const pem = fields[field];
+        if (pem === undefined || pem === null || pem === '') continue;
+        seen([...path, field]);
+        fromFile[schema[ours[field]].env] = pemText(pem, keyName(source, [...path, field]));
+      }
+    };
+    const isObject = (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+    // DATABASE.ADDITIONAL_CONNECTION_OPTIONS: spread into mysql2's connection options by the original
+    // (src/lib/config.js). Its `ssl` is honoured; any other key of it is named. Empty, it does nothing there either.
+    const additional = ['DATABASE', 'ADDITIONAL_CONNECTION_OPTIONS'];
+    const additionalValue = valueAt(tree, additional);
+    if (isObject(additionalValue) && Object.keys(additionalValue as object).length === 0) seen(additional);
+    const sslPath = [...additional, 'ssl'];
+    const ssl = valueAt(tree, sslPath);
+    const dbTls: TlsSettings = { mode: 'dbSsl', ca: 'dbSslCaFile', cert: 'dbSslCertFile', key: 'dbSslKeyFile' };
+    if (isObject(ssl)) {
+      tlsObject(sslPath, dbTls);
+      // mysql2 checks the host name only with verifyIdentity; ours checks it whenever it verifies (a
+      // certificate naming another host stops the start in one line, docs/differences.md).
+      seen([...sslPath, 'verifyIdentity']);
+    } else if (ssl !== undefined) {
+      seen(sslPath);
+      const text = asText(ssl);
+      // No TLS, as mysql2 reads a falsy `ssl`; rc gives false as text.
+      if (text === '' || text === 'false') fromFile.ALS_DB_SSL = 'off';
+      // A string is the name of one of mysql2's CA profiles; `true` is none (mysql2 refuses it).
+      else if (text === 'true')
+        throw new ConfigError(keyName(source, sslPath), 'must be an object of TLS options or a mysql2 profile name');
+      else {
+        fromFile.ALS_DB_SSL = 'verify';
+        fromFile.ALS_DB_SSL_PROFILE = text;
+      }
+    }
     take('hubFspiopVersion');
     take('participantCacheTtlMs');
     take('endpointCacheTtlMs');
@@ -269,6 +335,36 @@ export function readConfig(
         take('proxyCacheUsername');
         take('proxyCachePassword');
         take('proxyCacheDb');
+        // TLS: the library hands proxyConfig to ioredis as it is. One Redis reads `tls` (any truthy value is
+        // TLS); a Cluster connects its nodes with `redisOptions` (its own options carry no TLS, username or
+        // password: there they are named, as they do nothing in the original either).
+        const redisTls: TlsSettings = {
+          mode: 'proxyCacheTls',
+          ca: 'proxyCacheTlsCaFile',
+          cert: 'proxyCacheTlsCertFile',
+          key: 'proxyCacheTlsKeyFile',
+        };
+        const optionsPath = type === 'redis-cluster' ? [...proxyConfig, 'redisOptions'] : proxyConfig;
+        if (type === 'redis-cluster') {
+          for (const [field, key] of [
+            ['username', 'proxyCacheUsername'],
+            ['password', 'proxyCachePassword'],
+          ] as const) {
+            const path = [...optionsPath, field];
+            const value = valueAt(tree, path);
+            if (value === undefined || value === null) continue;
+            seen(path);
+            fromFile[schema[key].env] = asText(value);
+          }
+        }
+        const tlsPath = [...optionsPath, 'tls'];
+        const tls = valueAt(tree, tlsPath);
+        if (isObject(tls)) tlsObject(tlsPath, redisTls);
+        else if (tls !== undefined) {
+          seen(tlsPath);
+          const text = asText(tls);
+          fromFile.ALS_PROXY_CACHE_TLS = text === '' || text === 'false' ? 'off' : 'verify';
+        }
       } else {
         for (const [path] of leaves(tree)) if (path[0] === 'PROXY_CACHE') seen(path);
       }

@@ -38,8 +38,9 @@ export class UpstreamError extends Error {
     readonly reason: string,
     readonly status?: number,
     readonly information?: ErrorInformation,
+    options?: ErrorOptions,
   ) {
-    super(`${upstream}: ${reason}`);
+    super(`${upstream}: ${reason}`, options);
     this.name = 'UpstreamError';
   }
 }

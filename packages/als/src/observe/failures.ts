@@ -29,6 +29,12 @@ export interface ErrorAnswer {
  */
 export interface FailureReporter {
   answered(answer: ErrorAnswer): void;
+  /**
+   * An upstream call that got no answer (refused, reset, timed out, a certificate refused): counted by
+   * upstream and code, logged (rate-limited per both) with the origin and the error. What the requester
+   * then hears (1001, 2001...) is counted where it is sent.
+   */
+  upstreamFailed(upstream: string, origin: string, error: Error): void;
   /** Wraps the egress send: an error callback (PUT …/error) is counted and logged, sent or failed. */
   watchSend(
     send: (request: OutboundRequest) => Promise<void>,
@@ -50,6 +56,8 @@ export function traceIdOf(traceparent: string | string[] | undefined): string | 
 const errorCodePattern = /"errorCode"\s*:\s*"(\d{4})"/;
 const errorDescriptionPattern = /"errorDescription"\s*:\s*"((?:[^"\\]|\\.){0,300})/;
 
+const transportCode = /^[A-Z][A-Z0-9_]{1,63}$/;
+
 export function createFailureReporter(
   registry: Registry,
   log: FailureLogger,
@@ -63,6 +71,11 @@ export function createFailureReporter(
   const callbacks = new FastCounter(
     'als_error_callbacks_total',
     'error callbacks (PUT …/error) sent out, by errorCode, origin (hub: the ALS own; fsp: forwarded) and result (sent, failed)',
+    registry,
+  );
+  const transport = new FastCounter(
+    'als_upstream_failures_total',
+    'upstream calls that got no answer (refused, reset, timed out, certificate refused), by upstream (oracle, central-ledger, fsp) and code',
     registry,
   );
   const children = new Map<string, { inc(): void }>();
@@ -107,6 +120,16 @@ export function createFailureReporter(
       };
       if (answer.status >= 500) log.error(fields, 'error answered');
       else log.warn(fields, 'error answered');
+    },
+    upstreamFailed(upstream, origin, error) {
+      const raw = (error as { code?: unknown }).code;
+      // Node's and undici's codes are a closed set; anything else is one label value.
+      const code = typeof raw === 'string' && transportCode.test(raw) ? raw : 'other';
+      const key = `u ${upstream} ${code}`;
+      child(key, () => transport.child({ upstream, code })).inc();
+      const suppressed = shouldLog(key);
+      if (suppressed === undefined) return;
+      log.warn({ upstream, origin, code, err: error, suppressedSinceLastLog: suppressed }, 'upstream failed');
     },
     watchSend(send, hubName) {
       return (request) => {

@@ -11,8 +11,18 @@ export interface HttpClientOptions {
   readonly keepAliveTimeoutMs: number;
   /** false: `connection: close` on every request (undici's `reset`), no socket is reused. */
   readonly keepAlive: boolean;
+  /**
+   * CAs trusted for https:// upstreams in place of Node's default store (upstream/tls.ts upstreamCa adds
+   * to it); undefined: the default store, NODE_EXTRA_CA_CERTS included.
+   */
+  readonly ca?: string[] | undefined;
   /** Called once per retried request (a metric). */
   readonly onRetry?: () => void;
+  /**
+   * Called once per request that got no answer (refused, reset after the retry, timed out, a certificate
+   * refused), with the origin and undici's error: the failure counter and log. Only failures pay for it.
+   */
+  readonly onTransportFailure?: (upstream: string, origin: string, error: Error) => void;
 }
 
 export interface UpstreamResponse {
@@ -117,9 +127,13 @@ class CollectResponse implements Dispatcher.DispatchHandler {
   #refusal = 0;
   readonly #chunks: Buffer[] = [];
 
+  /** Set when the request is dispatched: what a transport failure is reported against. */
+  origin = '';
+
   constructor(
     readonly upstream: string,
     private readonly keepBody: boolean,
+    private readonly onTransportFailure: HttpClientOptions['onTransportFailure'],
     private readonly resolve: (response: UpstreamResponse) => void,
     private readonly reject: (error: UpstreamError) => void,
   ) {}
@@ -160,8 +174,11 @@ class CollectResponse implements Dispatcher.DispatchHandler {
   }
 
   onResponseError(_controller: Dispatcher.DispatchController | null, error: Error): void {
+    // The code names the fault (ECONNREFUSED, SELF_SIGNED_CERT_IN_CHAIN, UND_ERR_HEADERS_TIMEOUT); the error
+    // itself is kept as the cause for the failure log.
     const code = (error as { code?: string }).code;
-    this.reject(new UpstreamError(this.upstream, code ?? error.message));
+    this.onTransportFailure?.(this.upstream, this.origin, error);
+    this.reject(new UpstreamError(this.upstream, code ?? error.message, undefined, undefined, { cause: error }));
   }
 }
 
@@ -205,12 +222,14 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     keepAliveTimeout: options.keepAliveTimeoutMs,
     headersTimeout: options.headersTimeoutMs,
     bodyTimeout: options.bodyTimeoutMs,
-    connect: { timeout: options.connectTimeoutMs },
+    // TLS per origin as any other socket option: an https:// pool keeps its sessions and sockets alive too.
+    connect: { timeout: options.connectTimeoutMs, ...(options.ca !== undefined ? { ca: options.ca } : {}) },
   });
   // Read once: the composed dispatcher is a Proxy whose `dispatch` property is looked up through a trap.
   const dispatcher = agent.compose(retryResetOnce(options.onRetry));
   const dispatchOnce = dispatcher.dispatch.bind(dispatcher);
   const reset = !options.keepAlive;
+  const onFailure = options.onTransportFailure;
 
   /** Starts one exchange; `handler` settles its promise. Not async: no promise of its own per call. */
   const start = (request: OutboundRequest, handler: CollectResponse, reject: (error: UpstreamError) => void) => {
@@ -221,9 +240,11 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       return;
     }
     const slash = url.indexOf('/', url.indexOf('//') + 2);
+    const origin = slash === -1 ? url : url.slice(0, slash);
+    handler.origin = origin;
     dispatchOnce(
       {
-        origin: slash === -1 ? url : url.slice(0, slash),
+        origin,
         path: slash === -1 ? '/' : url.slice(slash),
         method: request.method,
         headers: request.headers,
@@ -236,10 +257,12 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
 
   return {
     request: (request, upstream) =>
-      new Promise((resolve, reject) => start(request, new CollectResponse(upstream, true, resolve, reject), reject)),
+      new Promise((resolve, reject) =>
+        start(request, new CollectResponse(upstream, true, onFailure, resolve, reject), reject),
+      ),
     send: (request, upstream) =>
       new Promise((resolve, reject) =>
-        start(request, new CollectResponse(upstream, false, () => resolve(), reject), reject),
+        start(request, new CollectResponse(upstream, false, onFailure, () => resolve(), reject), reject),
       ),
     poolStats() {
       const pools: Record<string, UpstreamPoolStats> = {};

@@ -1,7 +1,9 @@
+import type { ConnectionOptions } from 'node:tls';
 import knexFactory, { type Knex } from 'knex';
 import type { OracleRecord } from '../discovery/oracles.js';
 import { oraclePartyIdTypes } from '../fspiop/party-id.js';
 import type { OracleFields, OracleStore } from './oracle-registry.js';
+import { ConnectionStartError, failureReason } from './tls.js';
 
 export interface MysqlSettings {
   readonly host: string;
@@ -9,6 +11,13 @@ export interface MysqlSettings {
   readonly user: string;
   readonly password: string;
   readonly database: string;
+  /**
+   * mysql2's `ssl`: node:tls options plus `verifyIdentity` (mysql2 checks the host name only with it), or
+   * the name of one of its CA profiles; undefined: no TLS.
+   */
+  readonly ssl?: (ConnectionOptions & { verifyIdentity?: boolean }) | string | undefined;
+  /** How the settings are named in the one line a failed start stops with (ours and the original's keys). */
+  readonly keys?: string;
 }
 
 /**
@@ -81,12 +90,23 @@ const toRecord = (row: Row): OracleRecord => ({
 
 /** The oracle registry in MySQL: the original's table oracleEndpoint through knex/mysql2. */
 export async function createMysqlOracleStore(settings: MysqlSettings): Promise<OracleStore> {
+  const { ssl, keys, ...connection } = settings;
   const db = knexFactory({
     client: 'mysql2',
-    connection: { ...settings },
+    connection: { ...connection, ...(ssl !== undefined ? { ssl } : {}) },
     pool: { min: 0, max: 4 },
   });
-  await ensureOracleSchema(db);
+  try {
+    await ensureOracleSchema(db);
+  } catch (error) {
+    await db.destroy().catch(() => undefined);
+    // The first query is the first connection: a refused, untrusted or plaintext one stops the start in one
+    // line naming the server, not a stack of knex's.
+    throw new ConnectionStartError(
+      `the oracle registry's MySQL at ${settings.host}:${settings.port}${keys ? ` (${keys})` : ''} cannot be used: ${failureReason(error)}`,
+      error,
+    );
+  }
 
   const select = () =>
     db('oracleEndpoint as oe')

@@ -1,3 +1,4 @@
+import type { ConnectionOptions } from 'node:tls';
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import type { AlsRequest, ProxyCache } from '../discovery/proxy-cache.js';
 
@@ -23,6 +24,8 @@ export interface ProxyCacheRedisOptions {
   readonly password?: string | undefined;
   /** The database number (plain Redis only; a cluster has database 0 only). */
   readonly db?: number | undefined;
+  /** node:tls options (upstream/tls.ts tlsOptions): TLS to the Redis, to each node of a cluster; undefined: none. */
+  readonly tls?: ConnectionOptions | undefined;
   /** Every Redis command fails after this instead of queueing while Redis is away. */
   readonly commandTimeoutMs: number;
 }
@@ -62,6 +65,9 @@ export function createRedisClient(options: ProxyCacheRedisOptions): Redis | Clus
     // A Redis that is away fails the command at once (the flows answer an error) instead of queueing it.
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
+    // A cluster's nodes are connected with redisOptions (the Cluster's own options carry no TLS): so this
+    // reaches every node the cluster names, as the original's `proxyConfig.redisOptions.tls` does.
+    ...(options.tls !== undefined ? { tls: options.tls } : {}),
   };
   if (options.type === 'redis-cluster') {
     return new Cluster(
