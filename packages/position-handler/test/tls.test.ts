@@ -39,7 +39,7 @@ interface SecureStack {
 
 function secureStack(): SecureStack {
   const settings = loadInfraSettings();
-  const published = (settings as { tls?: Record<string, never> }).tls as
+  const published = (settings as unknown as { tls?: unknown }).tls as
     | {
         caFile: string;
         kafka: { sslBrokers: string[]; saslBrokers: string[]; sasl: { username: string; password: string } };

@@ -22,8 +22,10 @@ export interface DbSettings {
 export type DbSsl =
   | string
   | {
-      readonly rejectUnauthorized: boolean;
-      readonly verifyIdentity: boolean;
+      /** mysql2's default: true. */
+      readonly rejectUnauthorized?: boolean;
+      /** mysql2's default: false. */
+      readonly verifyIdentity?: boolean;
       readonly ca?: string;
       readonly cert?: string;
       readonly key?: string;
