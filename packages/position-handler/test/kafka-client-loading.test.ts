@@ -25,7 +25,7 @@ seen.afterTopicCheck = kafkajsFiles();
 const options = { brokers, clientId: 'probe', groupId: 'probe', topics: ['t'], notificationTopic: 'n',
   fromBeginning: true, partitionsConsumedConcurrently: 1, sessionTimeoutMs: 6000, fetchMinBytes: 1,
   fetchMaxWaitMs: 100, maxBytesPerPartition: 1048576, produceBatchBytes: 800000, produceLingerMs: 0, acks: -1,
-  compression: 'none', logger: { error() {}, warn() {}, info() {}, debug() {} } };
+  compression: 'none', security: {}, logger: { error() {}, warn() {}, info() {}, debug() {} } };
 await main.createBus('platformatic', options);
 seen.afterPlatformaticBus = kafkajsFiles();
 await main.createBus('kafkajs', options);

@@ -21,13 +21,28 @@ export interface MysqlSettings {
 }
 
 /**
+ * Creates a table, or finds it made meanwhile: the API and the admin processes of one deployment (Mojaloop's
+ * charts run them as two) start at once on an empty database, and both find the table missing. True when this
+ * call made it.
+ */
+async function createMissing(db: Knex, table: string, columns: (t: Knex.CreateTableBuilder) => void): Promise<boolean> {
+  try {
+    await db.schema.createTable(table, columns);
+    return true;
+  } catch (error) {
+    if ((error as { code?: string }).code === 'ER_TABLE_EXISTS_ERROR') return false;
+    throw error;
+  }
+}
+
+/**
  * Creates the original's tables when they are missing (an empty database), with the columns the ALS
  * reads: partyIdType, endpointType, oracleEndpoint. An existing account_lookup database is used as is,
  * except that party ID types of the seed it lacks are added (a database made by an older version of ours).
  */
 export async function ensureOracleSchema(db: Knex): Promise<void> {
   if (!(await db.schema.hasTable('partyIdType'))) {
-    await db.schema.createTable('partyIdType', (t) => {
+    await createMissing(db, 'partyIdType', (t) => {
       t.increments('partyIdTypeId').primary();
       t.string('name', 512).notNullable().unique();
       t.string('description', 512).notNullable().defaultTo('');
@@ -44,17 +59,17 @@ export async function ensureOracleSchema(db: Knex): Promise<void> {
       .onConflict('name')
       .ignore();
   if (!(await db.schema.hasTable('endpointType'))) {
-    await db.schema.createTable('endpointType', (t) => {
+    const created = await createMissing(db, 'endpointType', (t) => {
       t.increments('endpointTypeId').primary();
       t.string('type', 50).notNullable().unique();
       t.string('description', 512).notNullable().defaultTo('');
       t.boolean('isActive').notNullable().defaultTo(true);
       t.dateTime('createdDate').notNullable().defaultTo(db.fn.now());
     });
-    await db('endpointType').insert({ type: 'URL', description: 'REST URLs' });
+    if (created) await db('endpointType').insert({ type: 'URL', description: 'REST URLs' });
   }
   if (!(await db.schema.hasTable('oracleEndpoint'))) {
-    await db.schema.createTable('oracleEndpoint', (t) => {
+    await createMissing(db, 'oracleEndpoint', (t) => {
       t.increments('oracleEndpointId').primary();
       t.integer('partyIdTypeId').unsigned().notNullable().references('partyIdTypeId').inTable('partyIdType');
       t.integer('endpointTypeId').unsigned().notNullable().references('endpointTypeId').inTable('endpointType');
