@@ -129,6 +129,20 @@ describe.skipIf(missing !== undefined)(title, () => {
     await als.close();
   });
 
+  // The server's certificate names localhost and 127.0.0.1; 127.1 reaches the same server under a name it
+  // does not carry. mysql2 checks the chain of an ssl object, the name only with verifyIdentity: so does ours.
+  it('checks the host name only with verifyIdentity (ALS_DB_SSL=verify-identity), as mysql2 does', async () => {
+    const elsewhere = { ALS_DB_SSL_CA_FILE: caFile, ALS_DB_HOST: '127.1' };
+    const als = await startFrom(originalFile(undefined), { ...elsewhere, ALS_DB_SSL: 'verify' });
+    await als.close();
+    const refused = (await startFrom(originalFile(undefined), { ...elsewhere, ALS_DB_SSL: 'verify-identity' }).then(
+      () => undefined,
+      (e: unknown) => e,
+    )) as Error & { code?: string };
+    expect(refused.message).toMatch(/^the oracle registry's MySQL at 127\.1:\d+ .*cannot be used: .*127\.1/);
+    expect(refused.message).not.toContain('\n');
+  });
+
   it('stops the start in one line naming the host and why when the certificate fails verification', async () => {
     const start = startFrom(originalFile({ rejectUnauthorized: true }));
     const error = (await start.then(
