@@ -231,9 +231,9 @@ describe.skipIf(missing !== undefined)(title, () => {
       () => undefined,
       (e: unknown) => e,
     )) as Error;
-    // ioredis closes the connection on a refused certificate without handing on why: the line names the
-    // server, not yet the certificate.
-    expect(untrusted.message).toMatch(new RegExp(`redis at ${host}:${redisPort} .*cannot be (used|reached)`));
+    // The server and why: the certificate, and the settings that fix it.
+    expect(untrusted.message).toMatch(new RegExp(`redis at ${host}:${redisPort} .*cannot be used: .*certificate`));
+    expect(untrusted.message).toContain('ALS_PROXY_CACHE_TLS_CA_FILE');
     expect(untrusted.message).not.toContain('\n');
   });
 });
