@@ -144,6 +144,18 @@ function metricsOf(result: PositionBenchResult): Map<string, Metric> {
     metrics.set(`${p.action}_db_commits_per_s`, { type: 'gauge', value: Number(p.commitsPerSecond.toFixed(1)) });
     for (const [name, cores] of Object.entries(p.cpu))
       metrics.set(`${p.action}_cpu_${name}`, { type: 'gauge', value: Number(cores.toFixed(2)) });
+    for (const [name, mb] of Object.entries(p.rssMb))
+      metrics.set(`${p.action}_rss_mb_${name}`, { type: 'gauge', value: mb });
+    for (const key of [
+      'Innodb_rows_read',
+      'Innodb_rows_inserted',
+      'Innodb_rows_updated',
+      'Innodb_row_lock_waits',
+    ] as const)
+      metrics.set(`${p.action}_${key.toLowerCase()}_per_msg`, {
+        type: 'gauge',
+        value: Number((p.mysqlStatus[key] / p.messages).toFixed(3)),
+      });
     for (const [stage, seconds] of Object.entries(p.handlerStages))
       metrics.set(`${p.action}_stage_s_${stage}`, { type: 'gauge', value: Number(seconds.toFixed(2)) });
   }
