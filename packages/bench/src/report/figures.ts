@@ -42,6 +42,7 @@ interface PositionPhase {
   readonly cpu_us_per_msg: Record<string, number>;
   readonly sql_per_msg?: number;
   readonly rss_mb?: Record<string, number>;
+  readonly mysql_status_per_msg?: Record<string, number>;
   readonly lost: number;
   readonly duplicated: number;
 }
@@ -84,6 +85,9 @@ interface ResultFile extends Phases {
   readonly rounds?: readonly { readonly round: number; readonly original: Phases; readonly ours: Phases }[];
   // bench:position --switch
   readonly runs?: readonly SwitchRunResult[];
+  // bench:position --floor
+  readonly floor?: Phases;
+  readonly db_floor?: Phases;
   // bench:als --original and --floor (src/commands/als-versus.ts)
   readonly comparison?: string;
   readonly results?: readonly AlsVersusConfig[];
@@ -569,6 +573,64 @@ function renderAlsVersus(files: readonly LoadedResult[]): string {
     .join('\n\n');
 }
 
+/**
+ * bench:position --floor: per phase the Kafka-only passthrough, the database floor and the handler: msgs/s, the
+ * consuming process's and MariaDB's CPU per message, statements and rows read per message, RSS at the phase's end,
+ * and the handler against each floor.
+ */
+function renderPositionFloors(files: readonly LoadedResult[]): string {
+  const header = [
+    'phase',
+    'run',
+    'msgs/s',
+    'p99 ms',
+    'process µs/msg',
+    'MariaDB µs/msg',
+    'SQL/msg',
+    'rows read/msg',
+    'RSS MB at its end',
+    'handler / this (msgs/s)',
+    'handler / this (MariaDB µs/msg)',
+  ];
+  return files
+    .map((file) => {
+      const r = file.result;
+      const rows: string[][] = [];
+      for (const label of phasesOf([r])) {
+        const handler = r[label];
+        if (!handler) continue;
+        for (const [name, phases, proc] of [
+          ['Kafka floor (passthrough)', r.floor, 'passthrough'],
+          ['database floor', r.db_floor, 'db-floor'],
+          ['handler', r, 'handler'],
+        ] as const) {
+          const phase = phases?.[label];
+          if (!phase) continue;
+          const status = phase.mysql_status_per_msg;
+          rows.push([
+            label,
+            name,
+            integer(phase.msgs_per_s),
+            ms(phase.latency_ms.p99),
+            integer(cpuOf(phase, proc)),
+            integer(phase.cpu_us_per_msg.mariadb),
+            phase.sql_per_msg === undefined ? '-' : phase.sql_per_msg.toFixed(3),
+            status ? ((status.Handler_read_key ?? 0) + (status.Handler_read_next ?? 0)).toFixed(2) : '-',
+            rssCell(phase.rss_mb),
+            name === 'handler' ? '' : `${(handler.msgs_per_s / phase.msgs_per_s).toFixed(2)}`,
+            name === 'handler' ? '' : times(handler.cpu_us_per_msg.mariadb, phase.cpu_us_per_msg.mariadb),
+          ]);
+        }
+      }
+      return [
+        caption(file, 'the handler between its two floors (goals: ≥ 0.85 of the database floor, MariaDB ≤ 1.2×)'),
+        '',
+        table(header, rows),
+      ].join('\n');
+    })
+    .join('\n\n');
+}
+
 /** The kinds that render measurements: only pages under a `measured/` folder hold them. */
 export const MEASUREMENT_KINDS: ReadonlySet<string> = new Set([
   'images',
@@ -578,6 +640,7 @@ export const MEASUREMENT_KINDS: ReadonlySet<string> = new Set([
   'position-original',
   'position-switch',
   'als-versus',
+  'position-floors',
 ]);
 
 export const renderers: Record<string, (files: readonly LoadedResult[]) => string> = {
@@ -587,6 +650,7 @@ export const renderers: Record<string, (files: readonly LoadedResult[]) => strin
   'position-switch': renderPositionSwitch,
   'als-differences': renderAlsDifferences,
   'als-versus': renderAlsVersus,
+  'position-floors': renderPositionFloors,
   position: renderPosition,
   'position-variants': renderPositionVariants,
 };
