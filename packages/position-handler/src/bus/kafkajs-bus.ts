@@ -31,6 +31,9 @@ export function kafkajsConnection(security: KafkaSecurity): Pick<KafkaConfig, 's
   };
 }
 
+/** The wait before a failed offset commit is tried again. */
+const COMMIT_RETRY_MS = 200;
+
 export function createKafkajsBus(options: BusOptions): PositionBus {
   if (options.compression !== 'none' && options.compression !== 'gzip') {
     throw new Error(`kafkajs cannot compress with ${options.compression} (none or gzip)`);
@@ -81,8 +84,8 @@ export function createKafkajsBus(options: BusOptions): PositionBus {
     let chain = chains.get(key);
     if (!chain) {
       chain = new SettleChain({
-        commit: (next) => consumer.commitOffsets([{ topic, partition, offset: next.toString() }]),
         seek: (offset) => seek(topic, partition, offset.toString()),
+        pause: () => new Promise((resolve) => setTimeout(resolve, COMMIT_RETRY_MS)),
       });
       chains.set(key, chain);
     }
@@ -126,8 +129,8 @@ export function createKafkajsBus(options: BusOptions): PositionBus {
             heartbeat,
             resolve: resolveOffset,
             isActive,
-            settle: (produced, firstOffset, lastOffset) =>
-              chain.settle({ produced, firstOffset, lastOffset, isActive }),
+            settle: (produced, firstOffset, lastOffset, commit, commitFailed) =>
+              chain.settle({ produced, firstOffset, lastOffset, isActive, commit, commitFailed }),
           };
           await handle(partitionBatch);
         },

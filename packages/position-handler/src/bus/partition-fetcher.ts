@@ -98,6 +98,8 @@ interface Partition {
   epoch: number;
   /** The chunks of this epoch whose acknowledgement and offset commit are pending. */
   chain: SettleChain;
+  /** When it was last put in a fetch (the fetcher's count of fetches started); 0: never. */
+  sentAt: number;
 }
 
 const keyOf = (topic: string, partition: number) => `${topic}:${partition}`;
@@ -118,8 +120,8 @@ export class PartitionFetcher<Route> {
   #state: FetcherState = 'created';
   #handle: (batch: PartitionBatch) => Promise<void> = async () => {};
   #scheduled = false;
-  /** Rotates which partitions go first when fewer slots than ready partitions are free. */
-  #turn = 0;
+  /** Fetches started so far: each partition remembers when it was last sent, so the longest waiting goes first. */
+  #sent = 0;
 
   constructor(options: PartitionFetcherOptions<Route>) {
     this.#options = options;
@@ -165,7 +167,7 @@ export class PartitionFetcher<Route> {
         const key = keyOf(topic, partition);
         if (this.#partitions.has(key)) continue;
         const chain = this.#chainOf(topic, partition);
-        const state: Partition = { topic, partition, phase: 'recovering', offset: -1n, epoch: 0, chain };
+        const state: Partition = { topic, partition, phase: 'recovering', offset: -1n, epoch: 0, chain, sentAt: 0 };
         this.#partitions.set(key, state);
         added.push(state);
       }
@@ -187,8 +189,8 @@ export class PartitionFetcher<Route> {
 
   #chainOf(topic: string, partition: number): SettleChain {
     return new SettleChain({
-      commit: (nextOffset) => this.commit(topic, partition, nextOffset),
       seek: (offset) => this.seek(topic, partition, offset),
+      pause: () => this.#pause(),
     });
   }
 
@@ -287,9 +289,13 @@ export class PartitionFetcher<Route> {
     const idle = all.filter((s) => s.phase === 'idle');
     const free = concurrency - taken;
     if (idle.length === 0 || free <= 0) return;
-    this.#turn = (this.#turn + 1) % idle.length;
-    const ready = [...idle.slice(this.#turn), ...idle.slice(0, this.#turn)].slice(0, free);
-    for (const state of ready) state.phase = 'fetching';
+    // Fewer slots than idle partitions: the ones sent longest ago go first, so a partition cannot starve behind
+    // others whose fetches come back empty and are sent again at once.
+    const ready = idle.sort((a, b) => a.sentAt - b.sentAt).slice(0, free);
+    for (const state of ready) {
+      state.phase = 'fetching';
+      state.sentAt = ++this.#sent;
+    }
     let route: Route;
     try {
       route = await io.route(topics);
@@ -391,8 +397,8 @@ export class PartitionFetcher<Route> {
         if (current()) state.offset = BigInt(offset) + 1n;
       },
       isActive: current,
-      settle: (produced, firstOffset, lastOffset) =>
-        chain.settle({ produced, firstOffset, lastOffset, isActive: current }),
+      settle: (produced, firstOffset, lastOffset, commit, commitFailed) =>
+        chain.settle({ produced, firstOffset, lastOffset, isActive: current, commit, commitFailed }),
     };
     const work = this.#handle(batch)
       .catch((error: unknown) => {

@@ -10,17 +10,17 @@ export type Settled =
   /** An earlier chunk's settle failed: the partition was moved back before this one, nothing committed. */
   | { readonly kind: 'abandoned' }
   /**
-   * The produce or the offset commit failed; the fetch position went back to the chunk's first offset when the
-   * batch was still active (`active`), else the partition is no longer this member's.
+   * The produce failed (or the offset commit, once the partition is no longer this member's); the fetch position
+   * went back to the chunk's first offset when the batch was still active (`active`).
    */
   | { readonly kind: 'failed'; readonly error: unknown; readonly active: boolean };
 
 /** What a partition's settle chain needs from the partition's owner (the fetch loop or the client's adapter). */
 export interface SettlePort {
-  /** Commits `nextOffset` for the group. */
-  commit(nextOffset: bigint): Promise<void>;
   /** Moves this member's fetch position back to `offset` (nothing committed); starts a new chain. */
   seek(offset: bigint): void;
+  /** The wait before an offset commit is tried again. */
+  pause(): Promise<void>;
 }
 
 /** One chunk handed to the chain once its notifications were sent. */
@@ -31,6 +31,10 @@ export interface ChunkToSettle {
   readonly lastOffset: string;
   /** Whether the batch the chunk came from is still current (not revoked, not moved back, not stopping). */
   readonly isActive: () => boolean;
+  /** Commits `nextOffset` for the group (the runner's PositionBus.commit). */
+  readonly commit: (nextOffset: string) => Promise<void>;
+  /** An offset commit failed and will be tried again (for the metrics and the log). */
+  readonly commitFailed: ((error: unknown) => void) | undefined;
 }
 
 /**
@@ -41,7 +45,10 @@ export interface ChunkToSettle {
  * request saved: if that one fails, it moves the partition back to its own first offset, and this acknowledged
  * chunk would only be replayed after a crash). A failed produce or commit moves the fetch position back to the
  * chunk's first offset (seek): the chunk and those after it are fetched again, found already applied and
- * re-notified; the settles queued behind it commit nothing. The owner starts a new chain at each seek.
+ * re-notified; the settles queued behind it commit nothing. A failed offset commit is not a reason to handle
+ * the chunk again (its notifications were acknowledged: doing so would notify them twice): it is tried again
+ * after a pause while the partition is this member's, unless a later chunk is queued, whose commit covers it.
+ * The owner starts a new chain at each seek.
  */
 export class SettleChain {
   /** The last queued chunk's settle: true once its offset is committed (or covered). */
@@ -81,24 +88,39 @@ export class SettleChain {
         await chunk.produced.catch(() => {});
         return { kind: 'abandoned' };
       }
-      await chunk.produced;
-      if (!isLast()) return { kind: 'covered' };
-      const started = performance.now();
-      await this.port.commit(BigInt(chunk.lastOffset) + 1n);
-      return { kind: 'committed', seconds: (performance.now() - started) / 1000 };
-    } catch (error) {
-      // The partition may have been revoked meanwhile; its new owner starts from the committed offset.
-      const active = chunk.isActive();
-      if (active) {
+      try {
+        await chunk.produced;
+      } catch (error) {
+        return this.#moveBack(chunk, error);
+      }
+      for (;;) {
+        if (!isLast()) return { kind: 'covered' };
+        const started = performance.now();
         try {
-          this.port.seek(BigInt(chunk.firstOffset));
-        } catch {
-          // A client that cannot seek now (rejoining) starts from the committed offset, before this chunk.
+          await chunk.commit((BigInt(chunk.lastOffset) + 1n).toString());
+          return { kind: 'committed', seconds: (performance.now() - started) / 1000 };
+        } catch (error) {
+          if (!chunk.isActive()) return { kind: 'failed', error, active: false };
+          chunk.commitFailed?.(error);
+          await this.port.pause();
         }
       }
-      return { kind: 'failed', error, active };
     } finally {
       this.#open -= 1;
     }
+  }
+
+  /** The chunk's notifications were not acknowledged: it is fetched and handled again from its first offset. */
+  #moveBack(chunk: ChunkToSettle, error: unknown): Settled {
+    // The partition may have been revoked meanwhile; its new owner starts from the committed offset.
+    const active = chunk.isActive();
+    if (active) {
+      try {
+        this.port.seek(BigInt(chunk.firstOffset));
+      } catch {
+        // A client that cannot seek now (rejoining) starts from the committed offset, before this chunk.
+      }
+    }
+    return { kind: 'failed', error, active };
   }
 }

@@ -26,11 +26,18 @@ export interface PartitionBatch {
   isActive(): boolean;
   /**
    * After the chunk [firstOffset..lastOffset]'s notifications were sent: the partition's settle chain
-   * (settle-chain.ts) waits for their acknowledgement and commits the offset after lastOffset, in chunk order;
-   * on a failure it moves the fetch position back to firstOffset. Resolves once queued (after waiting while
-   * too many chunks of the partition are unacknowledged), with the outcome to observe.
+   * (settle-chain.ts) waits for their acknowledgement and commits the offset after lastOffset with `commit`, in
+   * chunk order; a failed produce moves the fetch position back to firstOffset, a failed commit is tried again
+   * (`commitFailed` hears each failure). Resolves once queued (after waiting while too many chunks of the
+   * partition are unacknowledged), with the outcome to observe.
    */
-  settle(produced: Promise<void>, firstOffset: string, lastOffset: string): Promise<{ outcome: Promise<Settled> }>;
+  settle(
+    produced: Promise<void>,
+    firstOffset: string,
+    lastOffset: string,
+    commit: (nextOffset: string) => Promise<void>,
+    commitFailed: (error: unknown) => void,
+  ): Promise<{ outcome: Promise<Settled> }>;
 }
 
 export interface OutboundMessage {

@@ -126,12 +126,20 @@ export class PositionRunner {
   /**
    * After a chunk's notifications were sent: queues it on its partition's settle chain (the bus's, beside the
    * partition's fetch position: settle-chain.ts), which waits for the acknowledgement, commits the offset in
-   * chunk order, or on a failure moves the partition back to the chunk's first offset; reports the outcome here
+   * chunk order (trying a failed commit again), or when the produce failed moves the partition back to the
+   * chunk's first offset; reports the outcome here
    * (metrics, progress, the log). Resolves once queued (back-pressure when the broker is slow to acknowledge).
    */
   private async settle(batch: PartitionBatch, produced: Promise<void>, firstOffset: string, lastOffset: string) {
     this.progress.handles(batch.topic, batch.partition);
-    const { outcome } = await batch.settle(produced, firstOffset, lastOffset);
+    const { topic, partition } = batch;
+    const { outcome } = await batch.settle(
+      produced,
+      firstOffset,
+      lastOffset,
+      (nextOffset) => this.bus.commit(topic, partition, nextOffset),
+      (error) => this.failed(batch, 'notify', error, firstOffset, 'offset commit failed; tried again'),
+    );
     void this.track(outcome).then((settled) => {
       if (settled.kind === 'committed') {
         this.metrics.offsetCommitted(settled.seconds);
@@ -139,13 +147,7 @@ export class PositionRunner {
       } else if (settled.kind === 'failed') {
         if (!settled.active) this.progress.forget(batch.topic, batch.partition);
         else
-          this.failed(
-            batch,
-            'notify',
-            settled.error,
-            firstOffset,
-            'notifications or offset commit failed; the chunk is fetched again',
-          );
+          this.failed(batch, 'notify', settled.error, firstOffset, 'notifications failed; the chunk is fetched again');
       }
     });
   }
