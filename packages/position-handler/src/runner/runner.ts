@@ -12,6 +12,7 @@ import { oneAtATimeResult } from '../messages/one-at-a-time.js';
 import type { Logger } from '../observe/logger.js';
 import { type PositionMetrics, ResultTally } from '../observe/metrics.js';
 import { PartitionProgress } from '../observe/progress.js';
+import { InvariantViolation } from './plan-invariants.js';
 import { type BatchStore, type Planner, planAndWriteBatch, type StageTimings } from './unit-of-work.js';
 
 export type { BatchStore } from './unit-of-work.js';
@@ -230,7 +231,8 @@ export class PositionRunner {
     message: string,
   ): { readonly failures: number } {
     const { topic, partition } = batch;
-    const failure = this.progress.failed(topic, partition, stage, error);
+    // Money that does not add up stops the partition at once: its batch is never committed while it lasts.
+    const failure = this.progress.failed(topic, partition, stage, error, error instanceof InvariantViolation);
     if (stage === 'transaction') this.metrics.transactionRetried(failure.errorClass);
     else this.metrics.notifyRetried(failure.errorClass);
     const retryInMs = stage === 'transaction' ? this.backOff(failure.failures) : undefined;
@@ -246,13 +248,19 @@ export class PositionRunner {
     });
     const stalled = this.progress.crossedBound(topic, partition);
     if (stalled) {
-      this.logger.error('partition stalled: no progress; /health is DOWN until it progresses', {
-        topic,
-        partition,
-        stalledForSeconds: stalled.stalledForSeconds,
-        failures: stalled.failures,
-        lastError: stalled.lastError,
-      });
+      const violated = error instanceof InvariantViolation;
+      this.logger.error(
+        violated
+          ? 'partition stopped: invariant violated, its batch is not committed; /health is DOWN until it progresses'
+          : 'partition stalled: no progress; /health is DOWN until it progresses',
+        {
+          topic,
+          partition,
+          stalledForSeconds: stalled.stalledForSeconds,
+          failures: stalled.failures,
+          lastError: stalled.lastError,
+        },
+      );
     }
     return failure;
   }
