@@ -78,8 +78,9 @@ const ROLLBACK = { sql: 'ROLLBACK', values: [] } satisfies Sql;
  * (runner/unit-of-work.ts) and the ledger decides what to lock and what to write:
  *   1. START TRANSACTION; one read that locks the positions and reads the transfers' state histories (and, for
  *      non-prepares, the payee amounts);
- *   2. (after the pure plan) INSERT the state changes; INSERT the position changes; UPDATE the positions; COMMIT.
- * 6 statements. The position changes name their state change as LAST_INSERT_ID() + its index: the state
+ *   2. (after the pure plan) INSERT the state changes; INSERT the position changes; UPDATE the positions; check
+ *      the UPDATE's row count (rowCountIs); COMMIT.
+ * 7 statements. The position changes name their state change as LAST_INSERT_ID() + its index: the state
  * changes' ids, one multi-row INSERT ... VALUES, are consecutive from the first one (InnoDB, unless
  * innodb_autoinc_lock_mode = 2, MySQL 8's default: there the ids are read back, one more round trip).
  * The accounts with their limits and the settlement models come from ReferenceData and are read (2 more
