@@ -33,8 +33,8 @@ export interface ChunkToSettle {
   readonly isActive: () => boolean;
   /** Commits `nextOffset` for the group (the runner's PositionBus.commit). */
   readonly commit: (nextOffset: string) => Promise<void>;
-  /** An offset commit failed and will be tried again (for the metrics and the log). */
-  readonly commitFailed: ((error: unknown) => void) | undefined;
+  /** An offset commit failed (for the metrics and the log); answers whether to try it again. */
+  readonly commitFailed: ((error: unknown) => boolean) | undefined;
 }
 
 /**
@@ -100,8 +100,9 @@ export class SettleChain {
           await chunk.commit((BigInt(chunk.lastOffset) + 1n).toString());
           return { kind: 'committed', seconds: (performance.now() - started) / 1000 };
         } catch (error) {
-          if (!chunk.isActive()) return { kind: 'failed', error, active: false };
-          chunk.commitFailed?.(error);
+          // Revoked, or stopping: the offset stays uncommitted, and whoever fetches the partition next replays it.
+          if (!chunk.isActive() || chunk.commitFailed?.(error) === false)
+            return { kind: 'failed', error, active: false };
           await this.port.pause();
         }
       }

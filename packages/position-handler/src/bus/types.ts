@@ -28,15 +28,15 @@ export interface PartitionBatch {
    * After the chunk [firstOffset..lastOffset]'s notifications were sent: the partition's settle chain
    * (settle-chain.ts) waits for their acknowledgement and commits the offset after lastOffset with `commit`, in
    * chunk order; a failed produce moves the fetch position back to firstOffset, a failed commit is tried again
-   * (`commitFailed` hears each failure). Resolves once queued (after waiting while too many chunks of the
-   * partition are unacknowledged), with the outcome to observe.
+   * while `commitFailed`, told of each failure, answers true. Resolves once queued (after waiting while too
+   * many chunks of the partition are unacknowledged), with the outcome to observe.
    */
   settle(
     produced: Promise<void>,
     firstOffset: string,
     lastOffset: string,
     commit: (nextOffset: string) => Promise<void>,
-    commitFailed: (error: unknown) => void,
+    commitFailed: (error: unknown) => boolean,
   ): Promise<{ outcome: Promise<Settled> }>;
 }
 

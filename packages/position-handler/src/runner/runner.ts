@@ -139,7 +139,12 @@ export class PositionRunner {
       firstOffset,
       lastOffset,
       (nextOffset) => this.bus.commit(topic, partition, nextOffset),
-      (error) => this.failed(batch, 'notify', error, firstOffset, 'offset commit failed; tried again'),
+      (error) => {
+        // A stop does not wait for a broker that keeps refusing: the next owner replays the chunk.
+        if (this.stopping) return false;
+        this.failed(batch, 'notify', error, firstOffset, 'offset commit failed; tried again');
+        return true;
+      },
     );
     void this.track(outcome).then((settled) => {
       if (settled.kind === 'committed') {
