@@ -9,11 +9,19 @@ import { simulate } from '../src/simulator/simulation.js';
  * Longer runs: `pnpm sim:position --seeds N`.
  */
 const SEEDS = 2_000;
+/**
+ * Seeds of longer runs that found a defect, kept: 1009240 (a settle chain of a partition revoked and given back
+ * to the same member retried its offset commit under the new ownership, so the messages handled again were
+ * notified after their commit). Seeds 8 (a refused commit re-notified acknowledged messages) and 179 (a
+ * partition starved of fetch slots) are among the first 2,000.
+ */
+const REGRESSION_SEEDS = [1_009_240];
 
 describe('position handler simulation', () => {
   it(`${SEEDS} seeds: one result per transfer (the replay's), positions = initial + Σ changes, no offset committed past an unacknowledged notification, nothing notified again once committed`, async () => {
     const only = process.env.SEED === undefined ? undefined : Number(process.env.SEED);
-    const seeds = only === undefined ? Array.from({ length: SEEDS }, (_, i) => i + 1) : [only];
+    const seeds =
+      only === undefined ? [...Array.from({ length: SEEDS }, (_, i) => i + 1), ...REGRESSION_SEEDS] : [only];
     let events = 0;
     for (const seed of seeds) {
       const result = await simulate(seed);

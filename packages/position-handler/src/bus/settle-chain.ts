@@ -95,6 +95,11 @@ export class SettleChain {
       }
       for (;;) {
         if (!isLast()) return { kind: 'covered' };
+        // A partition revoked meanwhile (and perhaps given back: a new state, a new chain) is not this chain's
+        // to commit: its offset could move back past what the new owner committed, and its messages handled again
+        // would be notified after their commit.
+        if (!chunk.isActive())
+          return { kind: 'failed', error: new Error('partition moved before its offset commit'), active: false };
         const started = performance.now();
         try {
           await chunk.commit((BigInt(chunk.lastOffset) + 1n).toString());
