@@ -15,7 +15,7 @@ import { type Config, parseMetricLabels, schema } from './config/index.js';
 import { acrossSchemes } from './discovery/inter-scheme.js';
 import type { DiscoveryPorts } from './discovery/types.js';
 import { causeOf, withErrorHandling } from './fspiop/error-handling.js';
-import { extendedPartyIdTypes } from './fspiop/party-id.js';
+import { extendedPartyIdTypes, fspiopPartyIdTypes, oraclePartyIdTypes } from './fspiop/party-id.js';
 import { loadFspiopSchemas } from './fspiop/schemas.js';
 import { createSerialisers } from './fspiop/serialisers.js';
 import { registerAdminRoutes } from './http/admin-routes.js';
@@ -119,8 +119,7 @@ async function openOracleStore(config: Config): Promise<OracleStore> {
   }
   if (config.oraclesFile !== '') return createMemoryOracleStore(readOraclesFile(config.oraclesFile));
   if (config.oracleUrl !== '') {
-    const types = ['MSISDN', 'EMAIL', 'PERSONAL_ID', 'BUSINESS', 'DEVICE', 'ACCOUNT_ID', 'IBAN', 'ALIAS'];
-    if (config.extendedPartyIdTypes) types.push(...extendedPartyIdTypes);
+    const types = config.extendedPartyIdTypes ? oraclePartyIdTypes : fspiopPartyIdTypes;
     return createMemoryOracleStore(
       types.map(
         (oracleIdType): OracleInput => ({ oracleIdType, endpoint: { value: config.oracleUrl }, isDefault: true }),
