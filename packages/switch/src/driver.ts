@@ -2,6 +2,7 @@ import { type Consumer, Kafka, logLevel, type Producer } from 'kafkajs';
 import { type NotificationOutcome, type NotificationValue, notificationCallbacks } from './callbacks.js';
 import type { AdapterMessage } from './envelope.js';
 import { generalTopic } from './envelope.js';
+import { sendToFront } from './http-front.js';
 
 /**
  * ml-api-adapter's two sides on the switch's Kafka: it produces the FSPs' requests on the prepare, fulfil and
@@ -28,6 +29,8 @@ export interface DriverOptions {
   /** The switch's topic prefix (central-ledger's GENERAL_TOPIC_TEMPLATE with a prefix); '' for the defaults. */
   readonly prefix: string;
   readonly clientId?: string;
+  /** ml-api-adapter's URL: the messages are sent as the FSPs' HTTP requests to it instead of produced. */
+  readonly front?: string;
 }
 
 type Waiter = { readonly match: (r: Received) => boolean; readonly resolve: (r: Received) => void };
@@ -40,6 +43,7 @@ export class SwitchDriver {
     readonly prefix: string,
     private readonly producer: Producer,
     private readonly consumer: Consumer,
+    private readonly front: string | undefined,
   ) {}
 
   static async start(options: DriverOptions): Promise<SwitchDriver> {
@@ -51,7 +55,7 @@ export class SwitchDriver {
     const producer = kafka.producer({ allowAutoTopicCreation: false });
     const groupId = `${options.prefix}mojafast-switch-notifications-${process.pid}-${Date.now()}`;
     const consumer = kafka.consumer({ groupId, allowAutoTopicCreation: false, maxWaitTimeInMs: 50 });
-    const driver = new SwitchDriver(options.prefix, producer, consumer);
+    const driver = new SwitchDriver(options.prefix, producer, consumer, options.front);
     await producer.connect();
     await consumer.connect();
     await consumer.subscribe({ topic: generalTopic(options.prefix, 'notification', 'event'), fromBeginning: true });
@@ -89,6 +93,10 @@ export class SwitchDriver {
   /** Produces ml-api-adapter's messages in order, acknowledged by all in-sync replicas (its producers' setting). */
   async send(...messages: AdapterMessage[]): Promise<void> {
     for (const m of messages) {
+      if (this.front !== undefined) {
+        await sendToFront(this.front, m);
+        continue;
+      }
       await this.producer.send({ topic: m.topic, acks: -1, messages: [{ key: null, value: m.value }] });
     }
   }
