@@ -33,12 +33,12 @@ export function fspRequest(m: AdapterMessage): FspRequest {
   return { method: 'PUT', path: `/${resource}/${envelope.id}${error ? '/error' : ''}`, headers, body };
 }
 
-/** Sends it to ml-api-adapter; throws with its answer unless it accepted (202). */
+/** Sends it to ml-api-adapter; throws with its answer unless it accepted it (202 for POST and GET, 200 for PUT). */
 export async function sendToFront(front: string, m: AdapterMessage): Promise<void> {
   const r = fspRequest(m);
   const res = await request(`${front}${r.path}`, { method: r.method, headers: r.headers, body: r.body });
   const text = await res.body.text();
-  if (res.statusCode !== 202) {
+  if (res.statusCode !== (r.method === 'PUT' ? 200 : 202)) {
     throw new Error(`ml-api-adapter answered ${r.method} ${r.path} with ${res.statusCode}: ${text.slice(0, 300)}`);
   }
 }
@@ -83,9 +83,11 @@ export class CallbackRecorder {
     return recorder;
   }
 
-  /** The callbacks about one transfer or fxTransfer id (its path names it), in arrival order. */
+  /** The callbacks about one transfer or fxTransfer id (its path names it, or a POST's body), in arrival order. */
   about(id: string): Recorded[] {
-    return this.received.filter((r) => r.path.split('/').includes(id));
+    return this.received.filter(
+      (r) => r.path.split('/').includes(id) || (r.method === 'POST' && r.body.includes(`"${id}"`)),
+    );
   }
 
   close(): Promise<void> {
