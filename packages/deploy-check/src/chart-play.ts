@@ -9,6 +9,7 @@ import { parseAllDocuments } from 'yaml';
 import { freePorts } from './cluster-plan.js';
 import { followContainer, imageOf, mainProcessIds, type RunningContainer } from './containers.js';
 import { exec, execOk } from './engine.js';
+import { lookupParty, refused, registerOracle, until as untilProbe } from './probes.js';
 import { startService } from './process.js';
 import { readyWhen } from './smoke.js';
 
@@ -127,26 +128,8 @@ async function writtenPaths(container: string, mounts: readonly string[]): Promi
   );
 }
 
-/** Whether a connection to the port on loopback is refused (nothing listens). */
-async function refused(port: number): Promise<boolean> {
-  try {
-    const answer = await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(5000) });
-    await answer.arrayBuffer();
-    return false;
-  } catch (error) {
-    return (error as { cause?: { code?: string } }).cause?.code === 'ECONNREFUSED';
-  }
-}
-
-async function until<T>(what: string, withinMs: number, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + withinMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`chart play: ${what} not within ${withinMs} ms`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
+const until = <T>(what: string, withinMs: number, probe: () => Promise<T | undefined>) =>
+  untilProbe('chart play', what, withinMs, probe);
 
 const ours: Record<ChartId, 'als' | 'position-handler'> = {
   'als-api': 'als',
@@ -350,38 +333,9 @@ export async function runChartPlay(options: {
     }
 
     // The admin deployment registers the oracle; the API deployment answers a lookup through it.
-    const oracle = await fetch(`http://127.0.0.1:${ports.admin}/oracles`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        date: new Date().toUTCString(),
-        'fspiop-source': 'Hub',
-      },
-      body: JSON.stringify({
-        oracleIdType: 'MSISDN',
-        endpoint: { value: sim.ready.oracle, endpointType: 'URL' },
-        isDefault: true,
-      }),
-      signal: AbortSignal.timeout(10_000),
-    });
-    await oracle.arrayBuffer();
-    const traceId = randomBytes(16).toString('hex');
-    const lookup = await fetch(`http://127.0.0.1:${ports.api}/parties/MSISDN/46750000001`, {
-      headers: {
-        accept: 'application/vnd.interoperability.parties+json;version=1.1',
-        'content-type': 'application/vnd.interoperability.parties+json;version=1.1',
-        date: new Date().toUTCString(),
-        'fspiop-source': 'payerfsp',
-        traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01`,
-      },
-      signal: AbortSignal.timeout(10_000),
-    });
-    await lookup.arrayBuffer();
-    const polled = await fetch(`${sim.ready.payer}/callbacks/${traceId}?timeoutMs=30000`, {
-      signal: AbortSignal.timeout(35_000),
-    });
-    const callback = (polled.status === 200 ? await polled.json() : {}) as { kind?: string };
-    log(`chart play: oracle ${oracle.status}, lookup ${lookup.status}, callback ${callback.kind ?? 'none'}`);
+    const oracleStatus = await registerOracle(`http://127.0.0.1:${ports.admin}`, sim.ready.oracle, 10_000);
+    const lookup = await lookupParty(`http://127.0.0.1:${ports.api}`, sim.ready.payer, 30_000);
+    log(`chart play: oracle ${oracleStatus}, lookup ${lookup.status}, callback ${lookup.callback.kind ?? 'none'}`);
 
     // Transfers through each position handler: half on the batch topic, half on the one-at-a-time topic.
     const transfers = Array.from({ length: count }, (_, i) => ({
@@ -480,7 +434,7 @@ export async function runChartPlay(options: {
     }
     return {
       charts,
-      lookup: { oracleStatus: oracle.status, status: lookup.status, callback: callback.kind ?? 'none' },
+      lookup: { oracleStatus, status: lookup.status, callback: lookup.callback.kind ?? 'none' },
       transfers: { count, reserved, committed, notified: notified.size },
       seconds: Math.round((Date.now() - started) / 1000),
     };

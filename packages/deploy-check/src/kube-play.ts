@@ -16,7 +16,8 @@ import { freePorts, planCluster } from './cluster-plan.js';
 import { followContainer, imageOf, mainProcessIds, type RunningContainer, type StopResult } from './containers.js';
 import { type EngineName, exec, execOk } from './engine.js';
 import { type K8sContainer, k8sObject, loadK8s } from './infra.js';
-import { services } from './services.js';
+import { until as untilProbe } from './probes.js';
+import { handlerDatabaseEnv, services } from './services.js';
 import { readyWhen } from './smoke.js';
 
 /**
@@ -88,15 +89,8 @@ export function assignedPartitions(assignment: Buffer): Map<string, number[]> {
   return topics;
 }
 
-async function until<T>(what: string, withinMs: number, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + withinMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`kube play: ${what} not within ${withinMs} ms`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
+const until = <T>(what: string, withinMs: number, probe: () => Promise<T | undefined>) =>
+  untilProbe('kube play', what, withinMs, probe);
 
 export async function runKubePlay(options: {
   engine: EngineName;
@@ -161,11 +155,7 @@ export async function runKubePlay(options: {
       runDir: '/profiles',
       overrides: {
         'position-handler': {
-          DB_HOST: connection.host,
-          DB_PORT: String(connection.port),
-          DB_USER: connection.user,
-          DB_PASSWORD: connection.password,
-          DB_NAME: connection.database,
+          ...handlerDatabaseEnv(connection),
           POSITION_TOPICS: input.name,
           NOTIFICATION_TOPIC: notifications.name,
           POSITION_COMMIT_TOPIC: commits.name,

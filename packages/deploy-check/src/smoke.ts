@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { createKnex, migrateLatest } from '@mojafast/position-handler';
 import {
@@ -18,8 +18,9 @@ import {
 } from '@mojafast/testkit';
 import { type ClusterProcess, planCluster, startOrder } from './cluster-plan.js';
 import { loadCompose } from './infra.js';
+import { lookupParty, until as untilProbe } from './probes.js';
 import { startService } from './process.js';
-import { type ServiceSpec, services } from './services.js';
+import { handlerDatabaseEnv, type ServiceSpec, services } from './services.js';
 
 /**
  * The whole-cluster smoke run without Docker: our ALS, position handler and simulators
@@ -112,15 +113,8 @@ export const readyWhen: Record<ServiceSpec['id'], (line: string) => true | undef
   'position-handler': (line) => (readyJson(line)?.msg === 'position handler started' ? true : undefined),
 };
 
-async function until<T>(what: string, withinMs: number, probe: () => T | undefined | Promise<T | undefined>) {
-  const deadline = Date.now() + withinMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`smoke: ${what} not within ${withinMs} ms`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const until = <T>(what: string, withinMs: number, probe: () => T | undefined | Promise<T | undefined>) =>
+  untilProbe('smoke', what, withinMs, probe, 100);
 
 /** The default launcher: the container's command (`node <entry>`) run by this Node from the package. */
 function launchProcess(servicesRoot: string): Launcher {
@@ -196,11 +190,7 @@ export async function runSmoke(options: SmokeOptions): Promise<SmokeReport> {
       runDir: options.launch ? '/profiles' : options.runDir,
       overrides: {
         'position-handler': {
-          DB_HOST: connection.host,
-          DB_PORT: String(connection.port),
-          DB_USER: connection.user,
-          DB_PASSWORD: connection.password,
-          DB_NAME: connection.database,
+          ...handlerDatabaseEnv(connection),
           POSITION_TOPICS: positionTopic,
           NOTIFICATION_TOPIC: notificationTopic,
           POSITION_COMMIT_TOPIC: commitTopic,
@@ -219,24 +209,15 @@ export async function runSmoke(options: SmokeOptions): Promise<SmokeReport> {
     const port = (id: ServiceSpec['id'], listener: string) => byId.get(id)?.ports[listener] as number;
 
     // One lookup: the payer FSP asks the ALS, the payee simulator answers, the ALS calls the payer back.
-    const traceId = randomBytes(16).toString('hex');
-    const lookup = await fetch(`http://127.0.0.1:${port('als', 'api')}/parties/MSISDN/46750000001`, {
-      headers: {
-        accept: 'application/vnd.interoperability.parties+json;version=1.1',
-        'content-type': 'application/vnd.interoperability.parties+json;version=1.1',
-        date: new Date().toUTCString(),
-        'fspiop-source': 'payerfsp',
-        traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01`,
-      },
-      signal: AbortSignal.timeout(waitMs),
-    });
-    await lookup.arrayBuffer();
-    const polled = await fetch(
-      `http://127.0.0.1:${port('sim', 'payer')}/callbacks/${traceId}?timeoutMs=${Math.min(waitMs, 120_000)}`,
-      { signal: AbortSignal.timeout(waitMs + 5_000) },
+    const lookup = await lookupParty(
+      `http://127.0.0.1:${port('als', 'api')}`,
+      `http://127.0.0.1:${port('sim', 'payer')}`,
+      waitMs,
     );
-    const callback = (polled.status === 200 ? await polled.json() : {}) as { kind?: string; path?: string };
-    log(`lookup: ${lookup.status}, callback ${callback.kind ?? `none (${polled.status})`} ${callback.path ?? ''}`);
+    const { callback } = lookup;
+    log(
+      `lookup: ${lookup.status}, callback ${callback.kind ?? `none (${lookup.polledStatus})`} ${callback.path ?? ''}`,
+    );
 
     // One prepare, then (after the fulfil handler's state) one commit, on the handler's position topic.
     const kafka = testKafka(options.settings, 'mojafast-smoke');
