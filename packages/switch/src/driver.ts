@@ -16,6 +16,8 @@ export interface Received {
   readonly timestamp: number;
   readonly key: string | null;
   readonly value: NotificationValue;
+  /** The value as the broker holds it. */
+  readonly raw: string;
   /** The transfer or fxTransfer the notification is about (uriParams.id, else the envelope's id). */
   readonly id: string;
   readonly action: string;
@@ -69,6 +71,7 @@ export class SwitchDriver {
           timestamp: Number(message.timestamp),
           key: message.key?.toString('utf8') ?? null,
           value,
+          raw: text,
           id: value.content?.uriParams?.id ?? value.id ?? '',
           action: value.metadata?.event?.action ?? '',
           outcome: notificationCallbacks(value),

@@ -90,6 +90,12 @@ export class CallbackRecorder {
     );
   }
 
+  /** Resolves once more than `count` callbacks about `id` arrived, or after `timeoutMs` (the observation tells). */
+  async waitForMore(id: string, count: number, timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.about(id).length <= count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  }
+
   close(): Promise<void> {
     return new Promise((resolve) => {
       this.server.closeAllConnections();

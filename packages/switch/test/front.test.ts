@@ -90,7 +90,15 @@ describe('FSPs over HTTP through ml-api-adapter and central-ledger, FSPIOP mode'
       );
       // A listed difference shows in the callbacks too; the notifications' judge below accounts for it.
       if (listed.has(scenario.name)) return;
-      const minus = (x: readonly string[], y: readonly string[]) => x.filter((line) => !y.includes(line)).sort();
+      // Each line of y takes away one equal line of x (a callback can come twice, e.g. an answer and a GET's).
+      const minus = (x: readonly string[], y: readonly string[]) => {
+        const rest = [...y];
+        return x.filter((line) => {
+          const i = rest.indexOf(line);
+          if (i >= 0) rest.splice(i, 1);
+          return i < 0;
+        });
+      };
       const known = callbackDifferences.find((d) => d.scenario === scenario.name);
       expect({ ours: minus(a.callbacks, b.callbacks), original: minus(b.callbacks, a.callbacks) }).toEqual({
         ours: known?.ours ?? [],
