@@ -4,6 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createKnex, migrateLatest } from '@mojafast/position-handler';
 import { generatePositionMessages, insertTransfers, provisionLedger } from '@mojafast/position-handler/testing';
+import { createResources } from '@mojafast/service-kit';
 import { createDatabase, createTopic, type InfraSettings, testKafka, uniqueName } from '@mojafast/testkit';
 import { parseAllDocuments } from 'yaml';
 import { freePorts } from './cluster-plan.js';
@@ -200,7 +201,9 @@ export async function runChartPlay(options: {
   const log = options.log ?? (() => {});
   const started = Date.now();
   const count = options.transfers ?? 200;
-  const cleanups: (() => Promise<unknown>)[] = [];
+  // What the play made (databases, topics, clients, simulators), closed last opened first; a close that fails
+  // is named in the log, the others still run.
+  const resources = createResources();
   const file = join(options.runDir, 'charts.yaml');
   let played = false;
   const containers = new Map<ChartId, RunningContainer>();
@@ -210,12 +213,12 @@ export async function runChartPlay(options: {
     // The databases a chart user points the charts at: central-ledger's, migrated and provisioned, and the
     // ALS's own (its tables are made by the ALS on an empty database).
     const ledgerDb = await createDatabase({ prefix: 'chart_central_ledger', settings });
-    cleanups.push(() => ledgerDb.drop());
+    resources.own('ledgerDb', ledgerDb, (opened) => opened.drop());
     const alsDb = await createDatabase({ prefix: 'chart_account_lookup', settings });
-    cleanups.push(() => alsDb.drop());
+    resources.own('alsDb', alsDb, (opened) => opened.drop());
     const topic = async (prefix: string, partitions = 1) => {
       const created = await createTopic({ prefix, partitions, settings });
-      cleanups.push(() => created.drop());
+      resources.own(`topic ${created.name}`, created, (opened) => opened.drop());
       return created.name;
     };
     const topics = {
@@ -225,7 +228,7 @@ export async function runChartPlay(options: {
       bulk: await topic('chart-bulk-processing'),
     };
     const knex = createKnex(ledgerDb.connection);
-    cleanups.push(() => knex.destroy());
+    resources.own('knex', knex, (opened) => opened.destroy());
     await migrateLatest(knex);
     const payers = ['chartpayer0', 'chartpayer1', 'chartpayer2', 'chartpayer3'];
     const payee = 'chartpayee';
@@ -255,7 +258,7 @@ export async function runChartPlay(options: {
         timeoutMs: 30_000,
       },
     );
-    cleanups.push(() => sim.stop());
+    resources.own('sim', sim, (opened) => opened.stop());
     const adminSim = new URL(sim.ready.admin);
     const { connection: ldb } = ledgerDb;
     const { connection: adb } = alsDb;
@@ -354,7 +357,7 @@ export async function runChartPlay(options: {
     const kafka = testKafka(settings, 'mojafast-chart-play');
     const reader = kafka.consumer({ groupId: uniqueName('chart-reader') });
     await reader.connect();
-    cleanups.push(() => reader.disconnect());
+    resources.own('reader', reader, (opened) => opened.disconnect());
     await reader.subscribe({ topic: topics.notification, fromBeginning: true });
     await reader.run({
       eachMessage: async ({ message }) => {
@@ -364,7 +367,7 @@ export async function runChartPlay(options: {
     });
     const producer = kafka.producer();
     await producer.connect();
-    cleanups.push(() => producer.disconnect());
+    resources.own('producer', producer, (opened) => opened.disconnect());
     const half = Math.ceil(count / 2);
     const byTopic: [string, typeof transfers][] = [
       [topics.batch, transfers.slice(0, half)],
@@ -443,6 +446,6 @@ export async function runChartPlay(options: {
     throw error;
   } finally {
     if (played) await exec('podman', ['kube', 'down', file], { timeoutMs: 120_000 });
-    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
+    for (const { name, error } of await resources.close()) log(`closing ${name} failed: ${String(error)}`);
   }
 }

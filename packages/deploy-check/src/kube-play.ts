@@ -3,6 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createKnex, migrateLatest } from '@mojafast/position-handler';
 import { generatePositionMessages, insertTransfers, provisionLedger } from '@mojafast/position-handler/testing';
+import { createResources } from '@mojafast/service-kit';
 import {
   createDatabase,
   createTopic,
@@ -104,7 +105,9 @@ export async function runKubePlay(options: {
   if (options.engine !== 'podman') throw new Error('kube play: needs podman (docker has no kube play)');
   const started = Date.now();
   const transfers = options.transfers ?? 6000;
-  const cleanups: (() => Promise<unknown>)[] = [];
+  // What the play made (databases, topics, clients, simulators), closed last opened first; a close that fails
+  // is named in the log, the others still run.
+  const resources = createResources();
   const spec = services.find((s) => s.id === 'position-handler');
   if (!spec) throw new Error('kube play: no position-handler service');
   const file = join(options.runDir, 'kube.yaml');
@@ -113,7 +116,7 @@ export async function runKubePlay(options: {
   try {
     const topic = async (prefix: string, partitions = 1): Promise<TestTopic> => {
       const created = await createTopic({ prefix, partitions, settings: options.settings });
-      cleanups.push(() => created.drop());
+      resources.own(`topic ${created.name}`, created, (opened) => opened.drop());
       return created;
     };
     const input = await topic('kube-transfer-position-batch', PARTITIONS);
@@ -121,9 +124,9 @@ export async function runKubePlay(options: {
     const commits = await topic('kube-transfer-position');
     const bulk = await topic('kube-bulk-processing');
     const database = await createDatabase({ prefix: 'kube_central_ledger', settings: options.settings });
-    cleanups.push(() => database.drop());
+    resources.own('database', database, (opened) => opened.drop());
     const knex = createKnex(database.connection);
-    cleanups.push(() => knex.destroy());
+    resources.own('knex', knex, (opened) => opened.destroy());
     await migrateLatest(knex);
     const ledger = await provisionLedger(knex, {
       currencies: ['USD'],
@@ -223,7 +226,7 @@ export async function runKubePlay(options: {
     // Both replicas in the group, each with partitions of the topic.
     const admin = testKafka(options.settings, 'mojafast-kube-play').admin();
     await admin.connect();
-    cleanups.push(() => admin.disconnect());
+    resources.own('admin', admin, (opened) => opened.disconnect());
     const assignment = await until('both replicas holding partitions', 60_000, async () => {
       const { groups } = await admin.describeGroups([group]);
       const members = groups[0]?.members ?? [];
@@ -255,7 +258,7 @@ export async function runKubePlay(options: {
     // The prepares, then a SIGKILL of one replica once the work is under way.
     const producer = testKafka(options.settings, 'mojafast-kube-play').producer();
     await producer.connect();
-    cleanups.push(() => producer.disconnect());
+    resources.own('producer', producer, (opened) => opened.disconnect());
     const messages = generatePositionMessages({ transfers: batch, action: 'prepare', accountOf });
     for (let i = 0; i < messages.length; i += 500)
       await producer.send({ topic: input.name, messages: [...messages.slice(i, i + 500)] });
@@ -302,7 +305,7 @@ export async function runKubePlay(options: {
     const seen = new Set<string>();
     const reader = testKafka(options.settings, 'mojafast-kube-play').consumer({ groupId: uniqueName('kube-reader') });
     await reader.connect();
-    cleanups.push(() => reader.disconnect());
+    resources.own('reader', reader, (opened) => opened.disconnect());
     await reader.subscribe({ topic: notifications.name, fromBeginning: true });
     await reader.run({
       eachMessage: async ({ message }) => {
@@ -330,6 +333,6 @@ export async function runKubePlay(options: {
     throw error;
   } finally {
     if (played) await exec('podman', ['kube', 'down', file], { timeoutMs: 120_000 });
-    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
+    for (const { name, error } of await resources.close()) log(`closing ${name} failed: ${String(error)}`);
   }
 }

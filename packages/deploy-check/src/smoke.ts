@@ -7,6 +7,7 @@ import {
   type KeyedMessage,
   provisionLedger,
 } from '@mojafast/position-handler/testing';
+import { createResources } from '@mojafast/service-kit';
 import {
   createDatabase,
   createTopic,
@@ -137,7 +138,9 @@ export async function runSmoke(options: SmokeOptions): Promise<SmokeReport> {
   const log = options.log ?? (() => {});
   const waitMs = options.waitMs ?? 30_000;
   const compose = loadCompose(options.repoRoot);
-  const cleanups: (() => Promise<unknown>)[] = [];
+  // What the play made (databases, topics, clients, simulators), closed last opened first; a close that fails
+  // is named in the log, the others still run.
+  const resources = createResources();
   const running = new Map<ServiceSpec['id'], Launched>();
   const stops: SmokeReport['stops'] = [];
   const launch = options.launch ?? launchProcess(options.servicesRoot);
@@ -145,7 +148,7 @@ export async function runSmoke(options: SmokeOptions): Promise<SmokeReport> {
     // What kafka-provisioning and central-ledger-migrator do in compose, for this run only.
     const topicOf = async (prefix: string, partitions = 1) => {
       const topic: TestTopic = await createTopic({ prefix, partitions, settings: options.settings });
-      cleanups.push(() => topic.drop());
+      resources.own(`topic ${topic.name}`, topic, (opened) => opened.drop());
       return topic.name;
     };
     const positionTopic = await topicOf('smoke-transfer-position-batch', 4);
@@ -153,9 +156,9 @@ export async function runSmoke(options: SmokeOptions): Promise<SmokeReport> {
     const commitTopic = await topicOf('smoke-transfer-position');
     const bulkTopic = await topicOf('smoke-bulk-processing');
     const database: TestDatabase = await createDatabase({ prefix: 'smoke_central_ledger', settings: options.settings });
-    cleanups.push(() => database.drop());
+    resources.own('database', database, (opened) => opened.drop());
     const knex = createKnex(database.connection);
-    cleanups.push(() => knex.destroy());
+    resources.own('knex', knex, (opened) => opened.destroy());
     await migrateLatest(knex);
     const transferId = randomUUID();
     const transfer = { transferId, payer: PAYER, payee: PAYEE, currency: CURRENCY, amount: AMOUNT };
@@ -223,7 +226,7 @@ export async function runSmoke(options: SmokeOptions): Promise<SmokeReport> {
     const kafka = testKafka(options.settings, 'mojafast-smoke');
     const notifications: Notification[] = [];
     const consumer = kafka.consumer({ groupId: uniqueName('smoke-notifications') });
-    cleanups.push(() => consumer.disconnect());
+    resources.own('consumer', consumer, (opened) => opened.disconnect());
     await consumer.connect();
     await consumer.subscribe({ topic: notificationTopic, fromBeginning: true });
     await consumer.run({
@@ -240,7 +243,7 @@ export async function runSmoke(options: SmokeOptions): Promise<SmokeReport> {
       },
     });
     const producer = kafka.producer();
-    cleanups.push(() => producer.disconnect());
+    resources.own('producer', producer, (opened) => opened.disconnect());
     await producer.connect();
     const send = (messages: KeyedMessage[]) => producer.send({ topic: positionTopic, messages: [...messages] });
     const seen = (action: string) =>
@@ -279,6 +282,6 @@ export async function runSmoke(options: SmokeOptions): Promise<SmokeReport> {
   } finally {
     // SIGTERM, as compose stops a container; the reverse of the start order.
     for (const [id, service] of [...running].reverse()) stops.push({ id, ...(await service.stop()) });
-    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
+    for (const { name, error } of await resources.close()) log(`closing ${name} failed: ${String(error)}`);
   }
 }
