@@ -1,16 +1,16 @@
-# central-ledger (the original switch: its admin API and its transfer handlers) from npm, run on the local
-# Kafka and MariaDB, so our position handler can be tried inside the real switch and beside the original's own.
-# Sourced by infra/svc and ./run, after common.sh and the kafka and mariadb scripts.
+# central-ledger (the original switch: its admin API and its transfer handlers) built from its release source,
+# run on the local Kafka and MariaDB, so our position handler can be tried inside the real switch and beside
+# the original's own. Sourced by infra/svc and ./run, after common.sh, the kafka and mariadb scripts and
+# infra/originals/originals.sh.
 #
-# Installed once per version into a cache that outlives the checkout (MOJAFAST_CACHE_DIR): the npm package
-# with its dependencies, scripts off, then its native node-rdkafka built from source against the headers of
-# the Node it runs on (CENTRAL_LEDGER_NODE_VERSION, fetched from the npm registry as ./run fetches Node 24).
+# Built once per version into a cache that outlives the checkout (MOJAFAST_CACHE_DIR): its source (the
+# newest release is not on npm), its dependencies, scripts off, then its native node-rdkafka built from source
+# against the headers of the Node it runs on (CENTRAL_LEDGER_NODE_VERSION, its .nvmrc, from the npm registry).
 # Its files are never edited: our settings are an rc override (config.cjs) it reads through CLEDG_config.
 
 CL_NODE_MAJOR=${CENTRAL_LEDGER_NODE_VERSION%%.*}
 CL_HOME="$CACHE_DIR/central-ledger-$CENTRAL_LEDGER_VERSION-node$CL_NODE_MAJOR"
-CL_INSTALL_LOGS="$CL_HOME.logs"
-CL_APP="$CL_HOME/node_modules/@mojaloop/central-ledger"
+CL_APP="$CL_HOME/app"
 CL_NODE_BIN="$CL_HOME/node/node_modules/node/bin"
 CL_RUN_DIR=${CENTRAL_LEDGER_RUN_DIR:-$STATE_DIR/central-ledger}
 CL_CONFIG="$CL_RUN_DIR/config.json"
@@ -60,95 +60,12 @@ cl_health_ok() (
   [[ $line == "HTTP/1."?" 200"* ]]
 ) 2>/dev/null
 
-# Runs a step of the install with its output in LOG; on failure, one line naming the step and the log.
-# Usage: cl_step "what" LOG command...
-cl_step() {
-  local what=$1 log_file=$2; shift 2
-  local rc=0 t0
-  t0=$(now_ms)
-  "$@" >"$log_file" 2>&1 || rc=$?
-  if (( rc != 0 )); then
-    local cause
-    cause=$(grep -m1 -iE 'npm err|error|not found|fail' "$log_file" | cut -c1-160 || true)
-    die "central-ledger install: $what failed (exit $rc${cause:+: $cause}); see $log_file"
-  fi
-  log "central-ledger install: $what done in $(( ($(now_ms) - t0) / 1000 ))s"
-}
-
-cl_build_tools() {
-  local missing=() tool
-  for tool in g++ make python3; do command -v "$tool" >/dev/null || missing+=("$tool"); done
-  (( ${#missing[@]} )) || return 0
-  local packages=()
-  for tool in "${missing[@]}"; do
-    case $tool in g++) packages+=(g++) ;; make) packages+=(make) ;; python3) packages+=(python3) ;; esac
-  done
-  apt_install "$CL_INSTALL_LOGS" "building central-ledger's node-rdkafka" "" "${packages[@]}"
-}
-
-# The C headers of the Node that runs central-ledger: the npm package node@X carries them beside its binary
-# (node-<platform>-<arch>/include/node), so node-gyp needs no download from nodejs.org.
-cl_node_headers() {
-  local dir
-  for dir in "$CL_HOME"/node/node_modules/node/node_modules/node-*/; do
-    [[ -f $dir/include/node/node_api.h ]] && { echo "${dir%/}"; return 0; }
-  done
-  return 1
-}
-
-# Runs in a subshell (the body's parentheses): its cd and PATH stay there.
-cl_rdkafka_build() (
-  local headers=$1
-  export PATH="$CL_NODE_BIN:$PATH"
-  cd "$CL_HOME/node_modules/node-rdkafka"
-  # Two jobs, as the machine has; librdkafka's own make can race with them: a failed first build is run
-  # once more serially before giving up.
-  if ! node "$CL_HOME/node_modules/node-gyp/bin/node-gyp.js" rebuild -j 2 --nodedir="$headers"; then
-    echo "first build failed; building again with one job"
-    node "$CL_HOME/node_modules/node-gyp/bin/node-gyp.js" build -j 1 --nodedir="$headers"
-  fi
-)
-
-cl_verify() (
-  cd "$CL_APP"
-  "$CL_NODE_BIN/node" -e "require('node-rdkafka'); require('knex'); require('mysql'); console.log('node-rdkafka', require('node-rdkafka').librdkafkaVersion)"
-)
-
-# Installs central-ledger into CL_HOME once (idempotent, and safe when two starts race: a lock file).
+# Builds central-ledger from its release source into CL_HOME once (infra/originals/originals.sh).
 central_ledger_install() {
-  [[ -f $CL_HOME/.installed ]] && return 0
-  mkdir -p "$CACHE_DIR"
-  local lock_fd
-  exec {lock_fd}>"$CL_HOME.lock"
-  if ! flock -n "$lock_fd"; then
-    log "another central-ledger install into $CL_HOME is running; waiting for it"
-    flock "$lock_fd"
-  fi
-  if [[ -f $CL_HOME/.installed ]]; then exec {lock_fd}>&-; return 0; fi
-  command -v npm >/dev/null || die "central-ledger install: npm is missing; install Node.js with npm and re-run"
-  local t0
-  t0=$(now_ms)
-  log "installing central-ledger $CENTRAL_LEDGER_VERSION on Node $CENTRAL_LEDGER_NODE_VERSION into $CL_HOME (once; logs in $CL_INSTALL_LOGS)"
-  rm -rf "$CL_HOME" "$CL_INSTALL_LOGS"
-  mkdir -p "$CL_HOME/node" "$CL_INSTALL_LOGS"
-  cl_step "Node $CENTRAL_LEDGER_NODE_VERSION from the npm registry" "$CL_INSTALL_LOGS/node.log" \
-    npm install --prefix "$CL_HOME/node" --no-save --no-audit --no-fund --loglevel=error "node@$CENTRAL_LEDGER_NODE_VERSION"
-  [[ -x $CL_NODE_BIN/node ]] || die "central-ledger install: node@$CENTRAL_LEDGER_NODE_VERSION has no bin/node (see $CL_INSTALL_LOGS/node.log)"
-  local headers
-  headers=$(cl_node_headers) || die "central-ledger install: node@$CENTRAL_LEDGER_NODE_VERSION carries no C headers (include/node) for node-gyp; see $CL_HOME/node"
-  printf '{ "private": true }\n' >"$CL_HOME/package.json"
-  # Scripts off: the only install script that matters is node-rdkafka's build, run below on our terms.
-  cl_step "npm install @mojaloop/central-ledger@$CENTRAL_LEDGER_VERSION" "$CL_INSTALL_LOGS/npm.log" \
-    env PATH="$CL_NODE_BIN:$PATH" npm install --prefix "$CL_HOME" --ignore-scripts --no-audit --no-fund \
-      --loglevel=error "@mojaloop/central-ledger@$CENTRAL_LEDGER_VERSION" "node-gyp@$CENTRAL_LEDGER_NODE_GYP_VERSION"
-  cl_build_tools
-  cl_step "building node-rdkafka (node-gyp, librdkafka from source)" "$CL_INSTALL_LOGS/node-rdkafka-build.log" \
-    cl_rdkafka_build "$headers"
-  cl_step "loading node-rdkafka, knex and mysql" "$CL_INSTALL_LOGS/verify.log" cl_verify
-  printf 'central-ledger %s node %s installed %s in %ss\n' "$CENTRAL_LEDGER_VERSION" "$CENTRAL_LEDGER_NODE_VERSION" \
-    "$(date -u +%FT%TZ)" "$(( ($(now_ms) - t0) / 1000 ))" >"$CL_HOME/.installed"
-  exec {lock_fd}>&-
-  SETUP_DID+=("central-ledger $CENTRAL_LEDGER_VERSION installed in $(( ($(now_ms) - t0) / 1000 ))s")
+  originals_install central-ledger central-ledger "$CENTRAL_LEDGER_VERSION" "$CENTRAL_LEDGER_COMMIT" \
+    https://github.com/mojaloop/central-ledger.git "$CENTRAL_LEDGER_NODE_VERSION" "$CENTRAL_LEDGER_NODE_GYP_VERSION" \
+    "$CENTRAL_LEDGER_PINS" "$CL_HOME" \
+    "require('node-rdkafka'); require('knex'); require('mysql2'); console.log('node-rdkafka', require('node-rdkafka').librdkafkaVersion)"
 }
 
 # Its database, created when missing (the API migrates and seeds it at start).
@@ -207,7 +124,7 @@ central_ledger_status() {
       [[ $name == position ]] || rc=1
     fi
   done
-  [[ -f $CL_HOME/.installed ]] && echo "central-ledger: $(cat "$CL_HOME/.installed") ($CL_HOME)"
+  [[ -f $CL_HOME/.installed ]] && echo "central-ledger: $(tail -1 "$CL_HOME/.installed") ($CL_HOME)"
   return $rc
 }
 

@@ -28,11 +28,14 @@ function setting(key) {
 }
 
 /**
- * The unpacked npm package @mojaloop/central-ledger@CENTRAL_LEDGER_VERSION (migrations/, seeds/, config/),
- * fetched once with `npm pack` into MOJAFAST_CACHE_DIR (default ~/.cache/mojafast), which outlives a clone.
+ * The unpacked npm package @mojaloop/central-ledger@CENTRAL_LEDGER_SCHEMA_VERSION (migrations/, seeds/, config/),
+ * fetched once with `npm pack` into MOJAFAST_CACHE_DIR (default ~/.cache/mojafast), which outlives a clone;
+ * or the folder CENTRAL_LEDGER_SCHEMA_DIR names.
  */
 export function centralLedgerPackageDir() {
-  const version = setting('CENTRAL_LEDGER_VERSION');
+  // A central-ledger source folder given instead (e.g. the switch's build, to compare its API's own migration).
+  if (process.env.CENTRAL_LEDGER_SCHEMA_DIR) return process.env.CENTRAL_LEDGER_SCHEMA_DIR;
+  const version = setting('CENTRAL_LEDGER_SCHEMA_VERSION');
   const cache = process.env.MOJAFAST_CACHE_DIR || join(homedir(), '.cache', 'mojafast');
   const base = join(cache, `central-ledger-${version}-package`);
   const dir = join(base, 'package');

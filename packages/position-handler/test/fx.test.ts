@@ -405,7 +405,7 @@ describe('fx-timeout-reserved (fx-timeout-reserved.js) and fx-abort (abort.js)',
     expect(await positionOf(env.ledger.knex, payer)).toBe(before);
   });
 
-  it('fx-abort: RECEIVED_ERROR → ABORTED_ERROR, the reservation released, 5100 to the notifyTo of each position change', async () => {
+  it("fx-abort: RECEIVED_ERROR → ABORTED_ERROR, the reservation released, the FXP's error to the notifyTo of each position change", async () => {
     const payer = account('fxpayer');
     const before = await positionOf(env.ledger.knex, payer);
     const fx = await provisionFx(parties('fxpayer', '10', '9'), 'RECEIVED_ERROR');
@@ -440,11 +440,12 @@ describe('fx-timeout-reserved (fx-timeout-reserved.js) and fx-abort (abort.js)',
         isOriginalId: true,
       },
     });
-    expect(errorOf(note as never)?.errorCode).toBe('5100');
+    // central-ledger 19.14.0 passes the sender's errorInformation on (the fixture's 5104).
+    expect(errorOf(note as never)?.errorCode).toBe('5104');
     expect(eventOf(note as never)).toMatchObject({ action: 'fx-abort', state: { status: 'error' } });
   });
 
-  it('two-step fx-abort with the dependent transfer RESERVED: step 1 releases the payer on the fxTransfer, the follow-up (keyed by the FXP) releases the FXP on the transfer, both ABORTED_ERROR, 5100 to the payer for each; redelivered: nothing moved twice', async () => {
+  it('two-step fx-abort with the dependent transfer RESERVED: step 1 releases the payer on the fxTransfer, the follow-up (keyed by the FXP) releases the FXP on the transfer, both ABORTED_ERROR, the FXP error to the payer for each; redelivered: nothing moved twice', async () => {
     const payerUsd = account('fxpayer');
     const fxpEur = account('fxp', 'EUR');
     const before = {
@@ -504,9 +505,9 @@ describe('fx-timeout-reserved (fx-timeout-reserved.js) and fx-abort (abort.js)',
     ]);
     expect(await positionOf(env.ledger.knex, payerUsd)).toBe(before.payer);
     expect(await positionOf(env.ledger.knex, fxpEur)).toBe(before.fxp);
-    // abort.js once the last step is done: one 5100 per position change, to its notifyTo; from the FXP for the
+    // abort.js once the last step is done: the FXP's error (5104) per position change, to its notifyTo; from the FXP for the
     // message's own fxTransfer, from the Hub for the transfer.
-    expect(notes.map((n) => errorOf(n as never)?.errorCode)).toEqual(['5100', '5100']);
+    expect(notes.map((n) => errorOf(n as never)?.errorCode)).toEqual(['5104', '5104']);
     expect(notes.find((n) => n.id === fx.commitRequestId)).toMatchObject({ from: 'fxp', to: 'fxpayer' });
     expect(notes.find((n) => n.id === transfer.transferId)).toMatchObject({ from: 'Hub', to: 'fxpayer' });
     for (const note of notes) expect(eventOf(note as never)).toMatchObject({ action: 'fx-abort' });
@@ -517,7 +518,7 @@ describe('fx-timeout-reserved (fx-timeout-reserved.js) and fx-abort (abort.js)',
 
     // The first message redelivered: both steps replayed (the follow-up sent again), nothing moved twice.
     const again = await send([message], [fx.commitRequestId, transfer.transferId]);
-    expect(again.map((n) => errorOf(n as never)?.errorCode)).toEqual(['5100', '5100']);
+    expect(again.map((n) => errorOf(n as never)?.errorCode)).toEqual(['5104', '5104']);
     expect(await positionOf(env.ledger.knex, payerUsd)).toBe(before.payer);
     expect(await positionOf(env.ledger.knex, fxpEur)).toBe(before.fxp);
     expect((await statesOf(env.ledger.knex, transfer.transferId)).filter((s) => s === 'ABORTED_ERROR')).toHaveLength(1);

@@ -46,7 +46,7 @@ export function transferBody(spec: TransferSpec, secret: Secret): TransferBody {
     amount: { currency: spec.currency, amount: spec.amount },
     ilpPacket: ilpPacket(transferId, spec.amount, spec.currency),
     condition: secret.condition,
-    expiration: new Date(Date.now() + (spec.expiresInMs ?? 60_000)).toISOString(),
+    expiration: new Date(Date.now() + (spec.expiresInMs ?? 240_000)).toISOString(),
   };
 }
 
@@ -69,7 +69,7 @@ export function fxTransferBody(spec: FxSpec, secret: Secret): FxTransferBody {
     sourceAmount: spec.source,
     targetAmount: spec.target,
     condition: secret.condition,
-    expiration: new Date(Date.now() + (spec.expiresInMs ?? 60_000)).toISOString(),
+    expiration: new Date(Date.now() + (spec.expiresInMs ?? 240_000)).toISOString(),
   };
 }
 

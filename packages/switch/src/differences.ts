@@ -97,7 +97,7 @@ export function renderTable(list: readonly Difference[]): string {
     (d) =>
       `| ${d.scenario}${d.pending ? ' (pending)' : ''} | ${cell(d.ours)} | ${cell(d.original)} | ${d.reason}${d.pending ? ` Pending: ${d.pending}` : ''} |`,
   );
-  return ['| scenario | ours | central-ledger 19.5.5 | why |', '|---|---|---|---|', ...rows].join('\n');
+  return ['| scenario | ours | central-ledger 19.14.0 | why |', '|---|---|---|---|', ...rows].join('\n');
 }
 
 export const TABLE_START = '<!-- switch-differences packages/switch/differences.json -->';
@@ -140,5 +140,5 @@ export function scenarioTable(
           : 'differs (listed)';
     return `| ${o.scenario} | ${outcome(o)} | ${c ? outcome(c) : '-'} | ${verdict} |`;
   });
-  return ['| scenario | ours | central-ledger 19.5.5 | verdict |', '|---|---|---|---|', ...rows].join('\n');
+  return ['| scenario | ours | central-ledger 19.14.0 | verdict |', '|---|---|---|---|', ...rows].join('\n');
 }

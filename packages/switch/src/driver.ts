@@ -2,6 +2,7 @@ import { type Consumer, Kafka, logLevel, type Producer } from 'kafkajs';
 import { type NotificationOutcome, type NotificationValue, notificationCallbacks } from './callbacks.js';
 import type { AdapterMessage } from './envelope.js';
 import { generalTopic } from './envelope.js';
+import { sendToFront } from './http-front.js';
 
 /**
  * ml-api-adapter's two sides on the switch's Kafka: it produces the FSPs' requests on the prepare, fulfil and
@@ -15,6 +16,8 @@ export interface Received {
   readonly timestamp: number;
   readonly key: string | null;
   readonly value: NotificationValue;
+  /** The value as the broker holds it. */
+  readonly raw: string;
   /** The transfer or fxTransfer the notification is about (uriParams.id, else the envelope's id). */
   readonly id: string;
   readonly action: string;
@@ -28,6 +31,8 @@ export interface DriverOptions {
   /** The switch's topic prefix (central-ledger's GENERAL_TOPIC_TEMPLATE with a prefix); '' for the defaults. */
   readonly prefix: string;
   readonly clientId?: string;
+  /** ml-api-adapter's URL: the messages are sent as the FSPs' HTTP requests to it instead of produced. */
+  readonly front?: string;
 }
 
 type Waiter = { readonly match: (r: Received) => boolean; readonly resolve: (r: Received) => void };
@@ -40,6 +45,7 @@ export class SwitchDriver {
     readonly prefix: string,
     private readonly producer: Producer,
     private readonly consumer: Consumer,
+    private readonly front: string | undefined,
   ) {}
 
   static async start(options: DriverOptions): Promise<SwitchDriver> {
@@ -51,7 +57,7 @@ export class SwitchDriver {
     const producer = kafka.producer({ allowAutoTopicCreation: false });
     const groupId = `${options.prefix}mojafast-switch-notifications-${process.pid}-${Date.now()}`;
     const consumer = kafka.consumer({ groupId, allowAutoTopicCreation: false, maxWaitTimeInMs: 50 });
-    const driver = new SwitchDriver(options.prefix, producer, consumer);
+    const driver = new SwitchDriver(options.prefix, producer, consumer, options.front);
     await producer.connect();
     await consumer.connect();
     await consumer.subscribe({ topic: generalTopic(options.prefix, 'notification', 'event'), fromBeginning: true });
@@ -65,6 +71,7 @@ export class SwitchDriver {
           timestamp: Number(message.timestamp),
           key: message.key?.toString('utf8') ?? null,
           value,
+          raw: text,
           id: value.content?.uriParams?.id ?? value.id ?? '',
           action: value.metadata?.event?.action ?? '',
           outcome: notificationCallbacks(value),
@@ -89,6 +96,10 @@ export class SwitchDriver {
   /** Produces ml-api-adapter's messages in order, acknowledged by all in-sync replicas (its producers' setting). */
   async send(...messages: AdapterMessage[]): Promise<void> {
     for (const m of messages) {
+      if (this.front !== undefined) {
+        await sendToFront(this.front, m);
+        continue;
+      }
       await this.producer.send({ topic: m.topic, acks: -1, messages: [{ key: null, value: m.value }] });
     }
   }

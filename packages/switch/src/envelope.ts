@@ -183,10 +183,15 @@ export interface ErrorBody {
   readonly errorInformation: { readonly errorCode: string; readonly errorDescription: string };
 }
 
-/** POST /transfers or POST /fxTransfers from the payer (initiating FSP). */
-export function prepareMessage(prefix: string, body: TransferBody | FxTransferBody, headers?: Record<string, string>) {
+/** POST /transfers or POST /fxTransfers from the payer (initiating FSP); `indent` spaces its JSON as some FSPs do. */
+export function prepareMessage(
+  prefix: string,
+  body: TransferBody | FxTransferBody,
+  headers?: Record<string, string>,
+  indent?: number,
+) {
   const fx = 'commitRequestId' in body;
-  const raw = JSON.stringify(body);
+  const raw = JSON.stringify(body, null, indent);
   const from = fx ? body.initiatingFsp : body.payerFsp;
   const to = fx ? body.counterPartyFsp : body.payeeFsp;
   const resource: Resource = fx ? 'fxTransfers' : 'transfers';

@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { centralLedgerInstallDir, type PrivateCentralLedger } from '@mojafast/testkit';
+import { centralLedgerAppDir, type PrivateCentralLedger } from '@mojafast/testkit';
 
 /**
  * Our position handler run as an operator runs it in place of central-ledger's: the built
@@ -84,7 +84,7 @@ export function deepMerge(base: Json, over: Json): Json {
  * its package's config/default.json under the run directory's rc override, config.json) into `outFile`.
  */
 export function writeSwitchConfig(cl: PrivateCentralLedger, outFile: string): void {
-  const app = join(centralLedgerInstallDir(), 'node_modules', '@mojaloop', 'central-ledger');
+  const app = centralLedgerAppDir();
   const base = JSON.parse(readFileSync(join(app, 'config', 'default.json'), 'utf8')) as Json;
   const over = JSON.parse(readFileSync(join(cl.env.CENTRAL_LEDGER_RUN_DIR as string, 'config.json'), 'utf8')) as Json;
   writeFileSync(outFile, `${JSON.stringify(deepMerge(base, over), null, 2)}\n`);

@@ -13,6 +13,7 @@ import {
   prepareMessage,
   type TransferBody,
 } from './envelope.js';
+import type { CallbackRecorder, Recorded } from './http-front.js';
 
 /**
  * The end-to-end scenarios, each on DFSPs of its own (onboarded for it through the admin API), driven through
@@ -38,6 +39,12 @@ export interface Observation {
   readonly states: Readonly<Record<string, string>>;
   /** Notifications ml-api-adapter would refuse (no context, ...), with the reason. */
   readonly refused: readonly string[];
+  /**
+   * With ml-api-adapter in front (ScenarioRun.recorder): every callback as the FSPs received it, in arrival
+   * order per transfer: `T1 payee PUT /transfers/T1 from payer to payee <body>`, roles and labels for names and
+   * ids, timestamps as `<time>`; empty otherwise.
+   */
+  readonly callbacks: readonly string[];
 }
 
 export interface ScenarioRun {
@@ -45,7 +52,10 @@ export interface ScenarioRun {
   readonly admin: CentralLedgerAdmin;
   /** Distinguishes the DFSP names of one run (e.g. the handler under test) from another's on the same switch. */
   readonly tag: string;
+  /** Each DFSP's endpoints are `<callbackBase>/<its name>/...`. */
   readonly callbackBase: string;
+  /** The FSPs' callback servers, when ml-api-adapter runs in front: the observation lists what they received. */
+  readonly recorder?: CallbackRecorder;
   /** How long a step waits for the notification it expects. */
   readonly stepTimeoutMs: number;
   /** How long an expiry scenario waits for central-ledger's timeout handler (its cron: HANDLERS.TIMEOUT.TIMEXP). */
@@ -75,7 +85,16 @@ export class ScenarioContext {
   /** POST /transfers from the payer; answers the first notification about it (prepare to payee or error to payer). */
   async prepare(
     label: string,
-    spec: { currency: string; amount: string; expiresInMs?: number; payer?: Role; payee?: Role; transferId?: string },
+    spec: {
+      currency: string;
+      amount: string;
+      expiresInMs?: number;
+      payer?: Role;
+      payee?: Role;
+      transferId?: string;
+      /** The payer's JSON spaced with this indent (line breaks and all). */
+      indent?: number;
+    },
   ): Promise<{ body: TransferBody; notified: Received | undefined }> {
     const secret = newSecret();
     const payer = this.names[spec.payer ?? 'payer'];
@@ -93,7 +112,7 @@ export class ScenarioContext {
     );
     this.ids.set(label, { id: body.transferId, resource: 'transfers', from: payer, to: payee });
     this.secrets.set(label, secret);
-    await this.run.driver.send(prepareMessage(this.run.driver.prefix, body));
+    await this.run.driver.send(prepareMessage(this.run.driver.prefix, body, undefined, spec.indent));
     return { body, notified: await this.expect(label, ['prepare']) };
   }
 
@@ -201,8 +220,27 @@ export class ScenarioContext {
     const head = `${label} ${r.action} ${event.state.status}${info?.errorCode ? ` ${info.errorCode}` : ''}`;
     if (!r.outcome.ok) return [`${head}: refused by ml-api-adapter (${r.outcome.refused})`];
     if (r.outcome.callbacks.length === 0) return [`${head}: no callback`];
+    // A line-based dump of the topic breaks on a value with line breaks: the original re-serialises payloads.
+    const spaced = r.raw.includes('\n') ? ' (line breaks in the Kafka value)' : '';
     return r.outcome.callbacks.map(
-      (c: Callback) => `${head}: ${this.role(c.fsp)} ${c.kind} from ${this.role(c.source)}${stateOf(c.body)}`,
+      (c: Callback) => `${head}: ${this.role(c.fsp)} ${c.kind} from ${this.role(c.source)}${stateOf(c.body)}${spaced}`,
+    );
+  }
+
+  /** A callback as its FSP received it, as a line that compares across runs (names, ids and times replaced). */
+  describeCallback(r: Recorded, label: string): string {
+    const anon = (text: string) => {
+      // Times, secrets and the ILP packet (which holds the id) differ from run to run; the bytes around them not.
+      let out = text
+        .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/g, '<time>')
+        .replace(/"(fulfilment|condition|ilpPacket)":(\s*)"[^"]*"/g, '"$1":$2"<$1>"');
+      for (const [l, entry] of this.ids) out = out.split(entry.id).join(l);
+      for (const [role, name] of Object.entries(this.names)) out = out.split(name).join(role);
+      return out;
+    };
+    const header = (name: string) => String(r.headers[name] ?? '-');
+    return anon(
+      `${label} ${r.fsp} ${r.method} ${r.path} from ${header('fspiop-source')} to ${header('fspiop-destination')} ${header('content-type')} ${r.body}`,
     );
   }
 }
@@ -261,6 +299,24 @@ export const scenarios: readonly Scenario[] = [
     },
   },
   {
+    name: 'commit-spaced',
+    title: "prepare with the payer's JSON spaced over lines → commit",
+    dfsps: plain,
+    expected: {
+      positions: { 'payer USD': '100', 'payee USD': '-100' },
+      states: { T1: 'COMMITTED' },
+      notifications: [
+        'T1 commit success: payee PUT from Hub state=COMMITTED',
+        'T1 commit success: payer PUT from payee state=COMMITTED',
+        'T1 prepare success: payee POST from payer',
+      ],
+    },
+    steps: async (c) => {
+      await c.prepare('T1', { currency: 'USD', amount: '100', indent: 2 });
+      await c.fulfil('T1', 'COMMITTED', ['commit']);
+    },
+  },
+  {
     name: 'reserve',
     title: 'prepare → reserve (PUT with RESERVED: the payer told, the payee PATCHed)',
     dfsps: plain,
@@ -286,8 +342,8 @@ export const scenarios: readonly Scenario[] = [
       positions: { 'payer USD': '0', 'payee USD': '0' },
       states: { T1: 'ABORTED' },
       notifications: [
-        'T1 abort error 5100: payee PUT_ERROR from Hub error=5100 "Generic Payee rejection"',
-        'T1 abort error 5100: payer PUT_ERROR from payee error=5100 "Generic Payee rejection"',
+        'T1 abort error 5101: payee PUT_ERROR from Hub error=5101 "Payee rejected the transfer"',
+        'T1 abort error 5101: payer PUT_ERROR from payee error=5101 "Payee rejected the transfer"',
         'T1 prepare success: payee POST from payer',
       ],
     },
@@ -437,8 +493,8 @@ export const scenarios: readonly Scenario[] = [
       },
       states: { T1: 'error 3208', F1: 'ABORTED' },
       notifications: [
-        'F1 fx-abort error 5100: fxp PUT_ERROR from Hub error=5100 "Generic Payee rejection"',
-        'F1 fx-abort error 5100: payer PUT_ERROR from fxp error=5100 "Generic Payee rejection"',
+        'F1 fx-abort error 5101: fxp PUT_ERROR from Hub error=5101 "Payee rejected the transfer"',
+        'F1 fx-abort error 5101: payer PUT_ERROR from fxp error=5101 "Payee rejected the transfer"',
         'F1 fx-prepare success: fxp POST from payer',
       ],
     },
@@ -462,12 +518,11 @@ export const scenarios: readonly Scenario[] = [
       },
       states: { T1: 'ABORTED', F1: 'ABORTED' },
       notifications: [
-        'F1 fx-abort error 5100: Hub PUT_ERROR from Hub error=5100 "Generic Payee rejection"',
-        'F1 fx-abort error 5100: payer PUT_ERROR from Hub error=5100 "Generic Payee rejection"',
+        'F1 fx-notify success: fxp PATCH from Hub state=ABORTED',
         'F1 fx-prepare success: fxp POST from payer',
         'F1 fx-reserve success: payer PUT from fxp state=RESERVED',
-        'T1 abort error 5100: payee PUT_ERROR from Hub error=5100 "Generic Payee rejection"',
-        'T1 abort error 5100: payer PUT_ERROR from payee error=5100 "Generic Payee rejection"',
+        'T1 abort error 5101: payee PUT_ERROR from Hub error=5101 "Payee rejected the transfer"',
+        'T1 abort error 5101: payer PUT_ERROR from payee error=5101 "Payee rejected the transfer"',
         'T1 prepare success: payee POST from payer',
       ],
     },
@@ -476,7 +531,7 @@ export const scenarios: readonly Scenario[] = [
       await c.fulfil('F1', 'RESERVED', ['fx-reserve']);
       await c.prepare('T1', { currency: 'EUR', amount: '90', transferId: c.entry('T1').id });
       await c.error('T1', '5101', ['abort']);
-      await c.expect('F1', ['fx-abort']);
+      await c.expect('F1', ['fx-notify']);
     },
   },
   {
@@ -545,7 +600,11 @@ export async function onboardScenario(run: ScenarioRun, scenario: Scenario, inde
   for (const role of ROLES) {
     const plan = scenario.dfsps[role];
     if (plan)
-      await onboardDfsp(run.admin, { name: names[role], currencies: plan.currencies, callbackBase: run.callbackBase });
+      await onboardDfsp(run.admin, {
+        name: names[role],
+        currencies: plan.currencies,
+        callbackBase: `${run.callbackBase}/${names[role]}`,
+      });
   }
   return new ScenarioContext(run, names);
 }
@@ -574,7 +633,14 @@ export async function observe(scenario: Scenario, ctx: ScenarioContext): Promise
   }
   const states: Record<string, string> = {};
   for (const label of getIds) states[label] = await stateByGet(ctx, label);
-  return { scenario: scenario.name, notifications, positions, states, refused };
+  const callbacks: string[] = [];
+  const { recorder } = ctx.run;
+  if (recorder) {
+    for (const [label, entry] of ctx.ids) {
+      for (const r of recorder.about(entry.id)) callbacks.push(ctx.describeCallback(r, label));
+    }
+  }
+  return { scenario: scenario.name, notifications, positions, states, refused, callbacks };
 }
 
 /** GET /transfers/{id} (or /fxTransfers) from the payer through the switch's get handler. */
@@ -582,6 +648,8 @@ async function stateByGet(ctx: ScenarioContext, label: string): Promise<string> 
   const entry = ctx.entry(label);
   const { driver } = ctx.run;
   const seen = driver.about(entry.id).length;
+  const { recorder } = ctx.run;
+  const called = recorder?.about(entry.id).length ?? 0;
   const action = entry.resource === 'fxTransfers' ? 'fx-get' : 'get';
   await driver.send(getMessage(driver.prefix, entry.resource, entry.id, entry.from, entry.to));
   const answer = await driver.waitForOrNone(
@@ -589,6 +657,8 @@ async function stateByGet(ctx: ScenarioContext, label: string): Promise<string> 
     ctx.run.stepTimeoutMs,
   );
   if (!answer) return 'no answer';
+  // With ml-api-adapter in front, its callback of the answer reaches the payer after the notification.
+  if (recorder) await recorder.waitForMore(entry.id, called, ctx.run.stepTimeoutMs);
   const body = decodePayload(answer.value.content.payload) as Record<string, unknown>;
   const code = (body.errorInformation as { errorCode?: string } | undefined)?.errorCode;
   return String(body.transferState ?? body.conversionState ?? (code ? `error ${code}` : 'unknown'));

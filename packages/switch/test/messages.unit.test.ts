@@ -146,6 +146,7 @@ describe('the differences list', () => {
     positions,
     states: { T1: 'COMMITTED' },
     refused: [],
+    callbacks: [],
   });
   const listed: Difference = {
     scenario: 'b',

@@ -17,7 +17,7 @@ import { SwitchDriver } from '../src/driver.js';
 import { type RunningProcess, startOurAls, startOurPositionHandler, writeSwitchConfig } from '../src/processes.js';
 import { type Observation, runScenarios, type ScenarioRun, scenarios } from '../src/scenarios.js';
 
-// Transfers through central-ledger 19.5.5's own prepare, fulfil, timeout and get handlers, sent as
+// Transfers through central-ledger 19.14.0's own prepare, fulfil, timeout and get handlers, sent as
 // ml-api-adapter sends them: first with our built position handler on the switch's position topic (reading
 // central-ledger's own configuration), then, on the same switch and consumer group, with central-ledger's
 // batch position handler in its place, as an operator swaps one for the other. Each run's DFSPs are its own.
@@ -40,7 +40,7 @@ beforeAll(async () => {
 
 afterAll(() => sw?.stop(), 120_000);
 
-describe('central-ledger 19.5.5 with our position handler, then with its own', () => {
+describe('central-ledger 19.14.0 with our position handler, then with its own', () => {
   let driver: SwitchDriver | undefined;
   let ours: RunningProcess | undefined;
   const observed: { ours: Observation[]; original: Observation[] } = { ours: [], original: [] };
@@ -113,7 +113,7 @@ describe('central-ledger 19.5.5 with our position handler, then with its own', (
 
 // Our ALS (built, `node dist/als`) on the real central-ledger admin API: participants, their endpoints and an
 // inactive participant as a hub operator left them, with our oracle, payee and payer simulators.
-describe("our ALS against central-ledger 19.5.5's admin API", () => {
+describe("our ALS against central-ledger 19.14.0's admin API", () => {
   let als: Awaited<ReturnType<typeof startOurAls>> | undefined;
   let payer: PayerSim | undefined;
   let payee: PayeeSim | undefined;

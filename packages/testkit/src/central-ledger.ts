@@ -17,7 +17,7 @@ const svc = join(repoRoot, 'infra/svc');
 /**
  * A central-ledger switch of one test file (`infra/svc start central-ledger` with settings of its own): its
  * own topic prefix (every topic and consumer group), database, ports and run directory, on the shared
- * Kafka and MariaDB. central-ledger must be installed already (`./run ci` installs it into the cache).
+ * Kafka and MariaDB. central-ledger must be built already (`./run ci` builds it into the cache).
  */
 export interface PrivateCentralLedger {
   /** Prefix of every topic and consumer group, e.g. `<prefix>topic-transfer-prepare`. */
@@ -54,6 +54,19 @@ export function centralLedgerInstallDir(): string {
   const cache = env.MOJAFAST_CACHE_DIR || join(homedir(), '.cache', 'mojafast');
   const nodeMajor = String(env.CENTRAL_LEDGER_NODE_VERSION).split('.')[0];
   return join(cache, `central-ledger-${env.CENTRAL_LEDGER_VERSION}-node${nodeMajor}`);
+}
+
+/** Where infra/svc builds ml-api-adapter (infra/ml-api-adapter/ml-api-adapter.sh, MLAPI_HOME): app/ and node/. */
+export function mlApiAdapterInstallDir(): string {
+  const env = servicesEnv();
+  const cache = env.MOJAFAST_CACHE_DIR || join(homedir(), '.cache', 'mojafast');
+  const nodeMajor = String(env.ML_API_ADAPTER_NODE_VERSION).split('.')[0];
+  return join(cache, `ml-api-adapter-${env.ML_API_ADAPTER_VERSION}-node${nodeMajor}`);
+}
+
+/** central-ledger's own folder in that install: its source with its dependencies (src/, config/, migrations/). */
+export function centralLedgerAppDir(): string {
+  return join(centralLedgerInstallDir(), 'app');
 }
 
 async function freePort(): Promise<number> {

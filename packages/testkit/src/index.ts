@@ -1,6 +1,8 @@
 export {
   type CentralLedgerOptions,
+  centralLedgerAppDir,
   centralLedgerInstallDir,
+  mlApiAdapterInstallDir,
   type PrivateCentralLedger,
   startCentralLedger,
 } from './central-ledger.js';

@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
-  centralLedgerInstallDir,
+  centralLedgerAppDir,
   createDatabase,
   loadInfraSettings,
   type PrivateCentralLedger,
@@ -16,7 +16,7 @@ import {
   testKafka,
 } from '../src/index.js';
 
-// `infra/svc start central-ledger`: central-ledger 19.5.5 itself (from the cache ./run fills), its API and its
+// `infra/svc start central-ledger`: central-ledger itself (built into the cache ./run fills), its API and its
 // handlers on the shared Kafka and MariaDB, here as a private switch (own prefix, database and ports).
 const svc = fileURLToPath(new URL('../../../infra/svc', import.meta.url));
 const migrator = fileURLToPath(new URL('../../../infra/central-ledger/migrate.mjs', import.meta.url));
@@ -82,7 +82,7 @@ describe('infra/svc start central-ledger', () => {
   });
 
   it("migrated and seeded its database with central-ledger's own migrations", async () => {
-    const migrations = readdirSync(join(centralLedgerInstallDir(), 'node_modules/@mojaloop/central-ledger/migrations'));
+    const migrations = readdirSync(join(centralLedgerAppDir(), 'migrations'));
     const connection = await mysql.createConnection({ ...settings.mysql, database: cl.database });
     try {
       const [rows] = await connection.query<mysql.RowDataPacket[]>('SELECT COUNT(*) AS n FROM migration');
@@ -98,7 +98,10 @@ describe('infra/svc start central-ledger', () => {
   it('gives the same schema and seeds as the light migration infra/svc start runs on the default database', async () => {
     const light = await createDatabase({ prefix: 'cl_light' });
     try {
-      await run(process.execPath, [migrator], { env: { ...process.env, CENTRAL_LEDGER_DB: light.name } });
+      // The same release's migrations: the switch's build, whatever the default database's release.
+      await run(process.execPath, [migrator], {
+        env: { ...process.env, CENTRAL_LEDGER_DB: light.name, CENTRAL_LEDGER_SCHEMA_DIR: centralLedgerAppDir() },
+      });
       const connection = await mysql.createConnection(settings.mysql);
       try {
         const shape = async (database: string) => {

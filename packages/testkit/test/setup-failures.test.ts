@@ -212,7 +212,7 @@ describe('a step that fails without a die line of its own', () => {
 });
 
 describe('infra/svc start central-ledger with a failing npm', () => {
-  it('ends in one line naming the install step and its log', () => {
+  it('ends in one line naming the build step and its log', () => {
     writeScript(join(fakeBin, 'npm'), 'echo "npm ERR! code E404 fake registry answer" >&2; exit 1');
     try {
       const cache = join(work, 'cache');
@@ -226,7 +226,7 @@ describe('infra/svc start central-ledger with a failing npm', () => {
       expect(errorLines).toEqual([
         expect.stringMatching(
           new RegExp(
-            `^\\[infra\\] ERROR: central-ledger install: Node \\S+ from the npm registry failed \\(exit 1: npm ERR! code E404 fake registry answer\\); see ${cache}/central-ledger-\\S+\\.logs/node\\.log$`,
+            `^\\[infra\\] ERROR: central-ledger build: Node \\S+ and node-gyp \\S+ from the npm registry failed \\(exit 1: npm ERR! code E404 fake registry answer\\); see ${cache}/central-ledger-\\S+\\.logs/node\\.log$`,
           ),
         ),
       ]);

@@ -95,8 +95,12 @@ export function decodePayloadWithText(payload: unknown): DecodedPayload {
   if (base64.length % 4 !== 0 || bytes.length !== (base64.length / 4) * 3 - padding) {
     throw new Error('payload is not valid base64');
   }
-  const json = bytes.toString('utf8');
-  const parsed: unknown = JSON.parse(json);
+  const text = bytes.toString('utf8');
+  const parsed: unknown = JSON.parse(text);
+  // The original decodes the payload and serialises it again in its notifications, compact: a payer's JSON
+  // spaced over lines would otherwise put line breaks into the notification's Kafka value. Text without any
+  // whitespace is compact already, which spares the payloads FSPs usually send a second serialisation.
+  const json = /\s/.test(text) ? JSON.stringify(parsed) : text;
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     throw new Error('payload is not a JSON object');
   }

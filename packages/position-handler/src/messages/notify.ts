@@ -105,6 +105,54 @@ export function errorPayload(name: ErrorName, detail?: string, errorHandling = D
   return { errorInformation };
 }
 
+type Extension = { key: string; value: string };
+
+/**
+ * The payload of an abort's notifications in central-ledger 19.14.0 (abort.js createFSPIOPErrorFromErrorInformation,
+ * then toApiErrorObject): the sender's own errorInformation, its code and description as sent (the description cut
+ * to the API's length), its extensions kept, and under includeCauseExtension a `cause` first-lined with that
+ * description (joined to a cause the sender gave); without it, the sender's cause extensions dropped.
+ */
+export function forwardedErrorPayload(sent: unknown, errorHandling = DEFAULT_ERROR_HANDLING) {
+  const given = (typeof sent === 'object' && sent !== null ? sent : {}) as {
+    errorCode?: unknown;
+    errorDescription?: unknown;
+    extensionList?: unknown;
+  };
+  const description = String(given.errorDescription);
+  const errorInformation: {
+    errorCode: string;
+    errorDescription: string;
+    extensionList?: { extension: Extension[] };
+  } = { errorCode: String(given.errorCode), errorDescription: description.slice(0, API_TEXT_MAX) };
+  const list = given.extensionList as { extension?: unknown } | unknown[] | undefined;
+  const sentExtensions = Array.isArray(list) ? list : Array.isArray(list?.extension) ? list.extension : undefined;
+  let extension = sentExtensions?.map((e) => ({ ...(e as Extension) }));
+  const stack = `FSPIOPError: ${description}\n    at mojafast position-handler (ABORT_REJECTED)`;
+  if (errorHandling.includeCauseExtension) {
+    extension ??= [];
+    const cause = extension.find((e) => e.key === 'cause');
+    if (cause) cause.value = `${stack}\n${cause.value}`;
+    else extension.push({ key: 'cause', value: stack });
+  } else if (extension) {
+    extension = extension.filter((e) => e.key !== 'cause' && e.key !== '_cause');
+  }
+  if (extension && extension.length > 0) {
+    if (errorHandling.truncateExtensions)
+      for (const e of extension) if (typeof e.value === 'string') e.value = e.value.slice(0, API_TEXT_MAX);
+    errorInformation.extensionList = { extension };
+  }
+  return { errorInformation };
+}
+
+/** An abort's error payload: the sender's error passed on for a rejection, the Hub's 3100 for a validation. */
+function abortPayloadJson(message: PositionMessage, name: ErrorName, ctx: NotifyContext): string {
+  const sent = message.payload.errorInformation;
+  if (name === 'ABORT_REJECTED' && sent !== undefined)
+    return JSON.stringify(forwardedErrorPayload(sent, ctx.errorHandling));
+  return JSON.stringify(errorPayload(name, undefined, ctx.errorHandling));
+}
+
 function headersWithout(headers: Readonly<Record<string, string>> | undefined, override?: Record<string, string>) {
   // Only serialised: without a content-length to drop or a header to set, the incoming object serialises the same.
   if (headers !== undefined && override === undefined && !Object.hasOwn(headers, 'content-length')) return headers;
@@ -167,8 +215,16 @@ interface PatchNotification {
   readonly completedTimestamp?: unknown;
 }
 
-/** fulfil.js _constructPatchNotificationResultMessage: fx-notify from the Hub to each FXP, conversionState COMMITTED. */
-function fxNotifications(message: PositionMessage, context: Record<string, unknown> | undefined, ctx: NotifyContext) {
+/**
+ * fulfil.js and abort.js _constructPatchNotificationResultMessage: fx-notify from the Hub to each FXP of
+ * cyrilResult.patchNotifications, conversionState COMMITTED (with the fulfilment) or ABORTED.
+ */
+function fxNotifications(
+  message: PositionMessage,
+  context: Record<string, unknown> | undefined,
+  ctx: NotifyContext,
+  state: 'COMMITTED' | 'ABORTED' = 'COMMITTED',
+) {
   const cyril = message.envelope.content.context?.cyrilResult as { patchNotifications?: PatchNotification[] };
   const out: Produced[] = [];
   for (const patch of Array.isArray(cyril?.patchNotifications) ? cyril.patchNotifications : []) {
@@ -187,11 +243,11 @@ function fxNotifications(message: PositionMessage, context: Record<string, unkno
             'fspiop-source': ctx.hubName,
             'fspiop-destination': patch.fxpName,
           },
-          payloadJson: JSON.stringify({
-            conversionState: 'COMMITTED',
-            fulfilment: patch.fulfilment,
-            completedTimestamp: patch.completedTimestamp,
-          }),
+          payloadJson: JSON.stringify(
+            state === 'ABORTED'
+              ? { conversionState: state }
+              : { conversionState: state, fulfilment: patch.fulfilment, completedTimestamp: patch.completedTimestamp },
+          ),
           context,
           error: false,
         },
@@ -222,12 +278,15 @@ function abortNotifications(message: PositionMessage, outcome: Outcome, ctx: Not
     transferStateChanges?: Record<string, unknown>[];
   };
   const notices: AbortNotice[] = [
-    ...(cyril.positionChanges ?? []).map((c) => ({
-      id: String(c.isFxTransferStateChange === true ? c.commitRequestId : c.transferId),
-      fx: c.isFxTransferStateChange === true,
-      notifyTo: String(c.notifyTo),
-      isOriginalId: c.isOriginalId,
-    })),
+    // An fxTransfer's step is notified only when cyril.js named whom to tell (19.14.0 abort.js).
+    ...(cyril.positionChanges ?? [])
+      .filter((c) => c.isFxTransferStateChange !== true || Boolean(c.notifyTo))
+      .map((c) => ({
+        id: String(c.isFxTransferStateChange === true ? c.commitRequestId : c.transferId),
+        fx: c.isFxTransferStateChange === true,
+        notifyTo: String(c.notifyTo),
+        isOriginalId: c.isOriginalId,
+      })),
     ...(Array.isArray(cyril.transferStateChanges) ? cyril.transferStateChanges : []).map((c) => ({
       id: String(c.transferId),
       fx: false,
@@ -248,7 +307,7 @@ function abortNotifications(message: PositionMessage, outcome: Outcome, ctx: Not
         action: notice.fx && !notice.isOriginalId ? 'fx-abort' : message.action,
         uriParams: { id: notice.id },
         headers: { ...(envelope.content.headers ?? {}) },
-        payloadJson: JSON.stringify(errorPayload(name, undefined, ctx.errorHandling)),
+        payloadJson: abortPayloadJson(message, name, ctx),
         context: { ...context, isOriginalId: notice.isOriginalId },
         error: true,
       },
@@ -294,6 +353,9 @@ export function notificationsFor(message: PositionMessage, outcome: Outcome, ctx
   const commit = message.action === 'commit' || message.action === 'reserve';
   const out: Produced[] = [];
   if (commit && outcome.fxNotify) out.push(...fxNotifications(message, contextAfterStep(message.envelope), ctx));
+  // An abort's step on an fxTransfer tells the FXPs their conversion is aborted (19.14.0 abort.js).
+  if (!commit && message.cyril.step.fx)
+    out.push(...fxNotifications(message, contextAfterStep(message.envelope), ctx, 'ABORTED'));
   if (outcome.next !== undefined) {
     out.push(followUp(message, outcome.next, ctx));
     return out;
@@ -338,7 +400,10 @@ export function notificationFor(
           action,
           uriParams: { id: transferId },
           headers: headersWithout(envelope.content.headers),
-          payloadJson: JSON.stringify(errorPayload(error.name, error.detail, ctx.errorHandling)),
+          payloadJson:
+            action === 'abort' && error.detail === undefined
+              ? abortPayloadJson(message, error.name, ctx)
+              : JSON.stringify(errorPayload(error.name, error.detail, ctx.errorHandling)),
           context: timeout ? context : { ...context, isOriginalId: true },
           error: true,
         },
