@@ -54,6 +54,8 @@ export function rowOf(d: Difference, original: CaseRecord | undefined): string {
     return url.endsWith('/error') ? 'error-callback-version' : 'hub-callback-version';
   }
   if (d.field.includes('extensionList')) return 'error-extension-list';
+  if (/^iso\.participants\.put\.(updated|subid|oracle-500|oracle-404|fsp-unknown)$/.test(d.caseId))
+    return 'participants-put-v2-body';
   // An ISO 20022 case derived from an FSPIOP one (`iso.` + its id) falls under the same row.
   const subject = d.caseId.replace(/^iso\./, '');
   for (const [pattern, row] of caseRows) if (pattern.test(subject)) return row;
