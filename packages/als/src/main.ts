@@ -83,18 +83,20 @@ const maxHeaderBytes = 16_384;
 const embeddedOracles = fileURLToPath(new URL('../config/oracles.json', import.meta.url));
 
 /**
- * mysql2's `ssl` of the settings. `verify` checks the host name too, which mysql2 does only when asked
- * (`verifyIdentity`); a named profile is mysql2's own (its CAs, the chain checked).
+ * mysql2's `ssl` of the settings: `verify` checks the chain only, as mysql2 does with an `ssl` object, and
+ * `verify-identity` the host name too (`verifyIdentity`); a named profile is mysql2's own (its CAs, the chain
+ * checked).
  */
 function mysqlSsl(config: Config): MysqlSettings['ssl'] {
   if (config.dbSsl === 'off') return undefined;
-  if (config.dbSslProfile !== '' && config.dbSsl === 'verify') return config.dbSslProfile;
-  const options = tlsOptions(config.dbSsl, {
+  const verify = config.dbSsl !== 'on';
+  if (config.dbSslProfile !== '' && verify) return config.dbSslProfile;
+  const options = tlsOptions(verify ? 'verify' : 'on', {
     ca: { value: config.dbSslCaFile, variable: schema.dbSslCaFile.env },
     cert: { value: config.dbSslCertFile, variable: schema.dbSslCertFile.env },
     key: { value: config.dbSslKeyFile, variable: schema.dbSslKeyFile.env },
   });
-  return { ...options, verifyIdentity: config.dbSsl === 'verify' };
+  return { ...options, verifyIdentity: config.dbSsl === 'verify-identity' };
 }
 
 async function openOracleStore(config: Config): Promise<OracleStore> {

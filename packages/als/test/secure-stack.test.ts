@@ -129,6 +129,20 @@ describe.skipIf(missing !== undefined)(title, () => {
     await als.close();
   });
 
+  // The server's certificate names localhost and 127.0.0.1; 127.1 reaches the same server under a name it
+  // does not carry. mysql2 checks the chain of an ssl object, the name only with verifyIdentity: so does ours.
+  it('checks the host name only with verifyIdentity (ALS_DB_SSL=verify-identity), as mysql2 does', async () => {
+    const elsewhere = { ALS_DB_SSL_CA_FILE: caFile, ALS_DB_HOST: '127.1' };
+    const als = await startFrom(originalFile(undefined), { ...elsewhere, ALS_DB_SSL: 'verify' });
+    await als.close();
+    const refused = (await startFrom(originalFile(undefined), { ...elsewhere, ALS_DB_SSL: 'verify-identity' }).then(
+      () => undefined,
+      (e: unknown) => e,
+    )) as Error & { code?: string };
+    expect(refused.message).toMatch(/^the oracle registry's MySQL at 127\.1:\d+ .*cannot be used: .*127\.1/);
+    expect(refused.message).not.toContain('\n');
+  });
+
   it('stops the start in one line naming the host and why when the certificate fails verification', async () => {
     const start = startFrom(originalFile({ rejectUnauthorized: true }));
     const error = (await start.then(
@@ -217,9 +231,9 @@ describe.skipIf(missing !== undefined)(title, () => {
       () => undefined,
       (e: unknown) => e,
     )) as Error;
-    // ioredis closes the connection on a refused certificate without handing on why: the line names the
-    // server, not yet the certificate.
-    expect(untrusted.message).toMatch(new RegExp(`redis at ${host}:${redisPort} .*cannot be (used|reached)`));
+    // The server and why: the certificate, and the settings that fix it.
+    expect(untrusted.message).toMatch(new RegExp(`redis at ${host}:${redisPort} .*cannot be used: .*certificate`));
+    expect(untrusted.message).toContain('ALS_PROXY_CACHE_TLS_CA_FILE');
     expect(untrusted.message).not.toContain('\n');
   });
 });

@@ -54,12 +54,21 @@ describe('MySQL TLS of the original (DATABASE.ADDITIONAL_CONNECTION_OPTIONS.ssl,
   it('verifies by default, as mysql2 does (an empty ssl object, or rejectUnauthorized true); a ca list is joined', () => {
     expect(withOptions({ ssl: {} }).config.dbSsl).toBe('verify');
     const { config } = read((file) => {
-      file.DATABASE.ADDITIONAL_CONNECTION_OPTIONS = {
-        ssl: { rejectUnauthorized: true, ca: [pem, pem], verifyIdentity: true },
-      };
+      file.DATABASE.ADDITIONAL_CONNECTION_OPTIONS = { ssl: { rejectUnauthorized: true, ca: [pem, pem] } };
     });
     expect(config.dbSsl).toBe('verify');
     expect(config.dbSslCaFile).toBe(`${pem}\n${pem}`);
+  });
+
+  it('checks the host name only with verifyIdentity true, and only when it verifies, as mysql2 does', () => {
+    expect(withOptions({ ssl: { verifyIdentity: true } }).config.dbSsl).toBe('verify-identity');
+    expect(withOptions({ ssl: { verifyIdentity: false } }).config.dbSsl).toBe('verify');
+    expect(withOptions({ ssl: { rejectUnauthorized: false, verifyIdentity: true } }).config.dbSsl).toBe('on');
+    const { notHonoured } = withOptions({ ssl: { verifyIdentity: true } });
+    expect(notHonoured.filter((key) => key.includes('ADDITIONAL'))).toEqual([]);
+    expect(() => withOptions({ ssl: { verifyIdentity: 'yes' } })).toThrow(
+      /^DATABASE\.ADDITIONAL_CONNECTION_OPTIONS\.ssl\.verifyIdentity: must be true or false/,
+    );
   });
 
   it("reads the chart's rc variables (db_ssl_enabled, db_ssl_verify, db_ssl_ca_secret)", () => {

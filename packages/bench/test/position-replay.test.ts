@@ -119,6 +119,23 @@ describe('bench:position replay', () => {
     expect(result.phases[0]?.latency.count).toBe(200);
   });
 
+  // --tls: every client (the bench's raw producer and both readers, the handler's) on the secure stack's broker
+  // and database, which refuse plaintext, so a client left in plaintext fails the run.
+  it.each([
+    ['raw', 'platformatic'],
+    ['platformatic', 'kafkajs'],
+  ] as const)(
+    'on the secure stack (--tls) with the bench producer %s and reader %s: notified once, the expected positions',
+    async (benchProducer, benchReader) => {
+      const result = await runPositionBench({ ...small, stack: 'tls', benchProducer, benchReader });
+      expect(result.phases.map((p) => [p.action, p.messages, p.lost, p.duplicated, p.errorNotifications])).toEqual([
+        ['prepare', 200, 0, 0, 0],
+        ['commit', 200, 0, 0, 0],
+      ]);
+      expect(result.positionMismatches).toEqual([]);
+    },
+  );
+
   it('a mixed phase with aborts and limit breaches (--actions mixed --aborts 0.25 --breaches 0.1): each transfer answered once, the refusals and aborts as errors, positions as the mix makes them', async () => {
     const result = await runPositionBench({ ...small, mix: { phases: 'mixed', aborts: 0.25, breaches: 0.1 } });
     // 100 reserved transfers settle (25 aborts), 100 new ones prepare (10 over the cap).

@@ -1,4 +1,5 @@
 import {
+  abortableDelay,
   type CpuProfiler,
   createCpuProfiler,
   type ObserveServer,
@@ -40,6 +41,8 @@ export interface ServiceOverrides {
   readonly decorateStore?: (store: PositionStore) => PositionStore;
   /** Lets a test wrap one bus call to inject a fault. */
   readonly decorateBus?: (bus: PositionBus) => PositionBus;
+  /** Aborted by a stop signal during the start: the wait for the database is given up (runService). */
+  readonly startSignal?: AbortSignal;
 }
 
 /** The bus settings of a handler configuration (the handler, and the bench's processes that share its env). */
@@ -82,7 +85,12 @@ export async function createBus(client: PositionConfig['kafkaClient'], options: 
  * refuses our TLS (a certificate that fails verification, a server without TLS, or one that requires it while
  * ours is off) refuses every retry alike: that stops the start in one line.
  */
-async function openWithRetry(pool: Pool, config: PositionConfig, logger: Logger): Promise<PositionStore> {
+async function openWithRetry(
+  pool: Pool,
+  config: PositionConfig,
+  logger: Logger,
+  signal: AbortSignal | undefined,
+): Promise<PositionStore> {
   let delay = config.retryInitialMs;
   let reported = '';
   for (;;) {
@@ -98,7 +106,7 @@ async function openWithRetry(pool: Pool, config: PositionConfig, logger: Logger)
       if (secure) throw secure;
       logger.error('database not reachable; retrying', { err: error, retryInMs: delay });
     }
-    await new Promise((resolve) => setTimeout(resolve, delay));
+    await abortableDelay(delay, signal);
     delay = Math.min(delay * 2, config.retryMaxMs);
   }
 }
@@ -139,7 +147,7 @@ export async function startPositionService(
         throw secureConnectFailure(error, 'Kafka', brokers) ?? error;
       }
     };
-    const opened = await openWithRetry(pool, config, logger);
+    const opened = await openWithRetry(pool, config, logger, overrides.startSignal);
     const store = overrides.decorateStore ? overrides.decorateStore(opened) : opened;
     if (!overrides.bus) {
       const topics = [

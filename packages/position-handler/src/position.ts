@@ -11,7 +11,7 @@ import { SecureConnectError } from './security.js';
  * .cpuprofile of POSITION_PROFILE_SECONDS.
  */
 runService<{ service: PositionService; profileSeconds: number }>({
-  async start(log) {
+  async start(log, signal) {
     const handlers = parseCommandLine(process.argv.slice(2));
     const loaded = readConfig(process.env, { handlers });
     if (loaded.notHonoured.length > 0) {
@@ -19,7 +19,7 @@ runService<{ service: PositionService; profileSeconds: number }>({
       // its position handler reads that have no equivalent here, and its logger's and event-sdk's variables likewise.
       log.warn({ file: loaded.file, keys: loaded.notHonoured }, 'central-ledger keys not honoured');
     }
-    const service = await startPositionService(loaded.config);
+    const service = await startPositionService(loaded.config, { startSignal: signal });
     return { service, profileSeconds: loaded.config.profileSeconds };
   },
   stop: ({ service }) => service.stop(),

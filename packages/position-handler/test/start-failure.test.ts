@@ -95,4 +95,36 @@ describe('start-up failure', () => {
       await once(child, 'exit');
     }
   });
+
+  it('a SIGTERM while it waits for the database gives the wait up and exits 0 (an orchestrator sends one, then SIGKILL)', async () => {
+    const settings = loadInfraSettings();
+    const child = spawn(process.execPath, [entry], {
+      env: {
+        ...process.env,
+        KAFKA_BROKERS: settings.kafka.brokers.join(','),
+        DB_HOST: db.connection.host,
+        DB_PORT: String(db.connection.port),
+        DB_USER: db.connection.user,
+        DB_PASSWORD: db.connection.password,
+        DB_NAME: db.name,
+        POSITION_HTTP_PORT: '0',
+        // A minute between two looks at the database: only giving the wait up ends the process in time.
+        POSITION_RETRY_INITIAL_MS: '60000',
+        POSITION_RETRY_MAX_MS: '60000',
+        LOG_LEVEL: 'error',
+      },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    await vi.waitFor(() => expect(stderr).toContain('is not migrated'), { timeout: 20_000, interval: 50 });
+    child.kill('SIGTERM');
+    const killer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    const [code, signal] = (await once(child, 'exit')) as [number | null, NodeJS.Signals | null];
+    clearTimeout(killer);
+    expect({ code, signal }).toEqual({ code: 0, signal: null });
+    expect(stderr).toContain('stopped during the start');
+  });
 });

@@ -3,7 +3,7 @@ export { renderSettings, withSettings } from './config-page.js';
 export { defineEnvConfig, type EnvConfig, type EnvSchema, type Setting, type SettingType } from './env-config.js';
 export { FastCounter, FastHistogram, type FastHistogramOptions, type HistogramChild } from './fast-metrics.js';
 export { childrenByPair } from './label-children.js';
-export { runService, type ServiceRun } from './lifecycle.js';
+export { abortableDelay, runService, type ServiceRun } from './lifecycle.js';
 export { createLogger, type Logger, type LoggerOptions, type LogLevel } from './logger.js';
 export {
   collectOriginalProcessMetrics,

@@ -3,9 +3,12 @@ import { createLogger, type Logger } from './logger.js';
 export interface ServiceRun<S> {
   /**
    * Starts the service and resolves once it serves (its ready line written). `log` is the process's own
-   * logger for lines about its life (a start-up warning). Undefined: nothing to run (`--help`).
+   * logger for lines about its life (a start-up warning). Undefined: nothing to run (`--help`). `signal` is
+   * aborted by SIGINT or SIGTERM during the start: a start that waits (a database not up yet, with back-off)
+   * gives up at once, closes what it opened and rejects with the signal's AbortError, and the process ends
+   * with 0, as after a stop; steps that do not wait finish, then the service stops.
    */
-  start(log: Logger): Promise<S | undefined>;
+  start(log: Logger, signal: AbortSignal): Promise<S | undefined>;
   /** Drains and releases everything; the process then exits by itself. */
   stop(service: S, signal: NodeJS.Signals): Promise<void>;
   /** SIGUSR2: a CPU profile; answers its file, or undefined when none is taken (one already runs). */
@@ -33,13 +36,16 @@ export function runService<S>(run: ServiceRun<S>, log: Logger = createLogger({ l
   let starting = true;
   let pending: NodeJS.Signals | undefined;
   let stopping = false;
+  const startAborted = new AbortController();
   const stop = (signal: NodeJS.Signals) => {
     if (starting) {
-      // During the start: stopped as soon as it has started. A second signal while the start still waits
-      // (a database that does not answer) ends the process as Node's default would.
+      // During the start: its waits are given up, and a start that gets through anyway is stopped as soon
+      // as it has started (an orchestrator sends one SIGTERM, then SIGKILL after its grace period: a start
+      // waiting for a database must not use that up). A second signal ends the process as Node's default would.
       if (pending === undefined) {
         pending = signal;
         log.info({ signal }, 'stopping once started');
+        startAborted.abort();
         return;
       }
       process.off('SIGINT', stop);
@@ -63,11 +69,15 @@ export function runService<S>(run: ServiceRun<S>, log: Logger = createLogger({ l
     starting = false;
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
+    if (startAborted.signal.aborted && error === startAborted.signal.reason) {
+      log.info({ signal: pending }, 'stopped during the start');
+      return;
+    }
     const code = run.startFailed?.(error);
     if (code === undefined) log.error({ error: String(error) }, 'start failed');
     process.exitCode = code ?? 1;
   };
-  run.start(log).then((started) => {
+  run.start(log, startAborted.signal).then((started) => {
     starting = false;
     if (started === undefined) {
       process.off('SIGINT', stop);
@@ -86,4 +96,26 @@ export function runService<S>(run: ServiceRun<S>, log: Logger = createLogger({ l
     }
     if (pending !== undefined) stop(pending);
   }, failed);
+}
+
+/**
+ * Waits `ms`, or rejects with the signal's reason as soon as it is aborted: a start's back-off that a SIGTERM
+ * gives up (ServiceRun.start's `signal`).
+ */
+export function abortableDelay(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
 }

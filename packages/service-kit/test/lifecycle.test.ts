@@ -46,6 +46,17 @@ describe('runService', () => {
     expect(logged.map((entry) => entry.msg)).toEqual(['stopping once started', 'stopping']);
   });
 
+  it('a SIGTERM while the start waits for a dependency gives the wait up: the start closes what it opened, exit 0', async () => {
+    const { child, output, exited } = run('waits');
+    await vi.waitFor(() => expect(output.stdout).toBe('starting\n'), { timeout: 10_000 });
+    child.kill('SIGTERM');
+    // Ends by itself, long before an orchestrator's grace period (and the test's time limit) runs out.
+    expect(await exited).toBe(0);
+    expect(output.stdout).toBe('starting\n');
+    const logged = lines(output.stderr).map((line) => JSON.parse(line));
+    expect(logged.map((entry) => entry.msg)).toEqual(['stopping once started', 'stopped during the start']);
+  });
+
   it('a second signal while the start still waits ends the process as Node would', async () => {
     const { child, output, exited } = run('slow-start');
     await vi.waitFor(() => expect(output.stdout).toBe('starting\n'), { timeout: 10_000 });

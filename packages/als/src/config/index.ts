@@ -107,10 +107,10 @@ const declared = {
   }),
   // TLS to MySQL: the original passes DATABASE.ADDITIONAL_CONNECTION_OPTIONS into mysql2's connection
   // options, so its `ssl` (an object, or the name of one of mysql2's CA profiles) turns TLS on.
-  dbSsl: setting.enum(['off', 'on', 'verify'], {
+  dbSsl: setting.enum(['off', 'on', 'verify', 'verify-identity'], {
     env: 'ALS_DB_SSL',
     default: 'off',
-    doc: "TLS to MySQL: `off`; `on` (encrypted, the server's certificate not checked); `verify` (its certificate must chain to a trusted CA and name the host); a certificate that fails verification stops the start",
+    doc: "TLS to MySQL: `off`; `on` (encrypted, the server's certificate not checked: the original's `ssl: {rejectUnauthorized: false}`); `verify` (its certificate must chain to a trusted CA: an `ssl` object, mysql2's default); `verify-identity` (and it must name the host: `verifyIdentity: true`); a certificate that fails verification stops the start",
     original: 'DATABASE.ADDITIONAL_CONNECTION_OPTIONS.ssl',
   }),
   dbSslCaFile: setting.string({

@@ -223,9 +223,14 @@ export function readConfig(
     const dbTls: TlsSettings = { mode: 'dbSsl', ca: 'dbSslCaFile', cert: 'dbSslCertFile', key: 'dbSslKeyFile' };
     if (isObject(ssl)) {
       tlsObject(sslPath, dbTls);
-      // mysql2 checks the host name only with verifyIdentity; ours checks it whenever it verifies (a
-      // certificate naming another host stops the start in one line, docs/differences.md).
-      seen([...sslPath, 'verifyIdentity']);
+      // mysql2 checks that the certificate names the host only with verifyIdentity, and only when it verifies.
+      const identityPath = [...sslPath, 'verifyIdentity'];
+      const identity = valueAt(tree, identityPath);
+      if (identity !== undefined && identity !== null) {
+        seen(identityPath);
+        if (flag(identity, keyName(source, identityPath)) && fromFile.ALS_DB_SSL === 'verify')
+          fromFile.ALS_DB_SSL = 'verify-identity';
+      }
     } else if (ssl !== undefined) {
       seen(sslPath);
       const text = asText(ssl);

@@ -1,6 +1,7 @@
 import type { ConnectionOptions } from 'node:tls';
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import type { AlsRequest, ProxyCache } from '../discovery/proxy-cache.js';
+import { isCertificateFailure } from './tls.js';
 
 /**
  * The inter-scheme proxy cache on Redis or Redis Cluster, with the keys and semantics of the original's
@@ -84,8 +85,12 @@ export function createRedisProxyCache(options: ProxyCacheRedisOptions): RedisPro
   const client = createRedisClient(options);
   const isCluster = options.type === 'redis-cluster';
   // An unhandled 'error' event would crash the process; a lost connection shows as failed commands and a
-  // DOWN /health instead.
-  client.on('error', () => {});
+  // DOWN /health instead. The last one is kept for connect(): ioredis rejects a refused TLS handshake with
+  // "Connection is closed", the reason (an untrusted certificate) only in this event.
+  let lastError: unknown;
+  client.on('error', (error: unknown) => {
+    lastError = error;
+  });
 
   const del = async (...keys: string[]) => {
     // In a cluster the keys may sit in different slots: one DEL each (the library does the same).
@@ -150,7 +155,12 @@ export function createRedisProxyCache(options: ProxyCacheRedisOptions): RedisPro
   return {
     client,
     async connect() {
-      await client.connect();
+      lastError = undefined;
+      try {
+        await client.connect();
+      } catch (error) {
+        throw isCertificateFailure(lastError) ? lastError : error;
+      }
     },
     async disconnect() {
       client.disconnect();

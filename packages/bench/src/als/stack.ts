@@ -1,4 +1,5 @@
 import { type PayerSim, startPayerSim } from '@mojafast/sim';
+import type { DatabaseConnection } from '@mojafast/testkit';
 import { entryPoints } from '../load/paths.js';
 import { freePort } from '../load/ports.js';
 import { type Service, spawnUntilReadyLine } from '../load/processes.js';
@@ -20,6 +21,13 @@ export interface AlsStackOptions {
   readonly onCallback?: (traceId: string, kind: 'success' | 'error') => void;
   /** ALS variables set after the defaults, from the simulators' URLs (the fault bench's oracles and proxy). */
   readonly alsEnv?: (sims: SimsReady) => Record<string, string>;
+  /**
+   * The oracle registry in MySQL, as the ALS runs in a Mojaloop deployment, instead of one oracle URL: the
+   * ALS makes its tables there, over TLS when the connection has `ssl` (its certificate verified against that
+   * CA), and the simulated oracle is registered through its admin API before the first lookup. `serverPid`:
+   * the database server's, so its CPU is measured too.
+   */
+  readonly registry?: { readonly connection: DatabaseConnection; readonly serverPid: number | undefined };
 }
 
 export interface AlsStack {
@@ -78,14 +86,23 @@ export async function startAlsStack(options: AlsStackOptions): Promise<AlsStack>
     if (!alsPort) {
       return { entryUrl: alsUrl, destination: undefined, payer, sims: sims.ready, pids, close };
     }
+    const adminPort = await freePort();
     const als = await spawnUntilReadyLine({
       name: 'als',
       command: process.execPath,
       args: [entryPoints.als],
-      env: { ...alsEnvironment(alsPort, await freePort(), sims.ready, options), ...options.alsEnv?.(sims.ready) },
+      env: {
+        ...alsEnvironment(alsPort, adminPort, sims.ready, options),
+        ...(options.registry ? registryEnvironment(options.registry.connection) : {}),
+        ...options.alsEnv?.(sims.ready),
+      },
     });
     services.push(als);
     pids.set('als', als.child.pid ?? 0);
+    if (options.registry) {
+      await registerOracle(`http://127.0.0.1:${adminPort}`, sims.ready.oracle);
+      if (options.registry.serverPid) pids.set('mariadb', options.registry.serverPid);
+    }
     return { entryUrl: alsUrl, destination: undefined, payer, sims: sims.ready, pids, close };
   } catch (error) {
     await close();
@@ -106,6 +123,36 @@ export function alsCacheSettings(cache: boolean): Record<string, string> {
     ALS_ORACLE_ANSWER_CACHE_TTL_MS: '0',
     ALS_CACHE_MAX_STALE_MS: '0',
   };
+}
+
+/** The ALS's database settings for a registry in MySQL (packages/als/docs/configuration.md). */
+function registryEnvironment(db: DatabaseConnection): Record<string, string> {
+  return {
+    ALS_ORACLE_URL: '',
+    ALS_DB_HOST: db.host,
+    ALS_DB_PORT: String(db.port),
+    ALS_DB_USER: db.user,
+    ALS_DB_PASSWORD: db.password,
+    ALS_DB_NAME: db.database,
+    // The CA as PEM text, which the setting takes as the original's ssl.ca holds it.
+    ...(db.ssl ? { ALS_DB_SSL: 'verify', ALS_DB_SSL_CA_FILE: db.ssl.ca } : {}),
+  };
+}
+
+/** The simulated oracle as the default for MSISDN, through the ALS's admin API as an operator registers one. */
+async function registerOracle(adminUrl: string, oracleUrl: string): Promise<void> {
+  const response = await fetch(`${adminUrl}/oracles`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', date: new Date().toUTCString(), 'fspiop-source': 'Hub' },
+    body: JSON.stringify({
+      oracleIdType: 'MSISDN',
+      endpoint: { value: oracleUrl, endpointType: 'URL' },
+      isDefault: true,
+    }),
+    signal: AbortSignal.timeout(10_000),
+  });
+  if (response.status !== 201)
+    throw new Error(`POST ${adminUrl}/oracles answered ${response.status}: ${(await response.text()).slice(0, 200)}`);
 }
 
 /** The ALS's own variables (packages/als/docs/configuration.md). */

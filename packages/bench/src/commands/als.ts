@@ -10,6 +10,7 @@ import { parsePartyIdMode } from '../als/party-ids.js';
 import { alsResultJson, generatorWarning } from '../als/results.js';
 import { runScenario, type Scenario } from '../als/scenario.js';
 import { alsCacheSettings } from '../als/stack.js';
+import { compareTls, tlsTable } from '../als/tls.js';
 import { assertLoopback } from '../load/loopback.js';
 import { writeJson } from '../report/json.js';
 import { positiveInteger } from './http.js';
@@ -52,6 +53,9 @@ export const alsUsage = `mojafast-bench als [options]
                        another commit, built) and by this one, each with its own bench and ALS defaults,
                        --rounds times (default 2, the order swapped each round); prints each side's lookups/s,
                        ALS CPU per lookup and the ratio
+  --tls                what TLS to the database costs: the oracle registry in MariaDB (read per lookup, the
+                       ALS's default) on the plain server and on the secure stack's (infra/svc start --tls),
+                       --rounds times alternating; prints lookups/s, p99, ALS and MariaDB CPU per lookup
   --baseline-env K=V   set for the baseline's runs only (repeatable), e.g. a cache setting for a like-for-like pair
   --out FILE           JSON results
   --allow-remote       allow a --target that is not loopback`;
@@ -88,6 +92,7 @@ const options = {
   baseline: { type: 'string' },
   rounds: { type: 'string', default: '2' },
   'baseline-env': { type: 'string', multiple: true, default: [] },
+  tls: { type: 'boolean', default: false },
   out: { type: 'string' },
   'allow-remote': { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
@@ -160,6 +165,10 @@ export async function alsCommand(argv: string[]): Promise<void> {
     await runBaselineComparison(values, base, argv);
     return;
   }
+  if (values.tls) {
+    await runTlsComparison(values, base);
+    return;
+  }
   if (values.matrix) {
     await runMatrix(base, positiveInteger('--matrix-duration', values['matrix-duration']), values['report-dir']);
     return;
@@ -202,6 +211,18 @@ async function runBaselineComparison(values: Values, base: Scenario, argv: strin
   process.stdout.write(`\nbench:als --baseline, ${base.name}\n\n${baselineTable(comparison)}\n`);
   if (values.out) {
     await writeJson(values.out, { comparison: 'baseline', ...comparison });
+    process.stdout.write(`results written to ${values.out}\n`);
+  }
+}
+
+async function runTlsComparison(values: Values, base: Scenario): Promise<void> {
+  if (values.matrix || base.stack.simsOnly || base.stack.target)
+    throw new Error('--tls runs the ALS on each stack: not with --matrix, --sims-only or --target');
+  if (values.threshold.length > 0) throw new Error('--threshold applies to one run: not with --tls');
+  const comparison = await compareTls(base, positiveInteger('--rounds', values.rounds), progress);
+  process.stdout.write(`\nbench:als --tls, ${base.name}\n\n${tlsTable(comparison)}\n`);
+  if (values.out) {
+    await writeJson(values.out, { comparison: 'tls', ...comparison });
     process.stdout.write(`results written to ${values.out}\n`);
   }
 }

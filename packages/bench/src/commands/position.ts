@@ -13,6 +13,7 @@ import {
   type PositionTarget,
   runPositionBench,
 } from '../position/run.js';
+import type { BenchStack } from '../position/stack.js';
 import type { Metric } from '../report/metrics.js';
 import { positiveInteger } from './http.js';
 import { finish, progress } from './outcome.js';
@@ -58,6 +59,9 @@ export const positionUsage = `mojafast-bench position [options]
   --bench-producer P   the bench's replay producer: raw (default; its own Produce requests) or platformatic
                        (@platformatic/kafka's Producer), or both (raw,platformatic): one workload each
   --bench-reader R     the bench's notification reader: platformatic (default) or kafkajs, or both
+  --tls                the same workload on the plain stack, then on the secure one (infra/svc start --tls:
+                       the broker's SSL listener, MariaDB with require_secure_transport; certificates
+                       verified against its CA), the bench's clients too; prints both and TLS/plain
   --knob NAME=V1,V2    one workload per value of a handler setting (its env variable, e.g.
                        KAFKA_FETCH_MAX_WAIT_MS=10,100,500), validated as the handler validates it; prints
                        msgs/s, p99 and handler CPU µs per message per value
@@ -94,6 +98,7 @@ const options = {
   knob: { type: 'string' },
   'bench-producer': { type: 'string', default: 'raw' },
   'bench-reader': { type: 'string', default: 'platformatic' },
+  tls: { type: 'boolean', default: false },
   stall: { type: 'string', default: '30' },
   keep: { type: 'boolean', default: false },
   threshold: { type: 'string', multiple: true, default: [] },
@@ -203,6 +208,7 @@ function choices<T extends string>(flag: string, text: string, allowed: readonly
 
 /** One row of the side-by-side table: a client and knob value, its handler phases and its floor. */
 interface Variant {
+  readonly stack: BenchStack;
   readonly client: KafkaClient;
   readonly benchProducer: BenchProducer;
   readonly benchReader: BenchReader;
@@ -214,6 +220,7 @@ interface Variant {
 function variantLabel(v: Variant): string {
   return [
     v.client,
+    v.stack === 'tls' ? 'over TLS' : '',
     v.knob ? `${v.knob.name}=${v.knob.value}` : '',
     v.benchProducer !== 'raw' || v.benchReader !== 'platformatic' ? `bench ${v.benchProducer}/${v.benchReader}` : '',
   ]
@@ -260,6 +267,67 @@ function variantTable(variants: readonly Variant[]): string {
   return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
 }
 
+/**
+ * Each TLS variant against the plain one of the same client, knob and bench clients, per phase: msgs/s and the
+ * handler's CPU per message (passthrough's for a floor-only run), TLS over plain.
+ */
+function tlsPairs(variants: readonly Variant[]): { tls: Variant; plain: Variant }[] {
+  const same = (a: Variant, b: Variant) =>
+    a.client === b.client &&
+    a.benchProducer === b.benchProducer &&
+    a.benchReader === b.benchReader &&
+    a.knob?.value === b.knob?.value;
+  return variants
+    .filter((v) => v.stack === 'tls')
+    .flatMap((tls) => {
+      const plain = variants.find((v) => v.stack === 'plain' && same(v, tls));
+      return plain ? [{ tls, plain }] : [];
+    });
+}
+
+function tlsToPlain(variants: readonly Variant[]): Record<string, unknown>[] {
+  return tlsPairs(variants).map(({ tls, plain }) => ({
+    variant: variantLabel(plain),
+    phases: Object.fromEntries(
+      phasePairs(tls, plain).map(({ action, t, p, process }) => [
+        action,
+        {
+          msgs_per_s: Number((t.msgsPerSecond / Math.max(p.msgsPerSecond, 1e-9)).toFixed(3)),
+          [`${process}_cpu_us_per_msg`]: Number(
+            (summed(cpuMicrosPerMessage(t), process) / Math.max(summed(cpuMicrosPerMessage(p), process), 1e-9)).toFixed(
+              3,
+            ),
+          ),
+        },
+      ]),
+    ),
+  }));
+}
+
+function phasePairs(tls: Variant, plain: Variant) {
+  const process = tls.handler ? 'handler' : 'passthrough';
+  const t = tls.handler ?? tls.floor;
+  const p = plain.handler ?? plain.floor;
+  return (t?.phases ?? []).flatMap((tp) => {
+    const pp = p?.phases.find((q) => q.action === tp.action);
+    return pp ? [{ action: tp.action, t: tp, p: pp, process }] : [];
+  });
+}
+
+function tlsLines(variants: readonly Variant[]): string[] {
+  return tlsPairs(variants).flatMap(({ tls, plain }) =>
+    phasePairs(tls, plain).map(({ action, t, p, process }) => {
+      const tc = cpuMicrosPerMessage(t);
+      const pc = cpuMicrosPerMessage(p);
+      return (
+        `${variantLabel(plain)} ${action}: plain ${p.msgsPerSecond.toFixed(0)} msgs/s, TLS ${t.msgsPerSecond.toFixed(0)} msgs/s (${(t.msgsPerSecond / Math.max(p.msgsPerSecond, 1e-9)).toFixed(2)}); ` +
+        `CPU µs/msg plain ${process} ${summed(pc, process)} mariadb ${pc.mariadb} kafka ${pc.kafka} bench ${pc.bench}, ` +
+        `TLS ${process} ${summed(tc, process)} mariadb ${tc.mariadb} kafka ${tc.kafka} bench ${tc.bench}`
+      );
+    }),
+  );
+}
+
 export async function positionCommand(argv: string[]): Promise<void> {
   const { values } = parseArgs({ args: argv, options });
   if (values.help) {
@@ -293,6 +361,10 @@ export async function positionCommand(argv: string[]): Promise<void> {
     });
     return;
   }
+  if (values.tls && (values.original || values.switch))
+    throw new Error(
+      "--tls runs our handler on both stacks: not with --original or --switch (central-ledger's handlers run in plaintext here)",
+    );
   if (values.original) {
     const comparison = await compareWithOriginal(base, positiveInteger('--rounds', values.rounds));
     process.stdout.write(`\n${originalTable(comparison)}\n`);
@@ -316,15 +388,19 @@ export async function positionCommand(argv: string[]): Promise<void> {
   const knob = knobOf(values.knob);
   const benchProducers = choices<BenchProducer>('--bench-producer', values['bench-producer'], ['raw', 'platformatic']);
   const benchReaders = choices<BenchReader>('--bench-reader', values['bench-reader'], ['kafkajs', 'platformatic']);
-  const variants: Variant[] = clients.flatMap((client) =>
-    (knob?.values ?? [undefined]).flatMap((value) =>
-      benchProducers.flatMap((benchProducer) =>
-        benchReaders.map((benchReader) => ({
-          client,
-          benchProducer,
-          benchReader,
-          ...(value === undefined ? {} : { knob: { name: knob?.name as string, value } }),
-        })),
+  const stacks: BenchStack[] = values.tls ? ['plain', 'tls'] : ['plain'];
+  const variants: Variant[] = stacks.flatMap((stack) =>
+    clients.flatMap((client) =>
+      (knob?.values ?? [undefined]).flatMap((value) =>
+        benchProducers.flatMap((benchProducer) =>
+          benchReaders.map((benchReader) => ({
+            stack,
+            client,
+            benchProducer,
+            benchReader,
+            ...(value === undefined ? {} : { knob: { name: knob?.name as string, value } }),
+          })),
+        ),
       ),
     ),
   );
@@ -373,7 +449,7 @@ export async function positionCommand(argv: string[]): Promise<void> {
       for (const step of plan) {
         const client = step.target === 'passthrough' ? (floorClient ?? variant.client) : variant.client;
         progress(
-          `bench:position ${step.target} on ${client}${variant.knob ? `, ${variant.knob.name}=${variant.knob.value}` : ''}, bench producer ${variant.benchProducer}, reader ${variant.benchReader}, batch size ${step.batchSize}, ${base.partitions} partitions, ${base.instances} process(es), ${base.rate === 0 ? 'burst' : `${base.rate}/s`}`,
+          `bench:position ${step.target} on ${client}${variant.stack === 'tls' ? ' over TLS' : ''}${variant.knob ? `, ${variant.knob.name}=${variant.knob.value}` : ''}, bench producer ${variant.benchProducer}, reader ${variant.benchReader}, batch size ${step.batchSize}, ${base.partitions} partitions, ${base.instances} process(es), ${base.rate === 0 ? 'burst' : `${base.rate}/s`}`,
         );
         const dumpFiles = scratch
           ? runs.length === 0
@@ -389,6 +465,7 @@ export async function positionCommand(argv: string[]): Promise<void> {
           handlerEnv,
           benchProducer: variant.benchProducer,
           benchReader: variant.benchReader,
+          stack: variant.stack,
         });
         runs.push({ ...step, variant: v, result });
       }
@@ -469,8 +546,13 @@ export async function positionCommand(argv: string[]): Promise<void> {
   json.command = ['node packages/bench/dist/cli.js position', ...argv].join(' ');
   json.bench_producer = (measured.at(-1) as Variant).benchProducer;
   json.bench_reader = (measured.at(-1) as Variant).benchReader;
+  if (values.tls) {
+    json.tls_to_plain = tlsToPlain(measured);
+    process.stdout.write(`${tlsLines(measured).join('\n')}\n`);
+  }
   if (measured.length > 1 || knob) {
     json.variants = measured.map((v) => ({
+      stack: v.stack,
       kafka_client: v.client,
       bench_producer: v.benchProducer,
       bench_reader: v.benchReader,

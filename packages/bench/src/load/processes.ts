@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -100,4 +101,14 @@ export async function spawnUntilHealthy(
   }
   await stop();
   throw new Error(`${options.name} did not answer ${healthUrl} within ${timeoutMs} ms: ${stderrTail()}`);
+}
+
+/** The pid in a pid file (infra/svc's, central-ledger's), or undefined when the file is missing or holds none. */
+export async function pidFrom(file: string): Promise<number | undefined> {
+  try {
+    const pid = Number((await readFile(file, 'utf8')).trim());
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -4,9 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { entryPoints, stateDir } from '../load/paths.js';
+import { entryPoints } from '../load/paths.js';
 import { freePort } from '../load/ports.js';
-import { type Service, spawnUntilHealthy, spawnUntilReadyLine } from '../load/processes.js';
+import { pidFrom, type Service, spawnUntilHealthy, spawnUntilReadyLine } from '../load/processes.js';
+import type { StackConnections } from './stack.js';
 
 /**
  * What consumes the position topic: the handler, the passthrough (passthrough.ts: the handler's Kafka layer,
@@ -20,6 +21,8 @@ export interface FleetOptions {
   readonly instances: number;
   /** The handlers' environment: brokers, topics, group, database, batch size, client, knobs. */
   readonly env: Record<string, string>;
+  /** The stack the run is on: whose broker and database pids are measured. */
+  readonly stack: StackConnections;
   /** For `original`: its topic prefix and database (its topics are `<prefix>topic-transfer-position-batch`...). */
   readonly original?: { readonly prefix: string; readonly database: string; readonly batchSize: number };
 }
@@ -32,15 +35,6 @@ export interface Fleet {
   /** `handler` (or `handler1`, `handler2`... with several instances), `passthrough`, `kafka`, `mariadb`, `bench`. */
   readonly pids: ReadonlyMap<string, number>;
   stop(): Promise<void>;
-}
-
-async function pidFrom(file: string): Promise<number | undefined> {
-  try {
-    const pid = Number((await readFile(file, 'utf8')).trim());
-    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /**
@@ -84,12 +78,17 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
   const pids = new Map<string, number>();
   for (const [i, s] of services.entries())
     pids.set(options.instances === 1 ? options.target : `${options.target}${i + 1}`, s.child.pid ?? 0);
-  const brokerPid = await pidFrom(join(stateDir, 'kafka', 'kafka.pid'));
-  const dbPid = await pidFrom(join(stateDir, 'mariadb', 'mysqld.pid'));
-  if (brokerPid) pids.set('kafka', brokerPid);
-  if (dbPid) pids.set('mariadb', dbPid);
+  await addServerPids(pids, options.stack);
   pids.set('bench', process.pid);
   return { services, metricsUrls, pids, stop };
+}
+
+/** The broker's and the database's pids, from infra/svc's pid files of the stack the run is on. */
+async function addServerPids(pids: Map<string, number>, stack: StackConnections): Promise<void> {
+  const brokerPid = await pidFrom(join(stack.kafkaDir, 'kafka.pid'));
+  const dbPid = await pidFrom(join(stack.mariadbDir, 'mysqld.pid'));
+  if (brokerPid) pids.set('kafka', brokerPid);
+  if (dbPid) pids.set('mariadb', dbPid);
 }
 
 const run = promisify(execFile);
@@ -148,10 +147,7 @@ async function startOriginal(options: FleetOptions): Promise<Fleet> {
   const pids = new Map<string, number>();
   const pid = await pidFrom(join(runDir, 'position.pid'));
   if (pid) pids.set('original', pid);
-  const brokerPid = await pidFrom(join(stateDir, 'kafka', 'kafka.pid'));
-  const dbPid = await pidFrom(join(stateDir, 'mariadb', 'mysqld.pid'));
-  if (brokerPid) pids.set('kafka', brokerPid);
-  if (dbPid) pids.set('mariadb', dbPid);
+  await addServerPids(pids, options.stack);
   pids.set('bench', process.pid);
   return { services: [], metricsUrls: [], pids, stop };
 }

@@ -1,3 +1,4 @@
+import type { ConnectionOptions } from 'node:tls';
 import { Consumer, type MessagesStream, ProduceAcks, Producer } from '@platformatic/kafka';
 import type { NotificationSource, ReadNotification } from './notifications.js';
 import { keyPartitions } from './raw-producer.js';
@@ -18,10 +19,15 @@ export class PlatformaticReplayProducer implements ReplayProducer {
     private readonly partitionIds: readonly number[],
   ) {}
 
-  static async connect(brokers: readonly string[], topic: string): Promise<PlatformaticReplayProducer> {
+  static async connect(
+    brokers: readonly string[],
+    topic: string,
+    tls?: ConnectionOptions,
+  ): Promise<PlatformaticReplayProducer> {
     const producer = new Producer({
       clientId: 'mojafast-bench-replay',
       bootstrapBrokers: [...brokers],
+      ...(tls ? { tls } : {}),
       acks: ProduceAcks.ALL,
       retries: 0,
     });
@@ -73,10 +79,12 @@ export class PlatformaticNotificationSource implements NotificationSource {
   constructor(
     brokers: readonly string[],
     readonly topic: string,
+    tls?: ConnectionOptions,
   ) {
     this.#consumer = new Consumer({
       clientId: 'mojafast-bench-reader',
       bootstrapBrokers: [...brokers],
+      ...(tls ? { tls } : {}),
       groupId: `${topic}-bench-reader`,
       autocommit: false,
       minBytes: 1024 * 1024,

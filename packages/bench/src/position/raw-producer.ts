@@ -1,5 +1,6 @@
 import { once } from 'node:events';
 import { connect, type Socket } from 'node:net';
+import { type ConnectionOptions, connect as connectTls } from 'node:tls';
 import { type Kafka, Partitioners } from 'kafkajs';
 import { crc32c } from './crc32c.js';
 import type { PreparedSends, ReplayMessage, ReplayProducer } from './replay.js';
@@ -105,8 +106,11 @@ export class RawProducer implements ReplayProducer {
     private readonly partitionCount: number,
   ) {}
 
-  /** Connects to the leaders of the topic's partitions, found with kafkajs' admin client. */
-  static async connect(kafka: Kafka, topic: string): Promise<RawProducer> {
+  /**
+   * Connects to the leaders of the topic's partitions, found with kafkajs' admin client; with `tls`, over TLS
+   * (a broker's SSL listener).
+   */
+  static async connect(kafka: Kafka, topic: string, tls?: ConnectionOptions): Promise<RawProducer> {
     const admin = kafka.admin();
     await admin.connect();
     try {
@@ -122,8 +126,10 @@ export class RawProducer implements ReplayProducer {
         if (!leader) {
           const broker = brokers.find((b) => b.nodeId === p.leader);
           if (!broker) throw new Error(`no broker ${p.leader} for ${topic} partition ${p.id}`);
-          const socket = connect({ host: broker.host, port: broker.port, noDelay: true });
-          await once(socket, 'connect');
+          const socket = tls
+            ? connectTls({ ...tls, host: broker.host, port: broker.port }).setNoDelay(true)
+            : connect({ host: broker.host, port: broker.port, noDelay: true });
+          await once(socket, tls ? 'secureConnect' : 'connect');
           const created: Leader = { socket, waiting: [], received: Buffer.alloc(0) };
           socket.on('data', (chunk: Buffer) => RawProducer.#read(created, chunk));
           socket.on('error', (error) => {

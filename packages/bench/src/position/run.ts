@@ -17,6 +17,7 @@ import { PlatformaticNotificationSource, PlatformaticReplayProducer } from './pl
 import { provisionWorkload, recordFulfilOutcomes } from './provision-workload.js';
 import { RawProducer } from './raw-producer.js';
 import type { ReplayProducer } from './replay.js';
+import { type BenchStack, stackConnections } from './stack.js';
 import { positionMismatches } from './verify.js';
 
 export type { PositionTarget } from './fleet.js';
@@ -58,6 +59,8 @@ export interface PositionBenchOptions {
    * compared.
    */
   readonly centralLedgerSchema?: boolean;
+  /** The plain servers (default) or the secure stack's: TLS to the broker and the database (stack.ts). */
+  readonly stack?: BenchStack;
 }
 
 export type BenchProducer = 'raw' | 'platformatic';
@@ -80,9 +83,15 @@ export async function runPositionBench(options: PositionBenchOptions): Promise<P
   const say = options.onProgress ?? (() => {});
   const target = options.target ?? 'handler';
   const settings = loadInfraSettings();
-  const db = await createDatabase({ prefix: 'bench_position' });
-  const knex = createKnex({ ...db.connection, poolMax: 2 });
+  const stack = stackConnections(options.stack ?? 'plain', settings);
+  const secure = stack.stack === 'tls';
   const clSchema = options.centralLedgerSchema === true || target === 'original';
+  if (secure && target === 'original')
+    throw new Error("the secure stack runs our handler and the passthrough, not central-ledger's own");
+  const db = await createDatabase({ prefix: 'bench_position', secure });
+  // mysql2 writes its defaults into the ssl object it is given: each client gets its own copy.
+  const dbConnection = () => ({ ...db.connection, ...(db.connection.ssl ? { ssl: { ...db.connection.ssl } } : {}) });
+  const knex = createKnex({ ...dbConnection(), poolMax: 2 });
   const prefix = clSchema ? `${uniqueName('bench')}-` : undefined;
   // A topic refused half-way (no leader yet) must not leave the database and the first topic behind.
   let inputTopic: TestTopic | undefined;
@@ -91,27 +100,27 @@ export async function runPositionBench(options: PositionBenchOptions): Promise<P
     inputTopic = await createTopic(
       prefix
         ? { name: `${prefix}topic-transfer-position-batch`, partitions: options.partitions }
-        : { prefix: 'bench-position', partitions: options.partitions },
+        : { prefix: 'bench-position', partitions: options.partitions, secure },
     );
     notificationTopic = await createTopic(
       prefix
         ? { name: `${prefix}topic-notification-event`, partitions: options.partitions }
-        : { prefix: 'bench-notification', partitions: options.partitions },
+        : { prefix: 'bench-notification', partitions: options.partitions, secure },
     );
   } catch (error) {
     await knex.destroy();
     await Promise.all([inputTopic?.drop(), db.drop()]).catch(() => {});
     throw error;
   }
-  const kafka = testKafka(settings, 'mojafast-bench-position');
+  const kafka = testKafka(settings, 'mojafast-bench-position', stack.kafkajs);
   let producer: ReplayProducer | undefined;
   const collector = new NotificationCollector(
     options.benchReader === 'kafkajs'
       ? new KafkajsNotificationSource(kafka, notificationTopic.name)
-      : new PlatformaticNotificationSource(settings.kafka.brokers, notificationTopic.name),
+      : new PlatformaticNotificationSource(stack.brokers, notificationTopic.name, stack.tls),
   );
   let fleet: Fleet | undefined;
-  const statusConnection = await mysql.createConnection(db.connection);
+  const statusConnection = await mysql.createConnection(dbConnection());
   try {
     if (clSchema) await migrateAndSeedCentralLedger(knex);
     else await migrateLatest(knex);
@@ -122,17 +131,18 @@ export async function runPositionBench(options: PositionBenchOptions): Promise<P
     );
     const [replayProducer] = await Promise.all([
       options.benchProducer === 'platformatic'
-        ? PlatformaticReplayProducer.connect(settings.kafka.brokers, inputTopic.name)
-        : RawProducer.connect(kafka, inputTopic.name),
+        ? PlatformaticReplayProducer.connect(stack.brokers, inputTopic.name, stack.tls)
+        : RawProducer.connect(kafka, inputTopic.name, stack.tls),
       collector.start(),
     ]);
     producer = replayProducer;
     fleet = await startFleet({
       target,
       instances: options.instances,
+      stack,
       ...(prefix ? { original: { prefix, database: db.name, batchSize: options.batchSize } } : {}),
       env: {
-        KAFKA_BROKERS: settings.kafka.brokers.join(','),
+        KAFKA_BROKERS: stack.brokers.join(','),
         POSITION_TOPICS: inputTopic.name,
         NOTIFICATION_TOPIC: notificationTopic.name,
         POSITION_CONSUMER_GROUP: `${inputTopic.name}-handlers`,
@@ -146,6 +156,7 @@ export async function runPositionBench(options: PositionBenchOptions): Promise<P
         DB_PASSWORD: db.connection.password,
         DB_NAME: db.name,
         LOG_LEVEL: 'warn',
+        ...stack.handlerEnv,
         ...(options.handlerClient ? { KAFKA_CLIENT: options.handlerClient } : {}),
         ...options.handlerEnv,
       },
