@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { isoPartyBody } from '@mojafast/sim';
 import { describe, expect, it } from 'vitest';
 import {
   isoBodySchemaNames as extractedNames,
@@ -81,6 +82,13 @@ describe('ISO 20022 bodies of PUT /parties', () => {
     expect(refusal(() => schemas.validate('2.0', error, body))).toBe('accepted');
     expect(refusal(() => schemas.validate('1.1', error, { errorInformation: { errorCode: '3204' } }))).toBe(
       "3102 Missing mandatory element - /requestBody must have required property 'Assgnmt'",
+    );
+  });
+
+  it("admit the payee simulator's ISO answers (bench:als --api-type iso20022 sends them)", () => {
+    const answer = JSON.parse(isoPartyBody('MSISDN', '123456789', 'payeefsp', 'payerfsp', 'm1'));
+    expect(refusal(() => schemas.validate('1.1', 'GetParties_IdentificationVerificationReportV03', answer))).toBe(
+      'accepted',
     );
   });
 

@@ -3,7 +3,7 @@ export { loadSimConfig, type SimConfig, type SimStartup, simConfigDefaults, simC
 export { type FaultOptions, type Latency, parseLatency } from './faults.js';
 export { type Bind, httpDate, statusOf } from './http.js';
 export { hashId, type OracleSim, type OracleSimOptions, type PartyEntry, startOracleSim } from './oracle.js';
-export { type PayeeSim, type PayeeSimOptions, partyBody, startPayeeSim, versionOf } from './payee.js';
+export { isoPartyBody, type PayeeSim, type PayeeSimOptions, partyBody, startPayeeSim, versionOf } from './payee.js';
 export {
   CallbackTimeoutError,
   type PayerSim,
