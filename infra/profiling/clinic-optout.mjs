@@ -1,6 +1,6 @@
 // clinic asks whether it may send usage statistics before it profiles; without a terminal (CI, scripts,
 // tools that capture output) the question never resolves and clinic exits at once with status 0 having
-// written nothing (/work/shared/reference/profiling.md). Storing the answer beforehand, where clinic's
+// written nothing (docs/profiling.md). Storing the answer beforehand, where clinic's
 // `insight` package keeps it, makes `clinic flame -- node dist/...` work as written. Idempotent.
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';

@@ -1,5 +1,13 @@
 import { fileURLToPath } from 'node:url';
-import { type CpuProfiler, createCpuProfiler, createLogger, packageVersion } from '@mojafast/service-kit';
+import {
+  type CpuProfiler,
+  closeFailure,
+  createCpuProfiler,
+  createLogger,
+  createResources,
+  packageVersion,
+  type Resources,
+} from '@mojafast/service-kit';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import { Registry } from 'prom-client';
 import type { AlsRole } from './command-line.js';
@@ -8,7 +16,7 @@ import { acrossSchemes } from './discovery/inter-scheme.js';
 import type { DiscoveryPorts } from './discovery/types.js';
 import { causeOf, withErrorHandling } from './fspiop/error-handling.js';
 import { isoPartiesErrorBody } from './fspiop/iso20022.js';
-import { extendedPartyIdTypes } from './fspiop/party-id.js';
+import { extendedPartyIdTypes, fspiopPartyIdTypes, oraclePartyIdTypes } from './fspiop/party-id.js';
 import { loadFspiopSchemas, shippedIsoSchemas, shippedSchemas } from './fspiop/schemas.js';
 import { createSerialisers } from './fspiop/serialisers.js';
 import { registerAdminRoutes } from './http/admin-routes.js';
@@ -20,7 +28,6 @@ import { registerObserveRoutes } from './http/observe-routes.js';
 import { createFailureReporter } from './observe/failures.js';
 import { createMetrics } from './observe/metrics.js';
 import { setUpProxyAndJws } from './proxy-jws-setup.js';
-import { createResources, type Resources } from './resources.js';
 import { createCentralLedger } from './upstream/central-ledger.js';
 import { timedDirectory, timedEgress } from './upstream/egress-timing.js';
 import { createHealthProbe } from './upstream/health-probe.js';
@@ -113,8 +120,7 @@ async function openOracleStore(config: Config): Promise<OracleStore> {
   }
   if (config.oraclesFile !== '') return createMemoryOracleStore(readOraclesFile(config.oraclesFile));
   if (config.oracleUrl !== '') {
-    const types = ['MSISDN', 'EMAIL', 'PERSONAL_ID', 'BUSINESS', 'DEVICE', 'ACCOUNT_ID', 'IBAN', 'ALIAS'];
-    if (config.extendedPartyIdTypes) types.push(...extendedPartyIdTypes);
+    const types = config.extendedPartyIdTypes ? oraclePartyIdTypes : fspiopPartyIdTypes;
     return createMemoryOracleStore(
       types.map(
         (oracleIdType): OracleInput => ({ oracleIdType, endpoint: { value: config.oracleUrl }, isDefault: true }),
@@ -126,7 +132,7 @@ async function openOracleStore(config: Config): Promise<OracleStore> {
 
 /**
  * Wires config → upstreams → flows → HTTP; the only module that knows every layer. What it opens is owned
- * by one Resources (resources.ts), closed by close() and by a start that fails part-way.
+ * by one Resources (the service kit's), closed by close() and by a start that fails part-way.
  */
 export async function startAls(config: Config): Promise<RunningAls> {
   const running = await startAlsProcess(config, allInOne);
@@ -144,12 +150,9 @@ export async function startAlsProcess(config: Config, role: AlsRole): Promise<Ru
   // Each failure logged with what failed to close; close() then rejects naming them all.
   const close = () => {
     closing ??= resources.close().then((failures) => {
-      if (failures.length === 0) return;
       for (const { name, error } of failures) loggerInstance.error({ err: error, resource: name }, 'closing failed');
-      throw new AggregateError(
-        failures.map((f) => f.error),
-        `closing failed: ${failures.map((f) => f.name).join(', ')}`,
-      );
+      const failed = closeFailure(failures);
+      if (failed) throw failed;
     });
     return closing;
   };

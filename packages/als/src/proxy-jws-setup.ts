@@ -1,10 +1,10 @@
+import type { Resources } from '@mojafast/service-kit';
 import { type Config, ConfigError, parseHostPorts, schema } from './config/index.js';
 import { answerExpiredLookup } from './discovery/inter-scheme.js';
 import type { DiscoveryPorts, OutboundRequest, ProxyPorts } from './discovery/types.js';
 import type { TimeoutHandler } from './handlers/timeout.js';
 import type { IncomingJwsCheck } from './http/jws-hook.js';
 import type { KeyWatchLogger } from './jws/keys.js';
-import type { Resources } from './resources.js';
 import type { CentralLedger } from './upstream/central-ledger.js';
 import type { RedisProxyCache } from './upstream/proxy-cache-redis.js';
 import { ConnectionStartError, failureReason, isCertificateFailure, tlsOptions } from './upstream/tls.js';

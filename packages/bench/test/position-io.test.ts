@@ -83,7 +83,7 @@ describe('system meters', () => {
 describe('notification metadata', () => {
   it('reads correlationId, action and status from the captured central-ledger notifications', async () => {
     const { metadataOf } = await import('../src/position/notifications.js');
-    // Captured from central-ledger 19.5.5 (shared/reference/position-examples), kept here as fixtures.
+    // Captured from central-ledger 19.5.5's position handler, kept here as fixtures.
     const examples = new URL('./fixtures/', import.meta.url);
     for (const [file, action, status] of [
       ['notif-prepare-example.json', 'prepare', 'success'],

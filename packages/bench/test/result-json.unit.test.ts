@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { PhaseLabel, PhaseResult } from '../src/position/measure-phase.js';
 import { phasesJson } from '../src/position/result-json.js';
+import { type StatementCounts, statusCounters } from '../src/system/mysql-status.js';
 
 function phase(action: PhaseLabel, messages: number): PhaseResult {
   return {
@@ -18,6 +19,8 @@ function phase(action: PhaseLabel, messages: number): PhaseResult {
     expectedErrorNotifications: 0,
     cpu: { handler: 0.5 },
     handlerStages: {},
+    mysqlStatus: Object.fromEntries(statusCounters.map((c) => [c, 0])) as StatementCounts,
+    rssMb: { handler: 100 },
   };
 }
 

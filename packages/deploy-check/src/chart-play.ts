@@ -4,11 +4,13 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createKnex, migrateLatest } from '@mojafast/position-handler';
 import { generatePositionMessages, insertTransfers, provisionLedger } from '@mojafast/position-handler/testing';
+import { createResources } from '@mojafast/service-kit';
 import { createDatabase, createTopic, type InfraSettings, testKafka, uniqueName } from '@mojafast/testkit';
 import { parseAllDocuments } from 'yaml';
 import { freePorts } from './cluster-plan.js';
 import { followContainer, imageOf, mainProcessIds, type RunningContainer } from './containers.js';
 import { exec, execOk } from './engine.js';
+import { lookupParty, refused, registerOracle, until as untilProbe } from './probes.js';
 import { startService } from './process.js';
 import { readyWhen } from './smoke.js';
 
@@ -127,26 +129,8 @@ async function writtenPaths(container: string, mounts: readonly string[]): Promi
   );
 }
 
-/** Whether a connection to the port on loopback is refused (nothing listens). */
-async function refused(port: number): Promise<boolean> {
-  try {
-    const answer = await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(5000) });
-    await answer.arrayBuffer();
-    return false;
-  } catch (error) {
-    return (error as { cause?: { code?: string } }).cause?.code === 'ECONNREFUSED';
-  }
-}
-
-async function until<T>(what: string, withinMs: number, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + withinMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`chart play: ${what} not within ${withinMs} ms`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
+const until = <T>(what: string, withinMs: number, probe: () => Promise<T | undefined>) =>
+  untilProbe('chart play', what, withinMs, probe);
 
 const ours: Record<ChartId, 'als' | 'position-handler'> = {
   'als-api': 'als',
@@ -217,7 +201,9 @@ export async function runChartPlay(options: {
   const log = options.log ?? (() => {});
   const started = Date.now();
   const count = options.transfers ?? 200;
-  const cleanups: (() => Promise<unknown>)[] = [];
+  // What the play made (databases, topics, clients, simulators), closed last opened first; a close that fails
+  // is named in the log, the others still run.
+  const resources = createResources();
   const file = join(options.runDir, 'charts.yaml');
   let played = false;
   const containers = new Map<ChartId, RunningContainer>();
@@ -227,12 +213,12 @@ export async function runChartPlay(options: {
     // The databases a chart user points the charts at: central-ledger's, migrated and provisioned, and the
     // ALS's own (its tables are made by the ALS on an empty database).
     const ledgerDb = await createDatabase({ prefix: 'chart_central_ledger', settings });
-    cleanups.push(() => ledgerDb.drop());
+    resources.own('ledgerDb', ledgerDb, (opened) => opened.drop());
     const alsDb = await createDatabase({ prefix: 'chart_account_lookup', settings });
-    cleanups.push(() => alsDb.drop());
+    resources.own('alsDb', alsDb, (opened) => opened.drop());
     const topic = async (prefix: string, partitions = 1) => {
       const created = await createTopic({ prefix, partitions, settings });
-      cleanups.push(() => created.drop());
+      resources.own(`topic ${created.name}`, created, (opened) => opened.drop());
       return created.name;
     };
     const topics = {
@@ -242,7 +228,7 @@ export async function runChartPlay(options: {
       bulk: await topic('chart-bulk-processing'),
     };
     const knex = createKnex(ledgerDb.connection);
-    cleanups.push(() => knex.destroy());
+    resources.own('knex', knex, (opened) => opened.destroy());
     await migrateLatest(knex);
     const payers = ['chartpayer0', 'chartpayer1', 'chartpayer2', 'chartpayer3'];
     const payee = 'chartpayee';
@@ -272,7 +258,7 @@ export async function runChartPlay(options: {
         timeoutMs: 30_000,
       },
     );
-    cleanups.push(() => sim.stop());
+    resources.own('sim', sim, (opened) => opened.stop());
     const adminSim = new URL(sim.ready.admin);
     const { connection: ldb } = ledgerDb;
     const { connection: adb } = alsDb;
@@ -350,38 +336,9 @@ export async function runChartPlay(options: {
     }
 
     // The admin deployment registers the oracle; the API deployment answers a lookup through it.
-    const oracle = await fetch(`http://127.0.0.1:${ports.admin}/oracles`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        date: new Date().toUTCString(),
-        'fspiop-source': 'Hub',
-      },
-      body: JSON.stringify({
-        oracleIdType: 'MSISDN',
-        endpoint: { value: sim.ready.oracle, endpointType: 'URL' },
-        isDefault: true,
-      }),
-      signal: AbortSignal.timeout(10_000),
-    });
-    await oracle.arrayBuffer();
-    const traceId = randomBytes(16).toString('hex');
-    const lookup = await fetch(`http://127.0.0.1:${ports.api}/parties/MSISDN/46750000001`, {
-      headers: {
-        accept: 'application/vnd.interoperability.parties+json;version=1.1',
-        'content-type': 'application/vnd.interoperability.parties+json;version=1.1',
-        date: new Date().toUTCString(),
-        'fspiop-source': 'payerfsp',
-        traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01`,
-      },
-      signal: AbortSignal.timeout(10_000),
-    });
-    await lookup.arrayBuffer();
-    const polled = await fetch(`${sim.ready.payer}/callbacks/${traceId}?timeoutMs=30000`, {
-      signal: AbortSignal.timeout(35_000),
-    });
-    const callback = (polled.status === 200 ? await polled.json() : {}) as { kind?: string };
-    log(`chart play: oracle ${oracle.status}, lookup ${lookup.status}, callback ${callback.kind ?? 'none'}`);
+    const oracleStatus = await registerOracle(`http://127.0.0.1:${ports.admin}`, sim.ready.oracle, 10_000);
+    const lookup = await lookupParty(`http://127.0.0.1:${ports.api}`, sim.ready.payer, 30_000);
+    log(`chart play: oracle ${oracleStatus}, lookup ${lookup.status}, callback ${lookup.callback.kind ?? 'none'}`);
 
     // Transfers through each position handler: half on the batch topic, half on the one-at-a-time topic.
     const transfers = Array.from({ length: count }, (_, i) => ({
@@ -400,7 +357,7 @@ export async function runChartPlay(options: {
     const kafka = testKafka(settings, 'mojafast-chart-play');
     const reader = kafka.consumer({ groupId: uniqueName('chart-reader') });
     await reader.connect();
-    cleanups.push(() => reader.disconnect());
+    resources.own('reader', reader, (opened) => opened.disconnect());
     await reader.subscribe({ topic: topics.notification, fromBeginning: true });
     await reader.run({
       eachMessage: async ({ message }) => {
@@ -410,7 +367,7 @@ export async function runChartPlay(options: {
     });
     const producer = kafka.producer();
     await producer.connect();
-    cleanups.push(() => producer.disconnect());
+    resources.own('producer', producer, (opened) => opened.disconnect());
     const half = Math.ceil(count / 2);
     const byTopic: [string, typeof transfers][] = [
       [topics.batch, transfers.slice(0, half)],
@@ -480,7 +437,7 @@ export async function runChartPlay(options: {
     }
     return {
       charts,
-      lookup: { oracleStatus: oracle.status, status: lookup.status, callback: callback.kind ?? 'none' },
+      lookup: { oracleStatus, status: lookup.status, callback: lookup.callback.kind ?? 'none' },
       transfers: { count, reserved, committed, notified: notified.size },
       seconds: Math.round((Date.now() - started) / 1000),
     };
@@ -489,6 +446,6 @@ export async function runChartPlay(options: {
     throw error;
   } finally {
     if (played) await exec('podman', ['kube', 'down', file], { timeoutMs: 120_000 });
-    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
+    for (const { name, error } of await resources.close()) log(`closing ${name} failed: ${String(error)}`);
   }
 }

@@ -3,6 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createKnex, migrateLatest } from '@mojafast/position-handler';
 import { generatePositionMessages, insertTransfers, provisionLedger } from '@mojafast/position-handler/testing';
+import { createResources } from '@mojafast/service-kit';
 import {
   createDatabase,
   createTopic,
@@ -16,7 +17,8 @@ import { freePorts, planCluster } from './cluster-plan.js';
 import { followContainer, imageOf, mainProcessIds, type RunningContainer, type StopResult } from './containers.js';
 import { type EngineName, exec, execOk } from './engine.js';
 import { type K8sContainer, k8sObject, loadK8s } from './infra.js';
-import { services } from './services.js';
+import { until as untilProbe } from './probes.js';
+import { handlerDatabaseEnv, services } from './services.js';
 import { readyWhen } from './smoke.js';
 
 /**
@@ -88,15 +90,8 @@ export function assignedPartitions(assignment: Buffer): Map<string, number[]> {
   return topics;
 }
 
-async function until<T>(what: string, withinMs: number, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + withinMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`kube play: ${what} not within ${withinMs} ms`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
+const until = <T>(what: string, withinMs: number, probe: () => Promise<T | undefined>) =>
+  untilProbe('kube play', what, withinMs, probe);
 
 export async function runKubePlay(options: {
   engine: EngineName;
@@ -110,7 +105,9 @@ export async function runKubePlay(options: {
   if (options.engine !== 'podman') throw new Error('kube play: needs podman (docker has no kube play)');
   const started = Date.now();
   const transfers = options.transfers ?? 6000;
-  const cleanups: (() => Promise<unknown>)[] = [];
+  // What the play made (databases, topics, clients, simulators), closed last opened first; a close that fails
+  // is named in the log, the others still run.
+  const resources = createResources();
   const spec = services.find((s) => s.id === 'position-handler');
   if (!spec) throw new Error('kube play: no position-handler service');
   const file = join(options.runDir, 'kube.yaml');
@@ -119,7 +116,7 @@ export async function runKubePlay(options: {
   try {
     const topic = async (prefix: string, partitions = 1): Promise<TestTopic> => {
       const created = await createTopic({ prefix, partitions, settings: options.settings });
-      cleanups.push(() => created.drop());
+      resources.own(`topic ${created.name}`, created, (opened) => opened.drop());
       return created;
     };
     const input = await topic('kube-transfer-position-batch', PARTITIONS);
@@ -127,9 +124,9 @@ export async function runKubePlay(options: {
     const commits = await topic('kube-transfer-position');
     const bulk = await topic('kube-bulk-processing');
     const database = await createDatabase({ prefix: 'kube_central_ledger', settings: options.settings });
-    cleanups.push(() => database.drop());
+    resources.own('database', database, (opened) => opened.drop());
     const knex = createKnex(database.connection);
-    cleanups.push(() => knex.destroy());
+    resources.own('knex', knex, (opened) => opened.destroy());
     await migrateLatest(knex);
     const ledger = await provisionLedger(knex, {
       currencies: ['USD'],
@@ -161,11 +158,7 @@ export async function runKubePlay(options: {
       runDir: '/profiles',
       overrides: {
         'position-handler': {
-          DB_HOST: connection.host,
-          DB_PORT: String(connection.port),
-          DB_USER: connection.user,
-          DB_PASSWORD: connection.password,
-          DB_NAME: connection.database,
+          ...handlerDatabaseEnv(connection),
           POSITION_TOPICS: input.name,
           NOTIFICATION_TOPIC: notifications.name,
           POSITION_COMMIT_TOPIC: commits.name,
@@ -233,7 +226,7 @@ export async function runKubePlay(options: {
     // Both replicas in the group, each with partitions of the topic.
     const admin = testKafka(options.settings, 'mojafast-kube-play').admin();
     await admin.connect();
-    cleanups.push(() => admin.disconnect());
+    resources.own('admin', admin, (opened) => opened.disconnect());
     const assignment = await until('both replicas holding partitions', 60_000, async () => {
       const { groups } = await admin.describeGroups([group]);
       const members = groups[0]?.members ?? [];
@@ -265,7 +258,7 @@ export async function runKubePlay(options: {
     // The prepares, then a SIGKILL of one replica once the work is under way.
     const producer = testKafka(options.settings, 'mojafast-kube-play').producer();
     await producer.connect();
-    cleanups.push(() => producer.disconnect());
+    resources.own('producer', producer, (opened) => opened.disconnect());
     const messages = generatePositionMessages({ transfers: batch, action: 'prepare', accountOf });
     for (let i = 0; i < messages.length; i += 500)
       await producer.send({ topic: input.name, messages: [...messages.slice(i, i + 500)] });
@@ -312,7 +305,7 @@ export async function runKubePlay(options: {
     const seen = new Set<string>();
     const reader = testKafka(options.settings, 'mojafast-kube-play').consumer({ groupId: uniqueName('kube-reader') });
     await reader.connect();
-    cleanups.push(() => reader.disconnect());
+    resources.own('reader', reader, (opened) => opened.disconnect());
     await reader.subscribe({ topic: notifications.name, fromBeginning: true });
     await reader.run({
       eachMessage: async ({ message }) => {
@@ -340,6 +333,6 @@ export async function runKubePlay(options: {
     throw error;
   } finally {
     if (played) await exec('podman', ['kube', 'down', file], { timeoutMs: 120_000 });
-    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
+    for (const { name, error } of await resources.close()) log(`closing ${name} failed: ${String(error)}`);
   }
 }

@@ -88,3 +88,20 @@ export const services: readonly ServiceSpec[] = [
 export function servicesRoot(repoRoot: string, env: NodeJS.ProcessEnv = process.env): string {
   return env.MOJAFAST_SERVICES_ROOT ?? repoRoot;
 }
+
+/** The position handler's database variables for the database a play made for it. */
+export function handlerDatabaseEnv(connection: {
+  readonly host: string;
+  readonly port: number;
+  readonly user: string;
+  readonly password: string;
+  readonly database: string;
+}): Record<string, string> {
+  return {
+    DB_HOST: connection.host,
+    DB_PORT: String(connection.port),
+    DB_USER: connection.user,
+    DB_PASSWORD: connection.password,
+    DB_NAME: connection.database,
+  };
+}

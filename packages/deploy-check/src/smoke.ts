@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { createKnex, migrateLatest } from '@mojafast/position-handler';
 import {
@@ -7,6 +7,7 @@ import {
   type KeyedMessage,
   provisionLedger,
 } from '@mojafast/position-handler/testing';
+import { createResources } from '@mojafast/service-kit';
 import {
   createDatabase,
   createTopic,
@@ -18,8 +19,9 @@ import {
 } from '@mojafast/testkit';
 import { type ClusterProcess, planCluster, startOrder } from './cluster-plan.js';
 import { loadCompose } from './infra.js';
+import { lookupParty, until as untilProbe } from './probes.js';
 import { startService } from './process.js';
-import { type ServiceSpec, services } from './services.js';
+import { handlerDatabaseEnv, type ServiceSpec, services } from './services.js';
 
 /**
  * The whole-cluster smoke run without Docker: our ALS, position handler and simulators
@@ -112,15 +114,8 @@ export const readyWhen: Record<ServiceSpec['id'], (line: string) => true | undef
   'position-handler': (line) => (readyJson(line)?.msg === 'position handler started' ? true : undefined),
 };
 
-async function until<T>(what: string, withinMs: number, probe: () => T | undefined | Promise<T | undefined>) {
-  const deadline = Date.now() + withinMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`smoke: ${what} not within ${withinMs} ms`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const until = <T>(what: string, withinMs: number, probe: () => T | undefined | Promise<T | undefined>) =>
+  untilProbe('smoke', what, withinMs, probe, 100);
 
 /** The default launcher: the container's command (`node <entry>`) run by this Node from the package. */
 function launchProcess(servicesRoot: string): Launcher {
@@ -143,7 +138,9 @@ export async function runSmoke(options: SmokeOptions): Promise<SmokeReport> {
   const log = options.log ?? (() => {});
   const waitMs = options.waitMs ?? 30_000;
   const compose = loadCompose(options.repoRoot);
-  const cleanups: (() => Promise<unknown>)[] = [];
+  // What the play made (databases, topics, clients, simulators), closed last opened first; a close that fails
+  // is named in the log, the others still run.
+  const resources = createResources();
   const running = new Map<ServiceSpec['id'], Launched>();
   const stops: SmokeReport['stops'] = [];
   const launch = options.launch ?? launchProcess(options.servicesRoot);
@@ -151,7 +148,7 @@ export async function runSmoke(options: SmokeOptions): Promise<SmokeReport> {
     // What kafka-provisioning and central-ledger-migrator do in compose, for this run only.
     const topicOf = async (prefix: string, partitions = 1) => {
       const topic: TestTopic = await createTopic({ prefix, partitions, settings: options.settings });
-      cleanups.push(() => topic.drop());
+      resources.own(`topic ${topic.name}`, topic, (opened) => opened.drop());
       return topic.name;
     };
     const positionTopic = await topicOf('smoke-transfer-position-batch', 4);
@@ -159,9 +156,9 @@ export async function runSmoke(options: SmokeOptions): Promise<SmokeReport> {
     const commitTopic = await topicOf('smoke-transfer-position');
     const bulkTopic = await topicOf('smoke-bulk-processing');
     const database: TestDatabase = await createDatabase({ prefix: 'smoke_central_ledger', settings: options.settings });
-    cleanups.push(() => database.drop());
+    resources.own('database', database, (opened) => opened.drop());
     const knex = createKnex(database.connection);
-    cleanups.push(() => knex.destroy());
+    resources.own('knex', knex, (opened) => opened.destroy());
     await migrateLatest(knex);
     const transferId = randomUUID();
     const transfer = { transferId, payer: PAYER, payee: PAYEE, currency: CURRENCY, amount: AMOUNT };
@@ -196,11 +193,7 @@ export async function runSmoke(options: SmokeOptions): Promise<SmokeReport> {
       runDir: options.launch ? '/profiles' : options.runDir,
       overrides: {
         'position-handler': {
-          DB_HOST: connection.host,
-          DB_PORT: String(connection.port),
-          DB_USER: connection.user,
-          DB_PASSWORD: connection.password,
-          DB_NAME: connection.database,
+          ...handlerDatabaseEnv(connection),
           POSITION_TOPICS: positionTopic,
           NOTIFICATION_TOPIC: notificationTopic,
           POSITION_COMMIT_TOPIC: commitTopic,
@@ -219,30 +212,21 @@ export async function runSmoke(options: SmokeOptions): Promise<SmokeReport> {
     const port = (id: ServiceSpec['id'], listener: string) => byId.get(id)?.ports[listener] as number;
 
     // One lookup: the payer FSP asks the ALS, the payee simulator answers, the ALS calls the payer back.
-    const traceId = randomBytes(16).toString('hex');
-    const lookup = await fetch(`http://127.0.0.1:${port('als', 'api')}/parties/MSISDN/46750000001`, {
-      headers: {
-        accept: 'application/vnd.interoperability.parties+json;version=1.1',
-        'content-type': 'application/vnd.interoperability.parties+json;version=1.1',
-        date: new Date().toUTCString(),
-        'fspiop-source': 'payerfsp',
-        traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01`,
-      },
-      signal: AbortSignal.timeout(waitMs),
-    });
-    await lookup.arrayBuffer();
-    const polled = await fetch(
-      `http://127.0.0.1:${port('sim', 'payer')}/callbacks/${traceId}?timeoutMs=${Math.min(waitMs, 120_000)}`,
-      { signal: AbortSignal.timeout(waitMs + 5_000) },
+    const lookup = await lookupParty(
+      `http://127.0.0.1:${port('als', 'api')}`,
+      `http://127.0.0.1:${port('sim', 'payer')}`,
+      waitMs,
     );
-    const callback = (polled.status === 200 ? await polled.json() : {}) as { kind?: string; path?: string };
-    log(`lookup: ${lookup.status}, callback ${callback.kind ?? `none (${polled.status})`} ${callback.path ?? ''}`);
+    const { callback } = lookup;
+    log(
+      `lookup: ${lookup.status}, callback ${callback.kind ?? `none (${lookup.polledStatus})`} ${callback.path ?? ''}`,
+    );
 
     // One prepare, then (after the fulfil handler's state) one commit, on the handler's position topic.
     const kafka = testKafka(options.settings, 'mojafast-smoke');
     const notifications: Notification[] = [];
     const consumer = kafka.consumer({ groupId: uniqueName('smoke-notifications') });
-    cleanups.push(() => consumer.disconnect());
+    resources.own('consumer', consumer, (opened) => opened.disconnect());
     await consumer.connect();
     await consumer.subscribe({ topic: notificationTopic, fromBeginning: true });
     await consumer.run({
@@ -259,7 +243,7 @@ export async function runSmoke(options: SmokeOptions): Promise<SmokeReport> {
       },
     });
     const producer = kafka.producer();
-    cleanups.push(() => producer.disconnect());
+    resources.own('producer', producer, (opened) => opened.disconnect());
     await producer.connect();
     const send = (messages: KeyedMessage[]) => producer.send({ topic: positionTopic, messages: [...messages] });
     const seen = (action: string) =>
@@ -298,6 +282,6 @@ export async function runSmoke(options: SmokeOptions): Promise<SmokeReport> {
   } finally {
     // SIGTERM, as compose stops a container; the reverse of the start order.
     for (const [id, service] of [...running].reverse()) stops.push({ id, ...(await service.stop()) });
-    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
+    for (const { name, error } of await resources.close()) log(`closing ${name} failed: ${String(error)}`);
   }
 }

@@ -1,7 +1,9 @@
 import {
   abortableDelay,
   type CpuProfiler,
+  closeFailure,
   createCpuProfiler,
+  createResources,
   type ObserveServer,
   packageVersion,
   parseMetricLabels,
@@ -17,7 +19,6 @@ import { handlerServices } from './observe/health.js';
 import { createLogger, type Logger } from './observe/logger.js';
 import { createMetrics } from './observe/metrics.js';
 import { PartitionProgress } from './observe/progress.js';
-import { Resources } from './resources.js';
 import { PositionRunner } from './runner/runner.js';
 import { dbSsl, kafkaSecurity, secureConnectFailure } from './security.js';
 import { endStorePool, storePoolFromConfig } from './store/db.js';
@@ -133,7 +134,16 @@ export async function startPositionService(
   // Everything opened from here on is closed by `resources`, in reverse order: all of it on stop, and on a
   // failed start what was opened so far, so the process exits non-zero and the orchestrator restarts it
   // instead of idling with /health at 503.
-  const resources = new Resources(logger);
+  const resources = createResources({
+    closing: (name) => logger.debug('closing', { resource: name }),
+    closed: (name) => logger.debug('closed', { resource: name }),
+  });
+  // Every close runs even when one before it failed; the failures are thrown together afterwards.
+  const closeAll = () =>
+    resources.close().then((failures) => {
+      const failed = closeFailure(failures);
+      if (failed) throw failed;
+    });
   try {
     // Files the TLS settings name are read once, here: one that cannot be read stops the start naming it.
     const security = kafkaSecurity(config);
@@ -215,14 +225,12 @@ export async function startPositionService(
       http,
       profiler,
       stop() {
-        stopped ??= resources.close().then(() => logger.info('position handler stopped'));
+        stopped ??= closeAll().then(() => logger.info('position handler stopped'));
         return stopped;
       },
     };
   } catch (error) {
-    await resources
-      .close()
-      .catch((closing: unknown) => logger.error('closing after a failed start failed', { err: closing }));
+    await closeAll().catch((closing: unknown) => logger.error('closing after a failed start failed', { err: closing }));
     throw error;
   }
 }

@@ -7,7 +7,7 @@ import { SecureConnectError } from './security.js';
 /**
  * `node dist/position` (also under `clinic flame -- node dist/position`), run by the service kit: starts the
  * handler, stops it on SIGINT/SIGTERM after the batch in hand and lets Node exit by itself, so a profiler
- * attached to the process can write its data first (reference/profiling.md). SIGUSR2 writes an on-demand
+ * attached to the process can write its data first (docs/profiling.md). SIGUSR2 writes an on-demand
  * .cpuprofile of POSITION_PROFILE_SECONDS.
  */
 runService<{ service: PositionService; profileSeconds: number }>({

@@ -47,7 +47,7 @@ beforeAll(async () => {
   const tables = await tablesOfDefaultDb();
   expect(tables).toEqual(expect.arrayContaining(['migration', 'participantPosition', 'transferStateChange']));
   // clinic asks about usage statistics first and, with no terminal, exits at once having written nothing
-  // (/work/shared/reference/profiling.md); ./run stores the answer with this script. Here it is stored in a
+  // (docs/profiling.md); ./run stores the answer with this script. Here it is stored in a
   // config home of the test's own, so the user's is left alone.
   execFileSync(process.execPath, [join(repoRoot, 'infra/profiling/clinic-optout.mjs')], { env: bareEnv });
 });

@@ -38,6 +38,13 @@ export {
   valueAt,
 } from './rc-source.js';
 export {
+  closeFailure,
+  createResources,
+  type ResourceFailure,
+  type ResourceHooks,
+  type Resources,
+} from './resources.js';
+export {
   type About,
   type ConfigOf,
   type Declared,

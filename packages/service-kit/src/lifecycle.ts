@@ -23,7 +23,7 @@ export interface ServiceRun<S> {
 /**
  * The life of a service process, once for all of ours: start; on SIGINT or SIGTERM stop (drain, release),
  * once; SIGUSR2 writes a CPU profile. No process.exit anywhere: the process ends when nothing is left
- * open, so clinic and the inspector finish writing (reference/profiling.md).
+ * open, so clinic and the inspector finish writing (docs/profiling.md).
  *
  * Exit codes: 0 after a clean stop; 1 when the start or the stop failed; what `startFailed` answers (2 for
  * an operator's mistake, a bad flag or setting). The lines go to stderr as JSON at info whatever the

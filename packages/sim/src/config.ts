@@ -1,124 +1,119 @@
 import { parseArgs } from 'node:util';
-import { defineEnvConfig, type EnvSchema, type Setting, type SettingType } from '@mojafast/service-kit';
+import { type ConfigOf, defineSettings, setting } from '@mojafast/service-kit';
 import { parseLatency } from './faults.js';
 
+/** A share, 0 to 1. */
+const share = (env: string, doc: string) => setting.optional(setting.decimal({ env, doc, default: 0, min: 0, max: 1 }));
+/** Milliseconds `MS` or a range `MIN-MAX`, checked by the parser the simulators use. */
+const latency = (env: string, doc: string) =>
+  setting.optional(
+    setting.text({
+      env,
+      doc,
+      default: '0',
+      check: (text) => {
+        try {
+          parseLatency(text);
+          return true;
+        } catch {
+          return false;
+        }
+      },
+      message: 'must be milliseconds "MS" or a range "MIN-MAX" with MIN <= MAX',
+    }),
+  );
+/** One simulator's faults, each unset (none injected) by default. */
+const faults = (who: 'admin' | 'oracle' | 'payee' | 'payer') => {
+  const env = `SIM_${who.toUpperCase()}`;
+  return {
+    [`${who}Latency`]: latency(`${env}_LATENCY`, `${who} latency, MS or MIN-MAX`),
+    [`${who}ErrorRate`]: share(`${env}_ERROR_RATE`, `share of 500 answers of the ${who}`),
+    [`${who}ResetRate`]: share(`${env}_RESET_RATE`, `share of reset connections of the ${who}`),
+  } as Record<`${typeof who}${'Latency'}`, ReturnType<typeof latency>> &
+    Record<`${typeof who}${'ErrorRate' | 'ResetRate'}`, ReturnType<typeof share>>;
+};
+
 /**
- * The simulators' settings. Each is a flag `--name` and the variable `SIM_NAME` (the flag wins); an optional
- * one left unset turns its part off (no fault injected, the built-in payer, no file read).
+ * The simulators' settings, each declared once (variable, type, default, doc): the SimConfig type, the
+ * defaults, the validator and the `--help` text are read from here. Each is a flag `--name` and the variable
+ * `SIM_NAME` (the flag wins); an optional one left unset turns its part off (no fault injected, the built-in
+ * payer, no file read).
  */
-export interface SimConfig {
-  readonly fsps: number;
-  readonly payers: number;
-  readonly alsUrl: string;
-  readonly payerUrl: string | undefined;
-  readonly portBase: number;
-  readonly host: string | undefined;
-  readonly publicHost: string | undefined;
-  readonly notFoundPrefix: string | undefined;
-  readonly payeeErrorPrefix: string | undefined;
-  readonly dropRate: number | undefined;
-  readonly deadFsps: readonly string[] | undefined;
-  readonly participantsFile: string | undefined;
-  readonly partiesFile: string | undefined;
-  readonly adminLatency: string | undefined;
-  readonly adminErrorRate: number | undefined;
-  readonly adminResetRate: number | undefined;
-  readonly oracleLatency: string | undefined;
-  readonly oracleErrorRate: number | undefined;
-  readonly oracleResetRate: number | undefined;
-  readonly payeeLatency: string | undefined;
-  readonly payeeErrorRate: number | undefined;
-  readonly payeeResetRate: number | undefined;
-  readonly payerLatency: string | undefined;
-  readonly payerErrorRate: number | undefined;
-  readonly payerResetRate: number | undefined;
-}
-
-const share: SettingType = { kind: 'decimal', min: 0, max: 1 };
-const latency: SettingType = {
-  kind: 'text',
-  check: (text) => {
-    try {
-      parseLatency(text);
-      return true;
-    } catch {
-      return false;
-    }
-  },
-  message: 'must be milliseconds "MS" or a range "MIN-MAX" with MIN <= MAX',
-};
-const optional = (env: string, type: SettingType, doc: string): Setting => ({ env, type, doc, optional: true });
-
-export const simConfigSchema: EnvSchema<SimConfig> = {
-  fsps: { env: 'SIM_FSPS', type: { kind: 'int', min: 0 }, doc: 'payee FSPs payeefsp1..N' },
-  payers: { env: 'SIM_PAYERS', type: { kind: 'int', min: 0 }, doc: 'extra payer FSPs payerfsp1..M' },
-  alsUrl: { env: 'SIM_ALS_URL', type: { kind: 'url' }, doc: 'where payee callbacks go' },
-  payerUrl: optional('SIM_PAYER_URL', { kind: 'url' }, 'an external payer instead of the built-in payer simulator'),
+const declared = {
+  fsps: setting.int({ env: 'SIM_FSPS', default: 10, min: 0, doc: 'payee FSPs payeefsp1..N' }),
+  payers: setting.int({ env: 'SIM_PAYERS', default: 0, min: 0, doc: 'extra payer FSPs payerfsp1..M' }),
+  alsUrl: setting.url({ env: 'SIM_ALS_URL', default: 'http://127.0.0.1:4002', doc: 'where payee callbacks go' }),
+  payerUrl: setting.optional(
+    setting.url({
+      env: 'SIM_PAYER_URL',
+      default: '',
+      doc: 'an external payer instead of the built-in payer simulator',
+    }),
+  ),
   // admin P, oracle P+1, payee P+2, payer P+3: the last must still be a port.
-  portBase: {
+  portBase: setting.int({
     env: 'SIM_PORT_BASE',
-    type: { kind: 'int', min: 0, max: 65_532 },
+    default: 0,
+    min: 0,
+    max: 65_532,
     doc: 'admin P, oracle P+1, payee P+2, payer P+3; 0 = free ports',
-  },
-  host: optional('SIM_HOST', { kind: 'string' }, 'address to listen on (loopback when unset)'),
-  publicHost: optional('SIM_PUBLIC_HOST', { kind: 'string' }, 'host name in the URLs handed out'),
-  notFoundPrefix: optional(
-    'SIM_NOT_FOUND_PREFIX',
-    { kind: 'string', allowEmpty: true },
-    'oracle IDs with this prefix are not found',
+  }),
+  host: setting.optional(
+    setting.string({ env: 'SIM_HOST', default: '', doc: 'address to listen on (127.0.0.1; 0.0.0.0 in a container)' }),
   ),
-  payeeErrorPrefix: optional(
-    'SIM_PAYEE_ERROR_PREFIX',
-    { kind: 'string', allowEmpty: true },
-    'payee answers PUT .../error for IDs with this prefix',
+  publicHost: setting.optional(
+    setting.string({
+      env: 'SIM_PUBLIC_HOST',
+      default: '',
+      doc: 'host name in the URLs handed out, e.g. the Service name (the listen address)',
+    }),
   ),
-  dropRate: optional('SIM_DROP_RATE', share, 'share of lookups the payee never calls back'),
-  deadFsps: optional('SIM_DEAD_FSPS', { kind: 'list' }, 'FSPs whose endpoints point at a closed port'),
-  participantsFile: optional('SIM_PARTICIPANTS_FILE', { kind: 'string' }, 'JSON file of participants'),
-  partiesFile: optional('SIM_PARTIES_FILE', { kind: 'string' }, 'JSON file of parties for the oracle'),
-  adminLatency: optional('SIM_ADMIN_LATENCY', latency, 'admin latency, MS or MIN-MAX'),
-  adminErrorRate: optional('SIM_ADMIN_ERROR_RATE', share, 'share of 500 answers of the admin'),
-  adminResetRate: optional('SIM_ADMIN_RESET_RATE', share, 'share of reset connections of the admin'),
-  oracleLatency: optional('SIM_ORACLE_LATENCY', latency, 'oracle latency, MS or MIN-MAX'),
-  oracleErrorRate: optional('SIM_ORACLE_ERROR_RATE', share, 'share of 500 answers of the oracle'),
-  oracleResetRate: optional('SIM_ORACLE_RESET_RATE', share, 'share of reset connections of the oracle'),
-  payeeLatency: optional('SIM_PAYEE_LATENCY', latency, 'payee latency, MS or MIN-MAX'),
-  payeeErrorRate: optional('SIM_PAYEE_ERROR_RATE', share, 'share of 500 answers of the payee'),
-  payeeResetRate: optional('SIM_PAYEE_RESET_RATE', share, 'share of reset connections of the payee'),
-  payerLatency: optional('SIM_PAYER_LATENCY', latency, 'payer latency, MS or MIN-MAX'),
-  payerErrorRate: optional('SIM_PAYER_ERROR_RATE', share, 'share of 500 answers of the payer'),
-  payerResetRate: optional('SIM_PAYER_RESET_RATE', share, 'share of reset connections of the payer'),
+  notFoundPrefix: setting.optional(
+    setting.string({
+      env: 'SIM_NOT_FOUND_PREFIX',
+      default: '',
+      allowEmpty: true,
+      doc: 'oracle IDs with this prefix are not found (404)',
+    }),
+  ),
+  payeeErrorPrefix: setting.optional(
+    setting.string({
+      env: 'SIM_PAYEE_ERROR_PREFIX',
+      default: '',
+      allowEmpty: true,
+      doc: 'payee answers PUT .../error for IDs with this prefix',
+    }),
+  ),
+  dropRate: share('SIM_DROP_RATE', 'share of lookups the payee never calls back'),
+  deadFsps: setting.optional(
+    setting.list({ env: 'SIM_DEAD_FSPS', default: [], doc: 'FSPs whose endpoints point at a closed port (a,b)' }),
+  ),
+  participantsFile: setting.optional(
+    setting.string({
+      env: 'SIM_PARTICIPANTS_FILE',
+      default: '',
+      doc: 'JSON {"name":{"endpointBase":"http://...","currencies":["USD"],"isActive":true}}',
+    }),
+  ),
+  partiesFile: setting.optional(
+    setting.string({
+      env: 'SIM_PARTIES_FILE',
+      default: '',
+      doc: 'JSON {"MSISDN/123":[{"fspId":"payeefsp1","currency":"USD"}]} for the oracle',
+    }),
+  ),
+  ...faults('admin'),
+  ...faults('oracle'),
+  ...faults('payee'),
+  ...faults('payer'),
 };
 
-export const simConfigDefaults: SimConfig = {
-  fsps: 10,
-  payers: 0,
-  alsUrl: 'http://127.0.0.1:4002',
-  payerUrl: undefined,
-  portBase: 0,
-  host: undefined,
-  publicHost: undefined,
-  notFoundPrefix: undefined,
-  payeeErrorPrefix: undefined,
-  dropRate: undefined,
-  deadFsps: undefined,
-  participantsFile: undefined,
-  partiesFile: undefined,
-  adminLatency: undefined,
-  adminErrorRate: undefined,
-  adminResetRate: undefined,
-  oracleLatency: undefined,
-  oracleErrorRate: undefined,
-  oracleResetRate: undefined,
-  payeeLatency: undefined,
-  payeeErrorRate: undefined,
-  payeeResetRate: undefined,
-  payerLatency: undefined,
-  payerErrorRate: undefined,
-  payerResetRate: undefined,
-};
+export type SimConfig = ConfigOf<typeof declared>;
+const simConfig = defineSettings(declared);
+/** Every setting by key (its variable, type, default, doc). */
+export const simConfigSchema = simConfig.declared;
+export const simConfigDefaults: SimConfig = simConfig.defaults;
 
-const simConfig = defineEnvConfig(simConfigSchema, simConfigDefaults);
 const keys = Object.keys(simConfigSchema) as (keyof SimConfig)[];
 
 /** `SIM_DEAD_FSPS` → `dead-fsps`: every variable is its flag in upper case with the prefix. */
@@ -157,3 +152,16 @@ export function loadSimConfig(args: readonly string[], env: NodeJS.ProcessEnv = 
     nameOf: (key) => (key in fromFlags ? `--${flagOf(key)}` : simConfigSchema[key].env),
   };
 }
+
+/**
+ * The CLI's `--help`: every setting as its flag with its doc, and its default in brackets where it has one.
+ */
+export const simUsage = [
+  'usage: node dist/sim.js [options]   (every option also as env SIM_<NAME>, e.g. SIM_FSPS=10)',
+  ...keys.map((key) => {
+    const d = simConfigSchema[key];
+    const flag = `--${flagOf(key)} ${d.env.slice('SIM_'.length)}`;
+    const fallback = d.optional ? '' : ` (${String(d.default)})`;
+    return `  ${flag.padEnd(36)} ${d.doc}${fallback}`;
+  }),
+].join('\n');

@@ -23,6 +23,12 @@ export interface PayerSimOptions {
   readonly unclaimedTtlMs?: number;
   /** Told of every callback with a trace id (the fault bench counts callbacks per lookup with it). */
   readonly onCallback?: (traceId: string, kind: 'success' | 'error') => void;
+  /**
+   * `trace` (default): callbacks are keyed by the trace id of their traceparent; `party`: by the resource the
+   * callback names (`/parties/MSISDN/123` is `MSISDN/123`), for a switch that does not carry the caller's trace
+   * id on (the original ALS starts a trace of its own on the PUT it forwards) and lookups whose ids are unique.
+   */
+  readonly keyBy?: 'trace' | 'party';
 }
 
 export interface PayerSim {
@@ -158,7 +164,10 @@ export async function startPayerSim(opts: PayerSimOptions = {}): Promise<PayerSi
     const kind = segments[segments.length - 1] === 'error' ? 'error' : 'success';
     stats.callbacks++;
     if (kind === 'error') stats.errors++;
-    const traceId = traceIdOf(req.headers.traceparent);
+    const traceId =
+      opts.keyBy === 'party'
+        ? segments.slice(1, kind === 'error' ? -1 : undefined).join('/')
+        : traceIdOf(req.headers.traceparent);
     if (!traceId) {
       stats.withoutTrace++;
       return;

@@ -1,10 +1,9 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
 import { runService } from '@mojafast/service-kit';
-import { loadSimConfig } from './config.js';
+import { loadSimConfig, simUsage as usage } from './config.js';
 import { type FaultOptions, parseLatency } from './faults.js';
 import { startSimSet } from './set.js';
-import { simUsage as usage } from './usage.js';
 
 function jsonFile<T>(path: string | undefined, name: string): T | undefined {
   if (path === undefined) return undefined;

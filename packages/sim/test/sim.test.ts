@@ -234,6 +234,23 @@ describe('payee and payer simulators', () => {
     expect(JSON.parse(error.body.toString())).toMatchObject({ errorInformation: { errorCode: '3204' } });
   });
 
+  it('keys callbacks by party with keyBy party, whatever trace id a switch put on them', async () => {
+    const als = track(await startPayerSim({ keyBy: 'party' }));
+    const payee = track(await startPayeeSim({ alsUrl: als.url, errorPrefix: '999' }));
+    for (const id of ['46700000001', '9990001']) {
+      await (
+        await request(`${payee.url}/parties/MSISDN/${id}`, {
+          headers: lookupHeaders(
+            'cccccccccccccccccccccccccccccccc',
+            'application/vnd.interoperability.parties+json;version=1.1',
+          ),
+        })
+      ).body.dump();
+    }
+    expect((await als.waitForCallback('MSISDN/46700000001', 5_000)).kind).toBe('success');
+    expect((await als.waitForCallback('MSISDN/9990001', 5_000)).kind).toBe('error');
+  });
+
   it('writes a party body that is the JSON of the party, with quotes and a percent-encoded ID decoded', async () => {
     const als = track(await startPayerSim({ recordHistory: true }));
     const payee = track(await startPayeeSim({ alsUrl: als.url }));

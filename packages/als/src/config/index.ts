@@ -142,7 +142,7 @@ const declared = {
   }),
   // Never older than the original's answers (config/default.json: participants 3 s, endpoints 180 s,
   // GENERAL_CACHE_CONFIG.CACHE_ENABLED false: neither the oracle registry nor oracle answers are cached,
-  // catbox serves nothing past its expiry). Faster settings: README "Caches".
+  // catbox serves nothing past its expiry). Faster settings: docs/design.md "Caches".
   participantCacheTtlMs: setting.int({
     env: 'ALS_PARTICIPANT_CACHE_TTL_MS',
     default: 3_000,

@@ -21,12 +21,8 @@ export const partyIdPatterns: Readonly<Record<string, RegExp>> = Object.freeze({
  */
 export const extendedPartyIdTypes: readonly string[] = Object.freeze(['CONSENT', 'THIRD_PARTY_LINK']);
 
-/**
- * Every party ID type an oracle can be registered for: FSPIOP v1.1's (section 7.5.6) and the extended ones.
- * The original's admin document lists exactly these in its PartyIdType enum, and its partyIdType seed holds
- * exactly these rows.
- */
-export const oraclePartyIdTypes: readonly string[] = Object.freeze([
+/** FSPIOP v1.1's party ID types (section 7.5.6), the PartyIdType enum of its API definition. */
+export const fspiopPartyIdTypes: readonly string[] = Object.freeze([
   'MSISDN',
   'EMAIL',
   'PERSONAL_ID',
@@ -35,8 +31,14 @@ export const oraclePartyIdTypes: readonly string[] = Object.freeze([
   'ACCOUNT_ID',
   'IBAN',
   'ALIAS',
-  ...extendedPartyIdTypes,
 ]);
+
+/**
+ * Every party ID type an oracle can be registered for: FSPIOP v1.1's (section 7.5.6) and the extended ones.
+ * The original's admin document lists exactly these in its PartyIdType enum, and its partyIdType seed holds
+ * exactly these rows.
+ */
+export const oraclePartyIdTypes: readonly string[] = Object.freeze([...fspiopPartyIdTypes, ...extendedPartyIdTypes]);
 
 function safeStringProblem(value: string, label: 'ID' | 'SubId'): string | undefined {
   if (value.length === 0) return `${label} parameter is required and must be a string`;

@@ -26,7 +26,7 @@ export interface FspiopRouteDeps {
   readonly extraPartyIdTypes?: ReadonlySet<string>;
   /** DELETE /endpointcache, which the original serves on this port too. */
   readonly clearEndpointCache?: () => void;
-  /** Lookups in flight and their bound (README "Limits and failures"). */
+  /** Lookups in flight and their bound (docs/failures.md "Limits and failures"). */
   readonly admission: Admission;
   /** Retry-After of a refusal. */
   readonly retryAfterSeconds: number;
@@ -151,7 +151,7 @@ export class FspiopRouteContext {
   }
 
   /**
-   * Every accepted request ends in a callback (README "Limits and failures"): a flow that threw (a serialiser,
+   * Every accepted request ends in a callback (docs/failures.md "Limits and failures"): a flow that threw (a serialiser,
    * an answer of a shape nothing expected, a bug) or returned without sending anything is logged at warn with
    * its trace id, counted (`callback_missing`), and its requester gets the error callback the original's
    * catch-all sends, 2001.

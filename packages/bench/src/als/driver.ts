@@ -34,6 +34,8 @@ export interface DriverOptions {
   readonly payerFsp: string;
   readonly destination?: string | undefined;
   readonly nextPartyId: () => string;
+  /** What the payer keys callbacks by (AlsStackOptions.keyBy): `party` needs ids that never repeat. */
+  readonly keyBy?: 'trace' | 'party';
   readonly onProgress?: (snapshot: { elapsedSeconds: number; lookups: number; failed: number }) => void;
   /** Called when the warm-up ends and the measured window begins. */
   readonly onMeasureStart?: () => void;
@@ -86,7 +88,8 @@ export async function runLookups(options: DriverOptions): Promise<DriverResult> 
       now: Date.now(),
     });
     // Registered before the GET goes out: the callback may overtake the 202.
-    const callback = options.payer.waitForCallback(request.traceId, options.timeoutMs).then(
+    const key = options.keyBy === 'party' ? request.path.slice('/parties/'.length) : request.traceId;
+    const callback = options.payer.waitForCallback(key, options.timeoutMs).then(
       (c) => (c.kind === 'success' ? 'success' : 'error-callback') as Outcome,
       () => 'timeout' as Outcome,
     );

@@ -30,6 +30,7 @@ export function alsResultJson(result: ScenarioResult): Record<string, unknown> {
     dropped_iterations: driver.dropped,
     accept_ms: accept?.type === 'trend' ? accept.values : null,
     cpu_cores: Object.fromEntries(Object.entries(result.cpu).map(([k, v]) => [k, round(v, 3)])),
+    rss_mb: result.rssMb,
   };
 }
 

@@ -1,4 +1,5 @@
 import { CpuMeter } from '../system/cpu.js';
+import { residentMegabytes } from '../system/memory.js';
 import { type DriverResult, type LoadModel, runLookups } from './driver.js';
 import { type PartyIdMode, partyIdSource } from './party-ids.js';
 import type { ApiType, FspiopVersion } from './request.js';
@@ -23,6 +24,8 @@ export interface ScenarioResult {
   readonly driver: DriverResult;
   /** Cores used per process during the measured window (generator = this process). */
   readonly cpu: Record<string, number>;
+  /** Resident memory per process (MB, with its children) when the measured window ended. */
+  readonly rssMb: Record<string, number>;
 }
 
 export async function runScenario(scenario: Scenario, onProgress?: (line: string) => void): Promise<ScenarioResult> {
@@ -30,7 +33,8 @@ export async function runScenario(scenario: Scenario, onProgress?: (line: string
     scenario.apiType === 'iso20022' ? { ...scenario.stack, apiType: scenario.apiType } : scenario.stack,
   );
   try {
-    const cpu = new CpuMeter(new Map([...stack.pids, ['generator', process.pid]]));
+    const processes = new Map([...stack.pids, ['generator', process.pid]]);
+    const cpu = new CpuMeter(processes);
     let cpuStarted: Promise<void> | undefined;
     const driver = await runLookups({
       alsUrl: stack.entryUrl,
@@ -45,6 +49,7 @@ export async function runScenario(scenario: Scenario, onProgress?: (line: string
       payerFsp: 'payerfsp',
       destination: stack.destination,
       nextPartyId: partyIdSource(scenario.ids),
+      keyBy: scenario.stack.keyBy,
       onProgress: ({ elapsedSeconds, lookups, failed }) => {
         onProgress?.(
           `  ${elapsedSeconds.toFixed(0)}s  ${lookups} lookups  ${(lookups / elapsedSeconds).toFixed(0)}/s  ${failed} failed`,
@@ -55,7 +60,8 @@ export async function runScenario(scenario: Scenario, onProgress?: (line: string
       },
     });
     await cpuStarted;
-    return { scenario, driver, cpu: await cpu.stop() };
+    const cores = await cpu.stop();
+    return { scenario, driver, cpu: cores, rssMb: await residentMegabytes(processes) };
   } finally {
     await stack.close();
   }

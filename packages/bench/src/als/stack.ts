@@ -23,6 +23,10 @@ export interface AlsStackOptions {
   readonly onCallback?: (traceId: string, kind: 'success' | 'error') => void;
   /** ALS variables set after the defaults, from the simulators' URLs (the fault bench's oracles and proxy). */
   readonly alsEnv?: (sims: SimsReady) => Record<string, string>;
+  /** How the payer tells callbacks apart: by trace id (default) or by party (sim's PayerSimOptions.keyBy). */
+  readonly keyBy?: 'trace' | 'party';
+  /** Another ALS than ours at its bench defaults (the original, or ours in drop-in mode), started on `alsPort`. */
+  readonly als?: AlsUnderTest;
   /**
    * The oracle registry in MySQL, as the ALS runs in a Mojaloop deployment, instead of one oracle URL: the
    * ALS makes its tables there, over TLS when the connection has `ssl` (its certificate verified against that
@@ -31,6 +35,12 @@ export interface AlsStackOptions {
    */
   readonly registry?: { readonly connection: DatabaseConnection; readonly serverPid: number | undefined };
 }
+
+/** Starts an ALS on the simulators, its FSPIOP API on `alsPort`; `pids` are the processes to measure by name. */
+export type AlsUnderTest = (
+  sims: SimsReady,
+  alsPort: number,
+) => Promise<{ readonly pids: ReadonlyMap<string, number>; stop(): Promise<void> }>;
 
 export interface AlsStack {
   /** Where the generator sends GET /parties. */
@@ -55,8 +65,8 @@ export interface SimsReady {
  * so the summary says what the ALS costs, not what the generator costs.
  */
 export async function startAlsStack(options: AlsStackOptions): Promise<AlsStack> {
-  const payer = await startPayerSim({ port: 0, onCallback: options.onCallback });
-  const services: Service[] = [];
+  const payer = await startPayerSim({ port: 0, onCallback: options.onCallback, keyBy: options.keyBy });
+  const services: Pick<Service, 'stop'>[] = [];
   const close = async () => {
     for (const service of services.reverse()) await service.stop();
     await payer.close();
@@ -86,6 +96,12 @@ export async function startAlsStack(options: AlsStackOptions): Promise<AlsStack>
       return { entryUrl: sims.ready.payee, destination: 'payeefsp1', payer, sims: sims.ready, pids, close };
     }
     if (!alsPort) {
+      return { entryUrl: alsUrl, destination: undefined, payer, sims: sims.ready, pids, close };
+    }
+    if (options.als) {
+      const started = await options.als(sims.ready, alsPort);
+      services.push({ stop: () => started.stop() });
+      for (const [name, pid] of started.pids) pids.set(name, pid);
       return { entryUrl: alsUrl, destination: undefined, payer, sims: sims.ready, pids, close };
     }
     const adminPort = await freePort();

@@ -14,6 +14,7 @@ import { alsCacheSettings } from '../als/stack.js';
 import { compareTls, tlsTable } from '../als/tls.js';
 import { assertLoopback } from '../load/loopback.js';
 import { writeJson } from '../report/json.js';
+import { parseOriginalConfigs, runFloorComparison, runOriginalComparison } from './als-versus.js';
 import { positiveInteger } from './http.js';
 import { finish, progress } from './outcome.js';
 
@@ -61,6 +62,12 @@ export const alsUsage = `mojafast-bench als [options]
                        ALS's default) on the plain server and on the secure stack's (infra/svc start --tls),
                        --rounds times alternating; prints lookups/s, p99, ALS and MariaDB CPU per lookup
   --baseline-env K=V   set for the baseline's runs only (repeatable), e.g. a cache setting for a like-for-like pair
+  --original           account-lookup-service v17.16.1 (built by als-parity/scripts/als-original.sh) and ours in
+                       drop-in mode, the same configuration file and variables, --rounds times alternating, at
+                       --original-config default (its repository default.json), chart (the chart's rendered
+                       default.json, caches on) or both (default); prints lookups/s, p99, ALS CPU per lookup, RSS
+  --floor              ours and a relay with no logic on the same HTTP stack doing the same exchanges per lookup,
+                       --rounds times alternating; prints ALS CPU per lookup / relay CPU per lookup (goal <= 1.3)
   --out FILE           JSON results
   --allow-remote       allow a --target that is not loopback`;
 
@@ -96,6 +103,9 @@ const options = {
   threshold: { type: 'string', multiple: true, default: [] },
   baseline: { type: 'string' },
   rounds: { type: 'string', default: '2' },
+  original: { type: 'boolean', default: false },
+  'original-config': { type: 'string', default: 'both' },
+  floor: { type: 'boolean', default: false },
   'baseline-env': { type: 'string', multiple: true, default: [] },
   tls: { type: 'boolean', default: false },
   out: { type: 'string' },
@@ -174,6 +184,17 @@ export async function alsCommand(argv: string[]): Promise<void> {
     await runBaselineComparison(values, base, argv);
     return;
   }
+  if (values.original || values.floor) {
+    if (values.matrix || base.stack.simsOnly || base.stack.target || base.stack.processes !== 1)
+      throw new Error(
+        '--original and --floor compare one ALS process: not with --matrix, --sims-only, --target, --processes',
+      );
+    const rounds = positiveInteger('--rounds', values.rounds);
+    if (values.original)
+      await runOriginalComparison(base, parseOriginalConfigs(values['original-config']), rounds, values.out);
+    else await runFloorComparison(base, rounds, values.out);
+    return;
+  }
   if (values.tls) {
     await runTlsComparison(values, base);
     return;
@@ -197,6 +218,7 @@ export async function alsCommand(argv: string[]): Promise<void> {
   const warning = generatorWarning(result);
   const metrics = new Map(result.driver.metrics);
   for (const [name, cores] of Object.entries(result.cpu)) metrics.set(`cpu_${name}`, { type: 'gauge', value: cores });
+  for (const [name, mb] of Object.entries(result.rssMb)) metrics.set(`rss_mb_${name}`, { type: 'gauge', value: mb });
   await finish({
     title: `bench:als — ${base.name}, ids ${values.ids}`,
     metrics,

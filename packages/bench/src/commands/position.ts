@@ -50,7 +50,9 @@ export const positionUsage = `mojafast-bench position [options]
   --floor              first replay the same messages through the passthrough (the handler's Kafka layer,
                        decode and notification encoding, no database) in its own process, then through
                        the handler; print both msgs/s, CPU µs per message and the ratio: what the Kafka
-                       client alone allows on this machine
+                       client alone allows on this machine; with the plain prepare,commit mix, also through the
+                       database floor (the same runner writing central-ledger's rows with the fewest statements,
+                       no reads, no rules): handler/db-floor msgs/s and MariaDB CPU per message
   --floor-only         only the passthrough
   --handler-client C   KAFKA_CLIENT of the handler: platformatic (default) or kafkajs, or both
                        (platformatic,kafkajs): one workload per client, side by side in one table
@@ -135,6 +137,10 @@ function actionMix(actions: string, aborts: string, breaches: string, fx = '0'):
   };
 }
 
+/** Rows the server read through indexes over a phase (Handler_read_key + Handler_read_next). */
+const rowsRead = (phase: PhaseResult | undefined) =>
+  phase ? phase.mysqlStatus.Handler_read_key + phase.mysqlStatus.Handler_read_next : 0;
+
 /** The CPU of all processes named `prefix` (`handler`, or `handler1`, `handler2`... with --instances). */
 function summed(perProcess: Record<string, number>, prefix: string): number {
   return Object.entries(perProcess).reduce((sum, [name, value]) => (name.startsWith(prefix) ? sum + value : sum), 0);
@@ -149,6 +155,13 @@ function metricsOf(result: PositionBenchResult): Map<string, Metric> {
     metrics.set(`${p.action}_db_commits_per_s`, { type: 'gauge', value: Number(p.commitsPerSecond.toFixed(1)) });
     for (const [name, cores] of Object.entries(p.cpu))
       metrics.set(`${p.action}_cpu_${name}`, { type: 'gauge', value: Number(cores.toFixed(2)) });
+    for (const [name, mb] of Object.entries(p.rssMb))
+      metrics.set(`${p.action}_rss_mb_${name}`, { type: 'gauge', value: mb });
+    for (const key of ['Handler_read_key', 'Handler_read_next', 'Handler_write', 'Innodb_row_lock_waits'] as const)
+      metrics.set(`${p.action}_${key.toLowerCase()}_per_msg`, {
+        type: 'gauge',
+        value: Number((p.mysqlStatus[key] / p.messages).toFixed(3)),
+      });
     for (const [stage, seconds] of Object.entries(p.handlerStages))
       metrics.set(`${p.action}_stage_s_${stage}`, { type: 'gauge', value: Number(seconds.toFixed(2)) });
   }
@@ -413,6 +426,12 @@ export async function positionCommand(argv: string[]): Promise<void> {
     throw new Error(
       '--fx-baseline runs one client, one bench producer and reader, no --knob, and excludes --compare and --floor',
     );
+  const dbFloorFits =
+    base.mix.phases === 'prepare,commit' && base.mix.aborts === 0 && base.mix.breaches === 0 && !base.mix.fx;
+  if (values.floor && !dbFloorFits)
+    progress(
+      '--floor: no database floor for this mix (it replays prepares then their commits, no aborts, breaches or FX)',
+    );
   const plan: { batchSize: number; target: PositionTarget; mix?: ActionMix }[] = fxBaseline
     ? [
         { batchSize: base.batchSize, target: 'handler', mix: { ...base.mix, fx: 0 } },
@@ -428,6 +447,8 @@ export async function positionCommand(argv: string[]): Promise<void> {
         : values.floor
           ? [
               { batchSize: base.batchSize, target: 'passthrough' },
+              // The database floor knows a commit's amount from its prepare: it runs the plain prepare,commit mix.
+              ...(dbFloorFits ? [{ batchSize: base.batchSize, target: 'db-floor' as const }] : []),
               { batchSize: base.batchSize, target: 'handler' },
             ]
           : [{ batchSize: base.batchSize, target: 'handler' }];
@@ -502,6 +523,27 @@ export async function positionCommand(argv: string[]): Promise<void> {
         return [p.action, Number((p.msgsPerSecond / Math.max(f?.msgsPerSecond ?? 0, 1e-9)).toFixed(3))];
       }),
     );
+    const dbFloor = runs.find((r) => r.target === 'db-floor')?.result;
+    if (dbFloor) {
+      json.db_floor = phasesJson(dbFloor);
+      json.handler_to_db_floor = Object.fromEntries(
+        handler.phases.map((p) => {
+          const f = dbFloor.phases.find((q) => q.action === p.action);
+          const hc = cpuMicrosPerMessage(p);
+          const fc = f ? cpuMicrosPerMessage(f) : {};
+          const ratio = {
+            msgs_per_s: Number((p.msgsPerSecond / Math.max(f?.msgsPerSecond ?? 0, 1e-9)).toFixed(3)),
+            mariadb_cpu_per_msg: Number(((hc.mariadb ?? 0) / Math.max(fc.mariadb ?? 0, 1e-9)).toFixed(3)),
+          };
+          process.stdout.write(
+            `${p.action}: database floor ${f?.msgsPerSecond.toFixed(0)} msgs/s, CPU µs/msg db-floor ${fc['db-floor']} mariadb ${fc.mariadb}, SQL ${f?.sqlPerMessage.toFixed(3)}/msg, rows read ${(rowsRead(f) / (f?.messages ?? 1)).toFixed(2)}/msg; ` +
+              `handler ${p.msgsPerSecond.toFixed(0)} msgs/s, mariadb ${hc.mariadb} µs/msg, SQL ${p.sqlPerMessage.toFixed(3)}/msg, rows read ${(rowsRead(p) / p.messages).toFixed(2)}/msg; ` +
+              `handler/db-floor ${ratio.msgs_per_s} (goal >= 0.85), MariaDB CPU handler/db-floor ${ratio.mariadb_cpu_per_msg} (goal <= 1.2)\n`,
+          );
+          return [p.action, ratio];
+        }),
+      );
+    }
     for (const variant of measured) {
       if (!variant.floor || !variant.handler) continue;
       for (const p of variant.handler.phases) {

@@ -38,6 +38,10 @@ export const entryPoints = {
   },
   /** bench:position's Kafka-only floor; from dist/ also when this module runs from src/ under vitest. */
   positionPassthrough: fileURLToPath(new URL('../../dist/position/passthrough-process.js', import.meta.url)),
+  /** bench:position's database floor, likewise. */
+  positionDbFloor: fileURLToPath(new URL('../../dist/position/db-floor-process.js', import.meta.url)),
+  /** bench:als's relay floor, from dist/ likewise. */
+  alsRelay: fileURLToPath(new URL('../../dist/als/relay-process.js', import.meta.url)),
 } as const;
 
 /** Where infra/svc keeps pid files and data (infra/lib/common.sh: MOJAFAST_STATE_DIR or <repo>/.infra). */

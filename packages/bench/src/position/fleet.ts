@@ -14,7 +14,7 @@ import type { StackConnections } from './stack.js';
  * decode and notification encoding without the database), whose msgs/s is the floor the Kafka client sets, or
  * central-ledger 19.5.5's own batch position handler (`original`, started by infra/svc).
  */
-export type PositionTarget = 'handler' | 'passthrough' | 'original';
+export type PositionTarget = 'handler' | 'passthrough' | 'db-floor' | 'original';
 
 export interface FleetOptions {
   readonly target: PositionTarget;
@@ -53,10 +53,11 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
     for (let i = 0; i < options.instances; i++) {
       const port = await freePort();
       const env = { ...options.env, POSITION_HTTP_PORT: String(port) };
-      if (options.target === 'passthrough') {
+      if (options.target === 'passthrough' || options.target === 'db-floor') {
+        const floor = options.target === 'passthrough' ? entryPoints.positionPassthrough : entryPoints.positionDbFloor;
         services.push(
           await spawnUntilReadyLine(
-            { name: `passthrough-${i + 1}`, command: process.execPath, args: [entryPoints.positionPassthrough], env },
+            { name: `${options.target}-${i + 1}`, command: process.execPath, args: [floor], env },
             60_000,
           ),
         );

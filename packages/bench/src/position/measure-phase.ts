@@ -1,7 +1,8 @@
 import type { Connection } from 'mysql2/promise';
 import type { LatencySummary } from '../report/latency.js';
 import { CpuMeter } from '../system/cpu.js';
-import { StatementMeter } from '../system/mysql-status.js';
+import { residentMegabytes } from '../system/memory.js';
+import { type StatementCounts, StatementMeter } from '../system/mysql-status.js';
 import type { PositionTarget } from './fleet.js';
 import { readStageSeconds, stageDelta } from './handler-stages.js';
 import type { NotificationCollector } from './notifications.js';
@@ -28,6 +29,10 @@ export interface PhaseResult {
   readonly cpu: Record<string, number>;
   /** Handler seconds per stage (decode, lock, plan, write, build, produce, commit), summed over the handlers. */
   readonly handlerStages: Record<string, number>;
+  /** SHOW GLOBAL STATUS deltas over the phase: statements, rows read and written, row lock waits. */
+  readonly mysqlStatus: StatementCounts;
+  /** Resident memory per process (MB, with its children) at the end of the phase. */
+  readonly rssMb: Record<string, number>;
 }
 
 /** What one phase replays and must produce. */
@@ -83,10 +88,11 @@ export async function measurePhase(rig: PhaseRig, input: PhaseInput): Promise<Ph
     );
   });
   await Promise.all([replaying, draining]);
-  const [sql, used, stagesAfter] = await Promise.all([
+  const [sql, used, stagesAfter, rssMb] = await Promise.all([
     statements.stop(),
     cpu.stop(),
     readStageSeconds(rig.metricsUrls),
+    residentMegabytes(rig.pids),
   ]);
   const durationSeconds = Math.max(0.001, (phase.lastAt - firstInput) / 1000);
   const { lost, duplicated } = countDeliveries(
@@ -109,5 +115,7 @@ export async function measurePhase(rig: PhaseRig, input: PhaseInput): Promise<Ph
     expectedErrorNotifications: rig.target === 'passthrough' ? 0 : expectedErrors,
     cpu: used,
     handlerStages: stageDelta(stagesBefore, stagesAfter),
+    mysqlStatus: sql,
+    rssMb,
   };
 }

@@ -19,6 +19,11 @@ export function phaseJson(phase: PhaseResult | undefined) {
     cpu_cores: Object.fromEntries(Object.entries(phase.cpu).map(([k, v]) => [k, Number(v.toFixed(3))])),
     cpu_us_per_msg: cpuMicrosPerMessage(phase),
     handler_stage_s: Object.fromEntries(Object.entries(phase.handlerStages).map(([k, v]) => [k, Number(v.toFixed(3))])),
+    mysql_status: phase.mysqlStatus,
+    mysql_status_per_msg: Object.fromEntries(
+      Object.entries(phase.mysqlStatus ?? {}).map(([k, v]) => [k, Number((v / phase.messages).toFixed(3))]),
+    ),
+    rss_mb: phase.rssMb,
   };
 }
 

@@ -41,6 +41,8 @@ interface PositionPhase {
   readonly latency_ms: Latency;
   readonly cpu_us_per_msg: Record<string, number>;
   readonly sql_per_msg?: number;
+  readonly rss_mb?: Record<string, number>;
+  readonly mysql_status_per_msg?: Record<string, number>;
   readonly lost: number;
   readonly duplicated: number;
 }
@@ -83,6 +85,33 @@ interface ResultFile extends Phases {
   readonly rounds?: readonly { readonly round: number; readonly original: Phases; readonly ours: Phases }[];
   // bench:position --switch
   readonly runs?: readonly SwitchRunResult[];
+  // bench:position --floor
+  readonly floor?: Phases;
+  readonly db_floor?: Phases;
+  // bench:als --original and --floor (src/commands/als-versus.ts)
+  readonly comparison?: string;
+  readonly results?: readonly AlsVersusConfig[];
+  readonly summaries?: readonly AlsSideSummary[];
+  readonly cpu_per_lookup_ratio?: number;
+  readonly rss_mb?: Record<string, number>;
+}
+
+interface AlsSideSummary {
+  readonly side: string;
+  readonly lookupsPerSecond: number;
+  readonly p99Ms: number;
+  readonly alsCores: number;
+  readonly alsMicrosPerLookup: number;
+  readonly alsRssMb: number;
+  readonly failed: number;
+}
+
+interface AlsVersusConfig {
+  readonly config: string;
+  readonly description: string;
+  readonly summaries: readonly AlsSideSummary[];
+  readonly throughput_ratio: number;
+  readonly cpu_per_lookup_ratio: number;
 }
 
 interface SwitchRunResult {
@@ -195,15 +224,25 @@ function shapeOf(result: ResultFile): string {
   return parts.filter(Boolean).join(', ');
 }
 
+/** Resident MB per process, as `name N, …` (the processes a run measured). */
+const rssCell = (rss: Record<string, number> | undefined) =>
+  rss === undefined
+    ? '-'
+    : Object.entries(rss)
+        .map(([name, mb]) => `${name} ${Math.round(mb)}`)
+        .join(', ');
+
 /** bench:position runs, one row per result file: msgs/s, p99 and CPU per message of each phase it ran. */
 function renderPosition(files: readonly LoadedResult[]): string {
   const labels = phasesOf(files.map((f) => f.result));
+  const withRss = files.some((f) => labels.some((l) => f.result[l]?.rss_mb));
   const header = [
     'result file',
     'run',
     'client',
     'bench producer / reader',
     ...labels.flatMap(phaseHeader),
+    ...(withRss ? labels.map((l) => `${l} RSS MB at its end`) : []),
     'lost / dup',
     ...provenanceHeader,
   ];
@@ -218,6 +257,7 @@ function renderPosition(files: readonly LoadedResult[]): string {
       r.kafka_client ?? '-',
       r.bench_producer ? `${r.bench_producer} / ${r.bench_reader}` : 'raw / kafkajs', // the only ones before --bench-producer and --bench-reader
       ...labels.flatMap((l) => phaseCells(r[l])),
+      ...(withRss ? labels.map((l) => rssCell(r[l]?.rss_mb)) : []),
       `${lost} / ${duplicated}`,
       ...provenanceCells(file),
     ];
@@ -275,6 +315,7 @@ function renderPositionVariants(files: readonly LoadedResult[]): string {
 /** bench:als runs, one row per result file: lookups/s, end-to-end latency, failures and CPU per process. */
 function renderAls(files: readonly LoadedResult[]): string {
   const processes = [...new Set(files.flatMap((f) => Object.keys(f.result.cpu_cores ?? {})))].sort();
+  const rssOf = [...new Set(files.flatMap((f) => Object.keys(f.result.rss_mb ?? {})))].sort();
   const header = [
     'result file',
     'scenario',
@@ -285,6 +326,7 @@ function renderAls(files: readonly LoadedResult[]): string {
     'e2e p99 ms',
     'failed',
     ...processes.map((p) => `cpu ${p} (cores)`),
+    ...rssOf.map((p) => `RSS ${p} MB`),
     ...provenanceHeader,
   ];
   const rows = files.map((file) => {
@@ -302,6 +344,7 @@ function renderAls(files: readonly LoadedResult[]): string {
         const cores = r.cpu_cores?.[p];
         return cores === undefined ? '-' : cores.toFixed(2);
       }),
+      ...rssOf.map((p) => integer(r.rss_mb?.[p])),
       ...provenanceCells(file),
     ];
   });
@@ -483,6 +526,111 @@ function renderAlsDifferences(files: readonly LoadedResult[]): string {
   return out;
 }
 
+function alsSidesTable(summaries: readonly AlsSideSummary[]): string {
+  return table(
+    ['side', 'lookups/s', 'p99 ms', 'ALS cores', 'ALS CPU µs/lookup', 'ALS RSS MB (largest)', 'failed'],
+    summaries.map((s) => [
+      s.side,
+      integer(s.lookupsPerSecond),
+      ms(s.p99Ms),
+      s.alsCores.toFixed(2),
+      integer(s.alsMicrosPerLookup),
+      integer(s.alsRssMb),
+      String(s.failed),
+    ]),
+  );
+}
+
+/**
+ * bench:als --original (per configuration: each side's mean over its rounds and ours/original) and --floor (the
+ * ALS and the relay, and the CPU ratio): the rounds themselves are in the result file.
+ */
+function renderAlsVersus(files: readonly LoadedResult[]): string {
+  return files
+    .map((file) => {
+      const r = file.result;
+      if (r.comparison === 'floor') {
+        return [
+          caption(file, 'the ALS beside a relay with no logic doing the same exchanges'),
+          '',
+          alsSidesTable(r.summaries ?? []),
+          '',
+          `ALS CPU per lookup / relay's: ${r.cpu_per_lookup_ratio?.toFixed(2) ?? '-'} (goal ≤ 1.3)`,
+        ].join('\n');
+      }
+      return [
+        caption(file, 'account-lookup-service v17.16.1 and ours, the same configuration file'),
+        ...(r.results ?? []).flatMap((c) => [
+          '',
+          `${c.config}: ${c.description}`,
+          '',
+          alsSidesTable(c.summaries),
+          '',
+          `ours: ${c.throughput_ratio.toFixed(1)}× the lookups/s, ${c.cpu_per_lookup_ratio.toFixed(1)}× less CPU per lookup (goal ≥ 30×)`,
+        ]),
+      ].join('\n');
+    })
+    .join('\n\n');
+}
+
+/**
+ * bench:position --floor: per phase the Kafka-only passthrough, the database floor and the handler: msgs/s, the
+ * consuming process's and MariaDB's CPU per message, statements and rows read per message, RSS at the phase's end,
+ * and the handler against each floor.
+ */
+function renderPositionFloors(files: readonly LoadedResult[]): string {
+  const header = [
+    'phase',
+    'run',
+    'msgs/s',
+    'p99 ms',
+    'process µs/msg',
+    'MariaDB µs/msg',
+    'SQL/msg',
+    'rows read/msg',
+    'RSS MB at its end',
+    'handler / this (msgs/s)',
+    'handler / this (MariaDB µs/msg)',
+  ];
+  return files
+    .map((file) => {
+      const r = file.result;
+      const rows: string[][] = [];
+      for (const label of phasesOf([r])) {
+        const handler = r[label];
+        if (!handler) continue;
+        for (const [name, phases, proc] of [
+          ['Kafka floor (passthrough)', r.floor, 'passthrough'],
+          ['database floor', r.db_floor, 'db-floor'],
+          ['handler', r, 'handler'],
+        ] as const) {
+          const phase = phases?.[label];
+          if (!phase) continue;
+          const status = phase.mysql_status_per_msg;
+          rows.push([
+            label,
+            name,
+            integer(phase.msgs_per_s),
+            ms(phase.latency_ms.p99),
+            integer(cpuOf(phase, proc)),
+            integer(phase.cpu_us_per_msg.mariadb),
+            phase.sql_per_msg === undefined ? '-' : phase.sql_per_msg.toFixed(3),
+            status ? ((status.Handler_read_key ?? 0) + (status.Handler_read_next ?? 0)).toFixed(2) : '-',
+            rssCell(phase.rss_mb),
+            name === 'handler' ? '' : `${(handler.msgs_per_s / phase.msgs_per_s).toFixed(2)}`,
+            name === 'handler' ? '' : times(handler.cpu_us_per_msg.mariadb, phase.cpu_us_per_msg.mariadb),
+          ]);
+        }
+      }
+      return [
+        caption(file, 'the handler between its two floors (goals: ≥ 0.85 of the database floor, MariaDB ≤ 1.2×)'),
+        '',
+        table(header, rows),
+      ].join('\n');
+    })
+    .join('\n\n');
+}
+
 /** The kinds that render measurements: only pages under a `measured/` folder hold them. */
 export const MEASUREMENT_KINDS: ReadonlySet<string> = new Set([
   'images',
@@ -491,6 +639,8 @@ export const MEASUREMENT_KINDS: ReadonlySet<string> = new Set([
   'position-variants',
   'position-original',
   'position-switch',
+  'als-versus',
+  'position-floors',
 ]);
 
 export const renderers: Record<string, (files: readonly LoadedResult[]) => string> = {
@@ -499,6 +649,8 @@ export const renderers: Record<string, (files: readonly LoadedResult[]) => strin
   'position-original': renderPositionOriginal,
   'position-switch': renderPositionSwitch,
   'als-differences': renderAlsDifferences,
+  'als-versus': renderAlsVersus,
+  'position-floors': renderPositionFloors,
   position: renderPosition,
   'position-variants': renderPositionVariants,
 };

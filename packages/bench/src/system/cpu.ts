@@ -26,7 +26,7 @@ async function parentOf(pid: string): Promise<number | undefined> {
  * A process and every process below it (an ALS started with ALS_PROCESSES=4 is one primary and 4
  * workers), except the subtrees of `others`: the generator's children measured under names of their own.
  */
-async function processTree(root: number, others: ReadonlySet<number>): Promise<number[]> {
+export async function processTree(root: number, others: ReadonlySet<number>): Promise<number[]> {
   const pids = (await readdir('/proc')).filter((name) => /^\d+$/.test(name));
   const parents = await Promise.all(pids.map(async (pid) => [Number(pid), await parentOf(pid)] as const));
   const tree = [root];

@@ -1,6 +1,6 @@
 import type { Connection, RowDataPacket } from 'mysql2/promise';
 
-const counters = [
+export const statusCounters = [
   'Questions',
   'Com_select',
   'Com_insert',
@@ -8,15 +8,26 @@ const counters = [
   'Com_delete',
   'Com_commit',
   'Com_rollback',
+  // Rows the server looked at and wrote, and the row locks waited for: where a phase spends the database.
+  'Handler_read_key',
+  'Handler_read_next',
+  'Handler_read_rnd_next',
+  'Handler_write',
+  'Handler_update',
+  // (MariaDB 11 has no Innodb_rows_*: the Handler_* counters count the rows each statement reads and writes.)
+  'Innodb_row_lock_waits',
+  'Innodb_row_lock_time',
+  'Innodb_data_fsyncs',
+  'Innodb_log_writes',
 ] as const;
-export type StatementCounts = Record<(typeof counters)[number], number>;
+export type StatementCounts = Record<(typeof statusCounters)[number], number>;
 
 async function read(connection: Connection): Promise<StatementCounts> {
   const [rows] = await connection.query<RowDataPacket[]>(
-    `SHOW GLOBAL STATUS WHERE Variable_name IN (${counters.map(() => '?').join(',')})`,
-    [...counters],
+    `SHOW GLOBAL STATUS WHERE Variable_name IN (${statusCounters.map(() => '?').join(',')})`,
+    [...statusCounters],
   );
-  const values = Object.fromEntries(counters.map((c) => [c, 0])) as StatementCounts;
+  const values = Object.fromEntries(statusCounters.map((c) => [c, 0])) as StatementCounts;
   for (const row of rows) values[row.Variable_name as keyof StatementCounts] = Number(row.Value);
   return values;
 }
@@ -38,7 +49,7 @@ export class StatementMeter {
   async stop(): Promise<StatementCounts> {
     const after = await read(this.connection);
     const before = this.#before ?? after;
-    const delta = Object.fromEntries(counters.map((c) => [c, after[c] - before[c]])) as StatementCounts;
+    const delta = Object.fromEntries(statusCounters.map((c) => [c, after[c] - before[c]])) as StatementCounts;
     delta.Questions = Math.max(0, delta.Questions - 1);
     return delta;
   }

@@ -1,12 +1,10 @@
 /// <reference lib="esnext.disposable" />
 
 /**
- * What the ALS opened (the oracle store, the upstream pools, Redis, the key watcher, timers, the servers),
- * each registered the moment it is opened and closed in one place, in reverse order of opening (an
- * AsyncDisposableStack, as the position handler's resources.ts): a server closes (draining its in-flight
- * work) before the pools and stores that work uses. The same close runs when the start fails part-way, so a
- * failed start leaves nothing open. Each failure is kept with the name of what failed to close, and closing
- * goes on.
+ * What a service (or a test's play) opened, each registered the moment it is opened and closed in one place,
+ * in reverse order of opening (an AsyncDisposableStack): a server closes (draining its in-flight work) before
+ * the pools and stores that work uses. The same close runs when a start fails part-way, so a failed start
+ * leaves nothing open. Each failure is kept with the name of what failed to close, and closing goes on.
  */
 export interface Resources {
   /** Registers how to close what was just opened; returns it. */
@@ -25,7 +23,13 @@ export interface ResourceFailure {
   readonly error: unknown;
 }
 
-export function createResources(): Resources {
+/** Told as each resource starts and ends closing (a service logs them at debug level). */
+export interface ResourceHooks {
+  readonly closing?: (name: string) => void;
+  readonly closed?: (name: string) => void;
+}
+
+export function createResources(hooks: ResourceHooks = {}): Resources {
   const stack = new AsyncDisposableStack();
   const open: string[] = [];
   const failures: ResourceFailure[] = [];
@@ -36,8 +40,10 @@ export function createResources(): Resources {
       open.push(name);
       stack.defer(async () => {
         open.pop();
+        hooks.closing?.(name);
         try {
           await close(resource);
+          hooks.closed?.(name);
         } catch (error) {
           failures.push({ name, error });
         }
@@ -52,4 +58,13 @@ export function createResources(): Resources {
       return [...open];
     },
   };
+}
+
+/** The failures of a close as one error naming what failed to close, or undefined when all closed. */
+export function closeFailure(failures: readonly ResourceFailure[]): AggregateError | undefined {
+  if (failures.length === 0) return undefined;
+  return new AggregateError(
+    failures.map((f) => f.error),
+    `closing failed: ${failures.map((f) => f.name).join(', ')}`,
+  );
 }

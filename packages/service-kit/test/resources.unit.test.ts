@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createResources } from '../src/resources.js';
+import { closeFailure, createResources } from '../src/resources.js';
 
 describe('resources', () => {
   it('closes what was opened last first, each awaited before the next', async () => {
@@ -43,5 +43,21 @@ describe('resources', () => {
     await first;
     expect(closings).toBe(1);
     expect(() => resources.own('late', {}, () => undefined)).toThrow('late opened after the resources were closed');
+  });
+
+  it('tells its hooks as each starts and ends closing; a failure is one error naming what failed', async () => {
+    const told: string[] = [];
+    const resources = createResources({
+      closing: (name) => told.push(`closing ${name}`),
+      closed: (name) => told.push(`closed ${name}`),
+    });
+    resources.own('pool', 1, () => undefined);
+    resources.own('server', 2, () => {
+      throw new Error('port stuck');
+    });
+    const failures = await resources.close();
+    expect(told).toEqual(['closing server', 'closing pool', 'closed pool']);
+    expect(closeFailure(failures)?.message).toBe('closing failed: server');
+    expect(closeFailure([])).toBeUndefined();
   });
 });
