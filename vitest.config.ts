@@ -15,6 +15,7 @@ const integrity = [
   'packages/position-handler/test/crash.test.ts',
   'packages/position-handler/test/faults.test.ts',
   'packages/position-handler/test/stalled-partition.test.ts',
+  'packages/position-handler/test/invariants.test.ts',
   'packages/als/test/outages.test.ts',
   'packages/als/test/proxy-race.test.ts',
 ];

@@ -441,6 +441,23 @@ describe('PartitionFetcher', () => {
     await stop();
   });
 
+  it('fewer slots than partitions: the partition sent longest ago goes first, so one cannot starve behind others whose fetches come back empty (found by the simulator)', async () => {
+    const { io, fetcher, stop } = setUp({ concurrency: 2 });
+    for (const p of [0, 1, 2]) io.leaders.set(key(p), p + 1);
+    fetcher.assign([{ topic: TOPIC, partitions: [0, 1, 2] }]);
+    const sent: number[] = [];
+    for (let i = 0; i < 8; i++) {
+      const call = await io.nextCall();
+      const partition = call.positions[0]?.partition as number;
+      sent.push(partition);
+      // Nothing to read (the broker answers empty after its max wait): the partition is idle again at once.
+      call.answer([records(partition, [])]);
+    }
+    for (const p of [0, 1, 2])
+      expect(sent.filter((q) => q === p).length, `fetches of ${p}: ${sent}`).toBeGreaterThan(1);
+    await stop();
+  });
+
   it('starts once', () => {
     const { fetcher } = setUp();
     expect(() => fetcher.start(async () => {})).toThrow(/cannot start: it is running/);

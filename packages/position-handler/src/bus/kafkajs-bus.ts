@@ -10,6 +10,7 @@ import {
 } from 'kafkajs';
 import { chunkBySize } from './chunk.js';
 import { withLinger } from './linger.js';
+import { SettleChain } from './settle-chain.js';
 import type { BusOptions, KafkaSecurity, OutboundMessage, PartitionBatch, PositionBus } from './types.js';
 
 /** kafkajs compresses with gzip only, unless codecs are plugged in (config.ts refuses the others for it). */
@@ -29,6 +30,9 @@ export function kafkajsConnection(security: KafkaSecurity): Pick<KafkaConfig, 's
       : { sasl: { mechanism, username: sasl.username, password: sasl.password } as SASLOptions }),
   };
 }
+
+/** The wait before a failed offset commit is tried again. */
+const COMMIT_RETRY_MS = 200;
 
 export function createKafkajsBus(options: BusOptions): PositionBus {
   if (options.compression !== 'none' && options.compression !== 'gzip') {
@@ -65,6 +69,28 @@ export function createKafkajsBus(options: BusOptions): PositionBus {
   });
   let inGroup = false;
   let producerUp = false;
+  /**
+   * Each partition's settle chain (settle-chain.ts), beside kafkajs' own fetch position; a seek starts a new
+   * one. kafkajs keeps the rest of the partition's state (its fetch position, and marking batches stale).
+   */
+  const chains = new Map<string, SettleChain>();
+  const seek = (topic: string, partition: number, offset: string) => {
+    chains.delete(`${topic}:${partition}`);
+    // kafkajs applies a seek on its next fetch and marks the batches fetched before it stale.
+    consumer.seek({ topic, partition, offset });
+  };
+  const chainOf = (topic: string, partition: number) => {
+    const key = `${topic}:${partition}`;
+    let chain = chains.get(key);
+    if (!chain) {
+      chain = new SettleChain({
+        seek: (offset) => seek(topic, partition, offset.toString()),
+        pause: () => new Promise((resolve) => setTimeout(resolve, COMMIT_RETRY_MS)),
+      });
+      chains.set(key, chain);
+    }
+    return chain;
+  };
   consumer.on(consumer.events.GROUP_JOIN, () => {
     inGroup = true;
   });
@@ -93,6 +119,8 @@ export function createKafkajsBus(options: BusOptions): PositionBus {
         eachBatchAutoResolve: false,
         partitionsConsumedConcurrently: options.partitionsConsumedConcurrently,
         eachBatch: async ({ batch, heartbeat, isRunning, isStale, resolveOffset }) => {
+          const chain = chainOf(batch.topic, batch.partition);
+          const isActive = () => isRunning() && !isStale();
           const partitionBatch: PartitionBatch = {
             topic: batch.topic,
             partition: batch.partition,
@@ -100,7 +128,9 @@ export function createKafkajsBus(options: BusOptions): PositionBus {
             highWatermark: batch.highWatermark,
             heartbeat,
             resolve: resolveOffset,
-            isActive: () => isRunning() && !isStale(),
+            isActive,
+            settle: (produced, firstOffset, lastOffset, commit, commitFailed) =>
+              chain.settle({ produced, firstOffset, lastOffset, isActive, commit, commitFailed }),
           };
           await handle(partitionBatch);
         },
@@ -131,10 +161,7 @@ export function createKafkajsBus(options: BusOptions): PositionBus {
     async commit(topic, partition, nextOffset) {
       await consumer.commitOffsets([{ topic, partition, offset: nextOffset }]);
     },
-    seek(topic, partition, offset) {
-      // kafkajs applies a seek on its next fetch and marks the batches fetched before it stale.
-      consumer.seek({ topic, partition, offset });
-    },
+    seek,
     isReady() {
       return inGroup && producerUp;
     },

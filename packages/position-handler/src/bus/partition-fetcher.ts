@@ -1,4 +1,5 @@
 import type { Logger } from '../observe/logger.js';
+import { SettleChain } from './settle-chain.js';
 import type { InboundMessage, PartitionBatch } from './types.js';
 
 /**
@@ -8,8 +9,10 @@ import type { InboundMessage, PartitionBatch } from './types.js';
  *                                                      fetching --empty, error, moved meanwhile--> idle
  *                                                      fetching --offset out of range--> recovering
  *
- * A seek (any phase) sets the offset and bumps the epoch; a revocation removes the partition and bumps its
- * epoch; stop bumps every epoch. A fetch response or a batch of an older epoch is no longer current: the
+ * A seek (any phase) sets the offset, bumps the epoch and starts a new settle chain; a revocation removes the
+ * partition and bumps its epoch; stop bumps every epoch. Beside the fetch position, each partition's state holds
+ * its settle chain (settle-chain.ts): the chunks handed on whose acknowledgement and offset commit are pending,
+ * so one object owns where the partition is fetched from, handled to and committed to. A fetch response or a batch of an older epoch is no longer current: the
  * response is dropped, the batch reports isActive() false and its resolve() moves nothing.
  */
 export type PartitionPhase = 'recovering' | 'idle' | 'fetching' | 'handling';
@@ -76,6 +79,8 @@ export interface PartitionFetcherOptions<Route> {
   /** Back-off after a failed metadata, fetch or offset lookup. */
   readonly retryMs: number;
   readonly logger: Logger;
+  /** Waits `ms` (the pauses after failures); a simulation's clock instead of the timers when given. */
+  readonly sleep?: (ms: number) => Promise<void>;
 }
 
 export interface PartitionSnapshot extends TopicPartition {
@@ -91,6 +96,10 @@ interface Partition {
   phase: PartitionPhase;
   offset: bigint;
   epoch: number;
+  /** The chunks of this epoch whose acknowledgement and offset commit are pending. */
+  chain: SettleChain;
+  /** When it was last put in a fetch (the fetcher's count of fetches started); 0: never. */
+  sentAt: number;
 }
 
 const keyOf = (topic: string, partition: number) => `${topic}:${partition}`;
@@ -111,8 +120,8 @@ export class PartitionFetcher<Route> {
   #state: FetcherState = 'created';
   #handle: (batch: PartitionBatch) => Promise<void> = async () => {};
   #scheduled = false;
-  /** Rotates which partitions go first when fewer slots than ready partitions are free. */
-  #turn = 0;
+  /** Fetches started so far: each partition remembers when it was last sent, so the longest waiting goes first. */
+  #sent = 0;
 
   constructor(options: PartitionFetcherOptions<Route>) {
     this.#options = options;
@@ -157,7 +166,8 @@ export class PartitionFetcher<Route> {
       for (const partition of partitions) {
         const key = keyOf(topic, partition);
         if (this.#partitions.has(key)) continue;
-        const state: Partition = { topic, partition, phase: 'recovering', offset: -1n, epoch: 0 };
+        const chain = this.#chainOf(topic, partition);
+        const state: Partition = { topic, partition, phase: 'recovering', offset: -1n, epoch: 0, chain, sentAt: 0 };
         this.#partitions.set(key, state);
         added.push(state);
       }
@@ -172,8 +182,16 @@ export class PartitionFetcher<Route> {
     if (!state) return;
     state.epoch += 1;
     state.offset = offset;
+    state.chain = this.#chainOf(topic, partition);
     if (state.phase === 'recovering') state.phase = 'idle';
     this.#poke();
+  }
+
+  #chainOf(topic: string, partition: number): SettleChain {
+    return new SettleChain({
+      seek: (offset) => this.seek(topic, partition, offset),
+      pause: () => this.#pause(),
+    });
   }
 
   async commit(topic: string, partition: number, nextOffset: bigint): Promise<void> {
@@ -210,7 +228,8 @@ export class PartitionFetcher<Route> {
   }
 
   #pause(): Promise<void> {
-    return new Promise((resolve) => setTimeout(resolve, this.#options.retryMs));
+    const { sleep, retryMs } = this.#options;
+    return sleep ? sleep(retryMs) : new Promise((resolve) => setTimeout(resolve, retryMs));
   }
 
   /** Starts the fetches there is room for, on the next turn (several changes in one turn make one pass). */
@@ -270,9 +289,13 @@ export class PartitionFetcher<Route> {
     const idle = all.filter((s) => s.phase === 'idle');
     const free = concurrency - taken;
     if (idle.length === 0 || free <= 0) return;
-    this.#turn = (this.#turn + 1) % idle.length;
-    const ready = [...idle.slice(this.#turn), ...idle.slice(0, this.#turn)].slice(0, free);
-    for (const state of ready) state.phase = 'fetching';
+    // Fewer slots than idle partitions: the ones sent longest ago go first, so a partition cannot starve behind
+    // others whose fetches come back empty and are sent again at once.
+    const ready = idle.sort((a, b) => a.sentAt - b.sentAt).slice(0, free);
+    for (const state of ready) {
+      state.phase = 'fetching';
+      state.sentAt = ++this.#sent;
+    }
     let route: Route;
     try {
       route = await io.route(topics);
@@ -294,7 +317,7 @@ export class PartitionFetcher<Route> {
       if (leader === undefined) {
         // No leader known (an election in progress): asked again after a pause, with fresh metadata then.
         state.phase = 'idle';
-        setTimeout(() => this.#poke(), this.#options.retryMs);
+        void this.#pause().then(() => this.#poke());
         continue;
       }
       byNode.set(leader, [...(byNode.get(leader) ?? []), state]);
@@ -361,6 +384,7 @@ export class PartitionFetcher<Route> {
   #startBatch(state: Partition, part: FetchedPartition): void {
     state.phase = 'handling';
     const epoch = state.epoch;
+    const chain = state.chain;
     const current = () => this.#current(state, epoch);
     const batch: PartitionBatch = {
       topic: state.topic,
@@ -373,6 +397,8 @@ export class PartitionFetcher<Route> {
         if (current()) state.offset = BigInt(offset) + 1n;
       },
       isActive: current,
+      settle: (produced, firstOffset, lastOffset, commit, commitFailed) =>
+        chain.settle({ produced, firstOffset, lastOffset, isActive: current, commit, commitFailed }),
     };
     const work = this.#handle(batch)
       .catch((error: unknown) => {

@@ -1,5 +1,6 @@
 import type { ConnectionOptions } from 'node:tls';
 import type { Logger } from '../observe/logger.js';
+import type { Settled } from './settle-chain.js';
 
 /**
  * The narrow Kafka interface the runner needs. Two clients implement it: @platformatic/kafka
@@ -23,6 +24,20 @@ export interface PartitionBatch {
   resolve(offset: string): void;
   /** false once the consumer is stopping or the partition was revoked: stop taking new work from this batch. */
   isActive(): boolean;
+  /**
+   * After the chunk [firstOffset..lastOffset]'s notifications were sent: the partition's settle chain
+   * (settle-chain.ts) waits for their acknowledgement and commits the offset after lastOffset with `commit`, in
+   * chunk order; a failed produce moves the fetch position back to firstOffset, a failed commit is tried again
+   * while `commitFailed`, told of each failure, answers true. Resolves once queued (after waiting while too
+   * many chunks of the partition are unacknowledged), with the outcome to observe.
+   */
+  settle(
+    produced: Promise<void>,
+    firstOffset: string,
+    lastOffset: string,
+    commit: (nextOffset: string) => Promise<void>,
+    commitFailed: (error: unknown) => boolean,
+  ): Promise<{ outcome: Promise<Settled> }>;
 }
 
 export interface OutboundMessage {

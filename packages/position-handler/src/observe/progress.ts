@@ -31,6 +31,8 @@ interface Failing {
   lastError: FailureSummary;
   /** Whether the stall was reported (one line when it crosses the bound, one when it ends). */
   reported: boolean;
+  /** A failure that stops the partition at once (money that does not add up): DOWN without waiting for the bound. */
+  down: boolean;
 }
 
 /**
@@ -60,12 +62,16 @@ export class PartitionProgress {
     if (!this.known.has(key)) this.known.set(key, { topic, partition });
   }
 
-  /** A failure of the partition's work; answers the failure record (for the log line of this back-off step). */
+  /**
+   * A failure of the partition's work; answers the failure record (for the log line of this back-off step).
+   * `down`: the partition is stalled at once, whatever stalledAfterMs says (an invariant violation).
+   */
   failed(
     topic: string,
     partition: number,
     stage: FailedStage,
     error: unknown,
+    down = false,
   ): { readonly errorClass: ErrorClass; readonly stalledForMs: number; readonly failures: number } {
     const key = `${topic}:${partition}`;
     this.handles(topic, partition);
@@ -73,9 +79,10 @@ export class PartitionProgress {
     const lastError = summarizeError(error);
     let entry = this.failing.get(key);
     if (!entry || (entry.stage === 'notify' && at - entry.lastAt > this.stalledAfterMs)) {
-      entry = { topic, partition, stage, since: at, lastAt: at, failures: 0, lastError, reported: false };
+      entry = { topic, partition, stage, since: at, lastAt: at, failures: 0, lastError, reported: false, down };
       this.failing.set(key, entry);
     }
+    if (down) entry.down = true;
     entry.lastAt = at;
     entry.failures += 1;
     entry.lastError = lastError;
@@ -109,7 +116,7 @@ export class PartitionProgress {
         this.failing.delete(key);
         continue;
       }
-      if (now - entry.since >= this.stalledAfterMs) out.push(this.view(entry, now));
+      if (entry.down || now - entry.since >= this.stalledAfterMs) out.push(this.view(entry, now));
     }
     return out;
   }
@@ -122,7 +129,7 @@ export class PartitionProgress {
     const entry = this.failing.get(`${topic}:${partition}`);
     if (!entry || entry.reported) return undefined;
     const now = this.now();
-    if (now - entry.since < this.stalledAfterMs) return undefined;
+    if (!entry.down && now - entry.since < this.stalledAfterMs) return undefined;
     entry.reported = true;
     return this.view(entry, now);
   }

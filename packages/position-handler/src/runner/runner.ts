@@ -12,6 +12,7 @@ import { oneAtATimeResult } from '../messages/one-at-a-time.js';
 import type { Logger } from '../observe/logger.js';
 import { type PositionMetrics, ResultTally } from '../observe/metrics.js';
 import { PartitionProgress } from '../observe/progress.js';
+import { InvariantViolation } from './plan-invariants.js';
 import { type BatchStore, type Planner, planAndWriteBatch, type StageTimings } from './unit-of-work.js';
 
 export type { BatchStore } from './unit-of-work.js';
@@ -40,6 +41,8 @@ export interface RunnerOptions {
   readonly progress?: PartitionProgress;
   /** central-ledger's ERROR_HANDLING for the errorInformation of error notifications; its repository file's when not given. */
   readonly errorHandling?: ErrorHandling;
+  /** Waits `ms` (the back-off after a failure); a simulation's clock instead of the timers when given. */
+  readonly sleep?: (ms: number) => Promise<void>;
 }
 
 export class StoppedError extends Error {
@@ -69,10 +72,7 @@ const DEFAULT_FOLLOW_UP_TOPIC = 'topic-transfer-position';
 /** topic-{{functionality}}-{{action}} for bulk / processing (central-services-shared Enum.Kafka.TopicMap). */
 const DEFAULT_BULK_PROCESSING_TOPIC = 'topic-bulk-processing';
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/** Chunks of one partition whose notifications may be awaiting their acknowledgement at once. */
-const MAX_UNSETTLED_CHUNKS = 4;
+const timerSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
  * The loop for one partition batch: decode → plan and write (one DB transaction per chunk of `batchSize`) →
@@ -81,14 +81,12 @@ const MAX_UNSETTLED_CHUNKS = 4;
  * acknowledged, and the redelivery is recognised by the ledger (planBatch) and only re-notified.
  *
  * The produce of chunk N overlaps the DB work of chunk N+1. The wait for the acknowledgement and the offset
- * commit happen off the fetch loop, chained per partition (see settle), so the next fetch does not wait for
+ * commit happen off the fetch loop, on the partition's settle chain (the bus's: settle-chain.ts), so the next fetch does not wait for
  * two more broker round trips: the DB transaction is the only wait between fetches.
  */
 export class PositionRunner {
   private stopping = false;
   private readonly inFlight = new Set<Promise<unknown>>();
-  /** Per partition: the last chunk's settle (true = its offset was committed) and how many are open. */
-  private readonly settling = new Map<string, { last: Promise<boolean>; open: number }>();
   private readonly progress: PartitionProgress;
 
   constructor(
@@ -127,66 +125,36 @@ export class PositionRunner {
   }
 
   /**
-   * After chunk [firstOffset..lastOffset]'s notifications were sent: waits for their acknowledgement, then
-   * commits the offset after lastOffset, in chunk order per partition (each settle waits for the previous
-   * one). If the produce or the commit fails, the fetch position goes back to firstOffset: the chunk (and any
-   * fetched after it) is handled again, recognised as replays and re-notified; the settles already queued
-   * behind it commit nothing. Resolves once this chunk's settle is queued, after waiting while
-   * MAX_UNSETTLED_CHUNKS are open (back-pressure when the broker is slow to acknowledge).
+   * After a chunk's notifications were sent: queues it on its partition's settle chain (the bus's, beside the
+   * partition's fetch position: settle-chain.ts), which waits for the acknowledgement, commits the offset in
+   * chunk order (trying a failed commit again), or when the produce failed moves the partition back to the
+   * chunk's first offset; reports the outcome here
+   * (metrics, progress, the log). Resolves once queued (back-pressure when the broker is slow to acknowledge).
    */
   private async settle(batch: PartitionBatch, produced: Promise<void>, firstOffset: string, lastOffset: string) {
-    const key = `${batch.topic}:${batch.partition}`;
-    let chain = this.settling.get(key);
-    if (!chain) {
-      chain = { last: Promise.resolve(true), open: 0 };
-      this.settling.set(key, chain);
-      this.progress.handles(batch.topic, batch.partition);
-    }
-    while (chain.open >= MAX_UNSETTLED_CHUNKS) await chain.last;
-    const previous = chain.last;
-    const state = chain;
-    state.open += 1;
-    // Assigned before any await inside reads it (the first await comes first).
-    let settled!: Promise<boolean>;
-    settled = (async () => {
-      try {
-        const committedBefore = await previous;
-        await produced;
-        if (!committedBefore) return false;
-        // A later chunk of the partition is already queued: its commit covers this one's offsets, so one
-        // broker request is saved (if that one fails, it seeks back to its own first offset; this chunk is
-        // acknowledged and, after a crash, would only be replayed).
-        if (state.last !== settled) return true;
-        const started = performance.now();
-        await this.bus.commit(batch.topic, batch.partition, (BigInt(lastOffset) + 1n).toString());
-        this.metrics.offsetCommitted((performance.now() - started) / 1000);
-        this.progressed(batch, true);
+    this.progress.handles(batch.topic, batch.partition);
+    const { topic, partition } = batch;
+    const { outcome } = await batch.settle(
+      produced,
+      firstOffset,
+      lastOffset,
+      (nextOffset) => this.bus.commit(topic, partition, nextOffset),
+      (error) => {
+        // A stop does not wait for a broker that keeps refusing: the next owner replays the chunk.
+        if (this.stopping) return false;
+        this.failed(batch, 'notify', error, firstOffset, 'offset commit failed; tried again');
         return true;
-      } catch (error) {
-        if (!batch.isActive()) this.progress.forget(batch.topic, batch.partition);
+      },
+    );
+    void this.track(outcome).then((settled) => {
+      if (settled.kind === 'committed') {
+        this.metrics.offsetCommitted(settled.seconds);
+        this.progressed(batch, true);
+      } else if (settled.kind === 'failed') {
+        if (!settled.active) this.progress.forget(batch.topic, batch.partition);
         else
-          this.failed(
-            batch,
-            'notify',
-            error,
-            firstOffset,
-            'notifications or offset commit failed; the chunk is fetched again',
-          );
-        // The partition may have been revoked meanwhile; its new owner starts from the committed offset.
-        if (batch.isActive()) {
-          try {
-            this.bus.seek(batch.topic, batch.partition, firstOffset);
-          } catch {}
-        }
-        return false;
-      } finally {
-        state.open -= 1;
+          this.failed(batch, 'notify', settled.error, firstOffset, 'notifications failed; the chunk is fetched again');
       }
-    })();
-    state.last = settled;
-    // A seek starts a new chain: settles of batches fetched before it see isActive() false and are not queued.
-    void this.track(settled).then((ok) => {
-      if (!ok && this.settling.get(key) === state && state.last === settled) this.settling.delete(key);
     });
   }
 
@@ -240,7 +208,7 @@ export class PositionRunner {
       // partition backs off like a failed transaction, then the bus fetches its unresolved messages again.
       if (error instanceof StoppedError || this.stopping || !batch.isActive()) throw error;
       const { failures } = this.failed(batch, 'transaction', error, messages[0]?.offset, 'batch failed; fetched again');
-      await sleep(this.backOff(failures));
+      await (this.options.sleep ?? timerSleep)(this.backOff(failures));
       throw error;
     } finally {
       // On an error path the next chunk's transaction may still be running: let it end (its messages are
@@ -268,7 +236,8 @@ export class PositionRunner {
     message: string,
   ): { readonly failures: number } {
     const { topic, partition } = batch;
-    const failure = this.progress.failed(topic, partition, stage, error);
+    // Money that does not add up stops the partition at once: its batch is never committed while it lasts.
+    const failure = this.progress.failed(topic, partition, stage, error, error instanceof InvariantViolation);
     if (stage === 'transaction') this.metrics.transactionRetried(failure.errorClass);
     else this.metrics.notifyRetried(failure.errorClass);
     const retryInMs = stage === 'transaction' ? this.backOff(failure.failures) : undefined;
@@ -284,13 +253,19 @@ export class PositionRunner {
     });
     const stalled = this.progress.crossedBound(topic, partition);
     if (stalled) {
-      this.logger.error('partition stalled: no progress; /health is DOWN until it progresses', {
-        topic,
-        partition,
-        stalledForSeconds: stalled.stalledForSeconds,
-        failures: stalled.failures,
-        lastError: stalled.lastError,
-      });
+      const violated = error instanceof InvariantViolation;
+      this.logger.error(
+        violated
+          ? 'partition stopped: invariant violated, its batch is not committed; /health is DOWN until it progresses'
+          : 'partition stalled: no progress; /health is DOWN until it progresses',
+        {
+          topic,
+          partition,
+          stalledForSeconds: stalled.stalledForSeconds,
+          failures: stalled.failures,
+          lastError: stalled.lastError,
+        },
+      );
     }
     return failure;
   }
@@ -472,7 +447,7 @@ export class PositionRunner {
           throw new StoppedError();
         }
         const { failures } = this.failed(batch, 'transaction', error, fromOffset, 'transaction rolled back; retrying');
-        await sleep(this.backOff(failures));
+        await (this.options.sleep ?? timerSleep)(this.backOff(failures));
         await batch.heartbeat().catch(() => {});
       }
     }

@@ -17,6 +17,7 @@ import type {
   StateRecord,
   TransferFacts,
 } from '../ledger/types.js';
+import { checkPlan } from './plan-invariants.js';
 
 /** What one batch's transaction reads under its locks. */
 export interface LockedFacts {
@@ -68,7 +69,8 @@ export interface StageTimings {
 export type Planner = (input: PlanInput) => PlanResult;
 
 /**
- * One batch, one transaction: read the reference data → lock and read → plan (pure, src/ledger) → write.
+ * One batch, one transaction: read the reference data → lock and read → plan (pure, src/ledger) → check the
+ * plan's invariants (plan-invariants.ts) → write.
  * Every rule (which accounts to lock, settlement accounts, liquidity cover, state checks) is the ledger's.
  */
 export async function planAndWriteBatch(
@@ -105,7 +107,10 @@ export async function planAndWriteBatch(
       });
     }
     const accounts = accountFactsOf(reads, reference.accounts, settlement, facts.positions);
-    const result = plan({ commands, accounts, transfers, fxTransfers });
+    const input = { commands, accounts, transfers, fxTransfers };
+    const result = plan(input);
+    // Money that does not add up is never written: the transaction rolls back (InvariantViolation).
+    checkPlan(input, result);
     timings.plan += performance.now() - started;
 
     started = performance.now();

@@ -8,6 +8,7 @@ import type {
   StateChangePlan,
   StateRecord,
 } from '../ledger/types.js';
+import { InvariantViolation } from '../runner/plan-invariants.js';
 import type { BatchTransaction, LockedFacts, LockReads } from '../runner/unit-of-work.js';
 import { LedgerEntryType, ParticipantLimitType, TransferParticipantRoleType } from './enums.js';
 import { type AccountRow, ReferenceData, type SettlementModelRow } from './reference-data.js';
@@ -48,6 +49,25 @@ function list(length: number): string {
   return new Array(length).fill('?').join(',');
 }
 
+/**
+ * Fails the statement list here (and so leaves the COMMIT after it unsent) unless the statement before it
+ * matched `rows` rows: a scalar subquery of two rows is MariaDB's and MySQL's error 1242, evaluated only when the
+ * count differs. No extra round trip: it travels with the writes.
+ */
+function rowCountIs(rows: number): Sql {
+  return { sql: 'SELECT IF(ROW_COUNT() = ?, 0, (SELECT 1 UNION ALL SELECT 2)) AS rows_as_planned', values: [rows] };
+}
+
+/** Error 1242 from rowCountIs: the write matched other rows than the plan's. */
+const ROWS_NOT_AS_PLANNED = 1242;
+
+function rowsAsPlanned(error: unknown): never {
+  if ((error as { errno?: unknown }).errno === ROWS_NOT_AS_PLANNED) {
+    throw new InvariantViolation('the position UPDATE matched other rows than the plan’s positions', { cause: error });
+  }
+  throw error;
+}
+
 const START = { sql: 'START TRANSACTION', values: [] } satisfies Sql;
 const COMMIT = { sql: 'COMMIT', values: [] } satisfies Sql;
 const ROLLBACK = { sql: 'ROLLBACK', values: [] } satisfies Sql;
@@ -58,8 +78,9 @@ const ROLLBACK = { sql: 'ROLLBACK', values: [] } satisfies Sql;
  * (runner/unit-of-work.ts) and the ledger decides what to lock and what to write:
  *   1. START TRANSACTION; one read that locks the positions and reads the transfers' state histories (and, for
  *      non-prepares, the payee amounts);
- *   2. (after the pure plan) INSERT the state changes; INSERT the position changes; UPDATE the positions; COMMIT.
- * 6 statements. The position changes name their state change as LAST_INSERT_ID() + its index: the state
+ *   2. (after the pure plan) INSERT the state changes; INSERT the position changes; UPDATE the positions; check
+ *      the UPDATE's row count (rowCountIs); COMMIT.
+ * 7 statements. The position changes name their state change as LAST_INSERT_ID() + its index: the state
  * changes' ids, one multi-row INSERT ... VALUES, are consecutive from the first one (InnoDB, unless
  * innodb_autoinc_lock_mode = 2, MySQL 8's default: there the ids are read back, one more round trip).
  * The accounts with their limits and the settlement models come from ReferenceData and are read (2 more
@@ -178,7 +199,12 @@ export class PositionStore {
     // Each state change's index within its own table's INSERT.
     const local = result.stateChanges.map((c) => (c.fx ? fx.push(c) : plain.push(c)) - 1);
     const isFx = (i: number) => result.stateChanges[i]?.fx === true;
-    const updates = result.positionUpdates.length > 0 ? [this.positionUpdatesSql(result.positionUpdates)] : [];
+    // The UPDATE is the one write that can touch other rows than planned without an error (a multi-row INSERT
+    // inserts every row or fails): a position row missing or doubled stops the COMMIT.
+    const updates =
+      result.positionUpdates.length > 0
+        ? [this.positionUpdatesSql(result.positionUpdates), rowCountIs(result.positionUpdates.length)]
+        : [];
     if (this.consecutiveIds) {
       const both = plain.length > 0 && fx.length > 0;
       const first = (i: number) => (isFx(i) || !both ? 'LAST_INSERT_ID()' : '@mojafast_first_tsc');
@@ -207,7 +233,7 @@ export class PositionStore {
           ...updates,
           COMMIT,
         ),
-      );
+      ).catch(rowsAsPlanned);
       return;
     }
     const plainIds = plain.length > 0 ? await this.insertAndReadBack(connection, plain, false) : [];
@@ -224,7 +250,7 @@ export class PositionStore {
     const errors = result.transferErrors?.length
       ? [this.transferErrorsSql(result, (i) => ({ sql: '?', values: [plainIds[local[i] as number] ?? null] }))]
       : [];
-    await query(connection, joined(...errors, ...changes, ...updates, COMMIT));
+    await query(connection, joined(...errors, ...changes, ...updates, COMMIT)).catch(rowsAsPlanned);
   }
 
   /** transferError rows (a refused bulk-prepare, handler.js logTransferError), each naming its state change. */

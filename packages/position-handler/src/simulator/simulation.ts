@@ -1,0 +1,473 @@
+import { type FetcherIo, PartitionFetcher } from '../bus/partition-fetcher.js';
+import type { InboundMessage, OutboundMessage, PositionBus } from '../bus/types.js';
+import type { Amount } from '../ledger/amount.js';
+import { TransferState } from '../ledger/types.js';
+import type { Logger } from '../observe/logger.js';
+import type { PositionMetrics } from '../observe/metrics.js';
+import { PartitionProgress } from '../observe/progress.js';
+import { PositionRunner } from '../runner/runner.js';
+import { Prng } from './prng.js';
+import { Scheduler } from './scheduler.js';
+import { SimStore, type StoreFaults } from './sim-store.js';
+import { type SimMessage, type SimTransfer, Workload } from './workload.js';
+
+const TOPIC = 'sim-positions';
+/** The simulated clock's origin (the dates in notifications). */
+const EPOCH = Date.UTC(2026, 0, 1);
+/** A fetch with nothing to read waits this long on the broker (fetch max wait). */
+const LONG_POLL_MS = 100;
+/** A seed that has not settled after this many events has lost liveness. */
+const MAX_STEPS = 40_000;
+const RESULT_STATES = new Set<string>([
+  TransferState.RESERVED,
+  TransferState.ABORTED_REJECTED,
+  TransferState.COMMITTED,
+  TransferState.ABORTED_ERROR,
+]);
+
+/** How often each fault happens in one seed (swarm testing: each seed leaves some faults out entirely). */
+export interface Faults extends StoreFaults {
+  readonly fetchFails: number;
+  readonly produceFails: number;
+  /** The notifications were appended but the acknowledgement is lost. */
+  readonly produceAckLost: number;
+  readonly commitFails: number;
+  /** The offset was committed but the reply is lost. */
+  readonly commitAckLost: number;
+  readonly offsetsReadFails: number;
+  /** Per step: a member crashes (SIGKILL: its calls are never answered, its transactions roll back). */
+  readonly crash: number;
+  /** Per step: a member joins the group (a rebalance). */
+  readonly join: number;
+}
+
+const NO_FAULTS: Faults = {
+  callFails: 0,
+  commitReplyLost: 0,
+  fetchFails: 0,
+  produceFails: 0,
+  produceAckLost: 0,
+  commitFails: 0,
+  commitAckLost: 0,
+  offsetsReadFails: 0,
+  crash: 0,
+  join: 0,
+};
+
+export interface SimResult {
+  readonly seed: number;
+  /** The first invariant broken, undefined when the seed passed. */
+  readonly violation: string | undefined;
+  readonly steps: number;
+  readonly messages: number;
+  readonly members: number;
+  readonly crashes: number;
+  readonly simulatedMs: number;
+  /** The last events (with `trace`), to read a failure. */
+  readonly trace: readonly string[];
+}
+
+interface Member {
+  readonly id: number;
+  readonly fetcher: PartitionFetcher<number>;
+  alive: boolean;
+}
+
+class SimulatedFailure extends Error {
+  constructor(what: string) {
+    super(`simulated failure: ${what}`);
+    this.name = 'SimulatedFailure';
+  }
+}
+
+const noMetrics: PositionMetrics = {
+  chunkDecoded() {},
+  transactionCommitted() {},
+  resultsBuilt() {},
+  notificationsAcknowledged() {},
+  offsetCommitted() {},
+  consumerLag() {},
+  transactionRetried() {},
+  notifyRetried() {},
+};
+
+const nullLogger: Logger = { error() {}, warn() {}, info() {}, debug() {} };
+
+const keyOf = (transferId: string, action: string) => `${transferId} ${action}`;
+
+/** A notification's message (its transfer and action) and its result, as the checks compare them. */
+function readNotification(message: OutboundMessage): { key: string; result: string } {
+  const value = JSON.parse(message.value) as {
+    id: string;
+    content: { payload?: { errorInformation?: { errorCode?: string } } };
+    metadata: { event: { action: string; state: { status: string } } };
+  };
+  const { action, state } = value.metadata.event;
+  const code = value.content.payload?.errorInformation?.errorCode;
+  return { key: keyOf(value.id, action), result: state.status === 'success' ? 'success' : `error ${code}` };
+}
+
+/**
+ * One seed: a partitioned log, a group of handler members (the real PartitionFetcher and PositionRunner, each on
+ * the simulated log and store), upstream sending prepares and then commits or aborts, and faults, all ordered by
+ * one PRNG. Checked while it runs (no offset committed past a notification not acknowledged, never moved back;
+ * nothing notified again once its offset is committed; a message's results agree) and at the end against the
+ * pure replay (one result per transfer, the replay's; positions = initial + Σ changes = the replay's; every
+ * message notified, every offset committed).
+ */
+export async function simulate(
+  seed: number,
+  options: { readonly trace?: boolean; readonly traceLines?: number } = {},
+): Promise<SimResult> {
+  const prng = new Prng(seed);
+  const scheduler = new Scheduler(prng);
+  const workload = new Workload(prng, { dfsps: prng.int(2, 4), transfers: prng.int(3, 14) });
+  const replay = workload.replay();
+  const partitions = prng.int(1, 3);
+  const faultSteps = prng.int(0, 800);
+  const rate = (max: number) => (prng.chance(0.5) ? prng.next() * max : 0);
+  const seedFaults: Faults = {
+    callFails: rate(0.15),
+    commitReplyLost: rate(0.15),
+    fetchFails: rate(0.15),
+    produceFails: rate(0.2),
+    produceAckLost: rate(0.2),
+    commitFails: rate(0.2),
+    commitAckLost: rate(0.2),
+    offsetsReadFails: rate(0.3),
+    crash: rate(0.01),
+    join: rate(0.01),
+  };
+  let steps = 0;
+  const faults = () => (steps < faultSteps ? seedFaults : NO_FAULTS);
+  const store = new SimStore(scheduler, prng, workload, faults);
+
+  const log: InboundMessage[][] = Array.from({ length: partitions }, () => []);
+  const committed: bigint[] = Array.from({ length: partitions }, () => 0n);
+  const source = new Map<
+    string,
+    { readonly partition: number; readonly offset: number; readonly message: SimMessage }
+  >();
+  const acknowledged = new Set<string>();
+  const results = new Map<string, string>();
+  const endingSent = new Set<string>();
+  const members: Member[] = [];
+  const trace: string[] = [];
+  let violation: string | undefined;
+  let crashes = 0;
+  let appended = 0;
+
+  const note = (line: string) => {
+    if (options.trace) trace.push(`${String(scheduler.now).padStart(6)}ms #${steps} ${line}`);
+  };
+  const broken = (what: string) => {
+    violation ??= what;
+    note(`VIOLATION ${what}`);
+  };
+  const now = () => new Date(EPOCH + scheduler.now);
+
+  const append = (message: SimMessage) => {
+    const partition = (Number(message.key) >> 1) % partitions;
+    const messages = log[partition] as InboundMessage[];
+    const offset = messages.length;
+    messages.push({ key: Buffer.from(message.key), value: Buffer.from(message.value), offset: String(offset) });
+    source.set(keyOf(message.transferId, message.action), { partition, offset, message });
+    appended += 1;
+    note(`append ${message.action} ${message.transferId.slice(-4)} at ${partition}@${offset}`);
+  };
+
+  // Upstream: the prepares, one at a time at steps the scheduler picks.
+  let nextPrepare = 0;
+  const sendPrepare = () => {
+    const transfer = workload.transfers[nextPrepare++] as SimTransfer;
+    append(workload.message(transfer, 'prepare', now()));
+    if (nextPrepare < workload.transfers.length) scheduler.post(0, sendPrepare);
+  };
+  scheduler.post(0, sendPrepare);
+
+  /** The first acknowledged result of a message: checked against the replay; upstream answers a reserved prepare. */
+  const firstResult = (key: string, result: string) => {
+    const entry = source.get(key);
+    if (!entry) return;
+    const { message } = entry;
+    const transfer = workload.transfers.find((t) => t.id === message.transferId) as SimTransfer;
+    const expected =
+      message.action === 'prepare'
+        ? transfer.breach
+          ? 'error 4200'
+          : 'success'
+        : message.action === 'commit'
+          ? 'success'
+          : undefined;
+    if (expected !== undefined && result !== expected)
+      broken(`${key}: notified ${result}, the replay says ${expected}`);
+    if (message.action === 'prepare' && result === 'success' && !endingSent.has(transfer.id)) {
+      endingSent.add(transfer.id);
+      scheduler.post(0, () => {
+        store.record(
+          transfer.id,
+          transfer.ending === 'commit' ? TransferState.RECEIVED_FULFIL : TransferState.RECEIVED_ERROR,
+        );
+        append(workload.message(transfer, transfer.ending, now()));
+      });
+    }
+  };
+
+  const produce = (owner: number, messages: readonly OutboundMessage[]): Promise<void> => {
+    const notes = messages.map(readNotification);
+    for (const { key } of notes) {
+      const entry = source.get(key);
+      if (!entry) broken(`notification of a message never sent: ${key}`);
+      else if (BigInt(entry.offset) < (committed[entry.partition] as bigint)) {
+        broken(
+          `${key} (${entry.partition}@${entry.offset}) notified again after its offset was committed (${committed[entry.partition]})`,
+        );
+      }
+    }
+    note(`member ${owner} produces ${notes.map((n) => n.key.slice(-12)).join(', ')}`);
+    return new Promise((resolve, reject) =>
+      scheduler.post(owner, () => {
+        const f = faults();
+        if (prng.chance(f.produceFails)) {
+          note(`member ${owner} produce refused`);
+          reject(new SimulatedFailure('produce refused'));
+          return;
+        }
+        const lost = prng.chance(f.produceAckLost);
+        scheduler.post(owner, () => {
+          if (lost) {
+            note(`member ${owner} produce acknowledgement lost`);
+            reject(new SimulatedFailure('produce acknowledgement lost'));
+            return;
+          }
+          for (const { key, result } of notes) {
+            acknowledged.add(key);
+            const first = results.get(key);
+            if (first === undefined) {
+              results.set(key, result);
+              firstResult(key, result);
+            } else if (first !== result) {
+              // A redelivered prepare of a transfer that moved on since gets 2001 (docs/design.md, idempotency).
+              const [transferId, action] = key.split(' ');
+              const movedOn = action === 'prepare' && result === 'error 2001' && endingSent.has(transferId as string);
+              if (!movedOn) broken(`${key} notified ${first}, then ${result}`);
+            }
+          }
+          resolve();
+        });
+      }),
+    );
+  };
+
+  const applyCommit = (owner: number, partition: number, next: bigint) => {
+    const before = committed[partition] as bigint;
+    if (next < before)
+      broken(`member ${owner} moved partition ${partition}'s committed offset back from ${before} to ${next}`);
+    const messages = log[partition] as InboundMessage[];
+    if (next > BigInt(messages.length)) broken(`offset ${next} committed past the log end ${messages.length}`);
+    for (let offset = Number(before); offset < Number(next) && offset < messages.length; offset++) {
+      const entry = [...source.values()].find((e) => e.partition === partition && e.offset === offset);
+      const key = entry ? keyOf(entry.message.transferId, entry.message.action) : `${partition}@${offset}`;
+      if (!acknowledged.has(key))
+        broken(
+          `member ${owner} committed ${partition}@${next} past ${key} (offset ${offset}), whose notification was not acknowledged`,
+        );
+    }
+    committed[partition] = next;
+    note(`member ${owner} commits ${partition}@${next}`);
+  };
+
+  const ioOf = (owner: number): FetcherIo<number> => ({
+    route: async () => 0,
+    leaderOf: () => 0,
+    fetch: (_route, _node, positions) => {
+      const answer = () => {
+        if (prng.chance(faults().fetchFails)) throw new SimulatedFailure('fetch failed');
+        return positions.map(({ topic, partition, offset }) => {
+          const messages = log[partition] as InboundMessage[];
+          if (offset > BigInt(messages.length))
+            broken(`member ${owner} fetched ${partition}@${offset}, past the log end`);
+          const taken = messages.slice(Number(offset), Number(offset) + prng.int(1, 6));
+          note(`member ${owner} fetched ${partition}@${offset}: ${taken.length} messages`);
+          return {
+            topic,
+            partition,
+            messages: taken,
+            nextOffset: offset + BigInt(taken.length),
+            highWatermark: String(messages.length),
+          };
+        });
+      };
+      const readable = positions.some((p) => p.offset < BigInt((log[p.partition] as InboundMessage[]).length));
+      if (readable) return scheduler.reply(owner, answer);
+      return new Promise((resolve, reject) =>
+        scheduler.at(owner, LONG_POLL_MS, () => {
+          try {
+            resolve(answer());
+          } catch (error) {
+            reject(error);
+          }
+        }),
+      );
+    },
+    committedOffsets: () =>
+      scheduler.reply(owner, () => {
+        if (prng.chance(faults().offsetsReadFails)) throw new SimulatedFailure('committed offsets not available');
+        const snapshot = [...committed];
+        return (_topic, partition) => snapshot[partition];
+      }),
+    listOffsets: () => scheduler.reply(owner, () => () => 0n),
+    commit: (_topic, partition, next) => {
+      // The group's generation goes with the request: one sent before a rebalance is refused after it, as
+      // Kafka's coordinator refuses a stale generation.
+      const sentIn = generation;
+      return new Promise((resolve, reject) =>
+        scheduler.post(owner, () => {
+          const f = faults();
+          if (sentIn !== generation) {
+            note(`member ${owner} commit ${partition}@${next} refused: generation ${sentIn} is over`);
+            reject(new SimulatedFailure('offset commit of an older generation'));
+            return;
+          }
+          if (prng.chance(f.commitFails)) {
+            note(`member ${owner} commit ${partition}@${next} refused`);
+            reject(new SimulatedFailure('offset commit refused'));
+            return;
+          }
+          applyCommit(owner, partition, next);
+          const lost = prng.chance(f.commitAckLost);
+          scheduler.post(owner, () => (lost ? reject(new SimulatedFailure('offset commit reply lost')) : resolve()));
+        }),
+      );
+    },
+  });
+
+  const live = () => members.filter((m) => m.alive);
+  /** The group's generation: one more at each rebalance. */
+  let generation = 0;
+  const rebalance = () => {
+    generation += 1;
+    const alive = live();
+    note(`rebalance: members ${alive.map((m) => m.id).join(', ') || 'none'}`);
+    alive.forEach((member, i) => {
+      const mine = Array.from({ length: partitions }, (_, p) => p).filter((p) => p % alive.length === i);
+      member.fetcher.assign([{ topic: TOPIC, partitions: mine }]);
+    });
+  };
+  const start = async () => {
+    const id = members.length + 1;
+    const fetcher = new PartitionFetcher<number>({
+      io: ioOf(id),
+      topics: [TOPIC],
+      concurrency: prng.int(1, 3),
+      fromBeginning: true,
+      retryMs: 50,
+      logger: nullLogger,
+      sleep: (ms) => scheduler.sleep(id, ms),
+    });
+    const bus: PositionBus = {
+      start: async (handle) => fetcher.start(handle),
+      produce: (messages) => produce(id, messages),
+      commit: (topic, partition, next) => fetcher.commit(topic, partition, BigInt(next)),
+      seek: (topic, partition, offset) => fetcher.seek(topic, partition, BigInt(offset)),
+      isReady: () => true,
+      stop: () => fetcher.stop(),
+    };
+    const runner = new PositionRunner(
+      bus,
+      store.forMember(id),
+      noMetrics,
+      nullLogger,
+      {
+        batchSize: prng.int(1, 4),
+        hubName: 'Hub',
+        retryInitialMs: 20,
+        retryMaxMs: 200,
+        progress: new PartitionProgress(60_000, () => scheduler.now),
+        sleep: (ms) => scheduler.sleep(id, ms),
+      },
+      now,
+    );
+    members.push({ id, fetcher, alive: true });
+    await runner.start();
+    note(`member ${id} starts`);
+    rebalance();
+  };
+  const crash = (member: Member) => {
+    member.alive = false;
+    crashes += 1;
+    scheduler.forget(member.id);
+    store.crash(member.id);
+    note(`member ${member.id} crashes`);
+    rebalance();
+  };
+
+  const totalMessages = workload.transfers.reduce((n, t) => n + (t.breach ? 1 : 2), 0);
+  const finished = () =>
+    appended === totalMessages &&
+    log.every((messages, p) => committed[p] === BigInt(messages.length)) &&
+    [...source.keys()].every((key) => acknowledged.has(key));
+
+  for (let i = prng.int(1, 2); i > 0; i--) await start();
+  for (;;) {
+    await scheduler.settle();
+    if (violation !== undefined || finished()) break;
+    steps += 1;
+    if (steps > MAX_STEPS) {
+      for (const m of live()) {
+        note(
+          `member ${m.id}: ${m.fetcher
+            .snapshot()
+            .map((p) => `${p.partition} ${p.phase} @${p.offset}`)
+            .join('; ')}`,
+        );
+      }
+      note(`store: ${store.describe()}`);
+      broken(
+        `no progress: ${appended}/${totalMessages} messages sent, committed ${committed.join(',')} of ${log.map((m) => m.length).join(',')}`,
+      );
+      break;
+    }
+    const f = faults();
+    const alive = live();
+    if (alive.length > 0 && prng.chance(f.crash)) crash(prng.pick(alive));
+    else if (alive.length < 3 && prng.chance(f.join)) await start();
+    else if (alive.length === 0 && f === NO_FAULTS) await start();
+    if (!scheduler.step() && live().length > 0) {
+      broken('stuck: no event left, and the work is not done');
+      break;
+    }
+  }
+
+  if (violation === undefined) {
+    for (const transfer of workload.transfers) {
+      const history = store.histories.get(transfer.id) ?? [];
+      const outcomes = history.map((s) => s.transferStateId).filter((s) => RESULT_STATES.has(s));
+      if (new Set(outcomes).size !== outcomes.length) broken(`transfer ${transfer.id}: results ${outcomes.join(', ')}`);
+      const last = history.at(-1)?.transferStateId;
+      if (last !== replay.states.get(transfer.id)) {
+        broken(`transfer ${transfer.id} ended ${last}, the replay says ${replay.states.get(transfer.id)}`);
+      }
+    }
+    const sums = new Map<string, Amount>();
+    for (const { account, change } of store.changes) sums.set(account, (sums.get(account) ?? 0n) + change);
+    for (const [account, position] of store.positions) {
+      const summed = workload.initialValue(account) + (sums.get(account) ?? 0n);
+      if (position.value !== summed)
+        broken(`account ${account}: position ${position.value} ≠ initial + Σ changes ${summed}`);
+      if (position.value !== replay.values.get(account)) {
+        broken(`account ${account}: position ${position.value}, the replay says ${replay.values.get(account)}`);
+      }
+    }
+  }
+  return {
+    seed,
+    violation,
+    steps,
+    messages: appended,
+    members: members.length,
+    crashes,
+    simulatedMs: scheduler.now,
+    trace: trace.slice(-(options.traceLines ?? 60)),
+  };
+}
