@@ -3,7 +3,9 @@
 # database with the parity run's settings (the same rc overrides the CI test gives ours: src/env.ts), runs the
 # corpus with the recording simulators, stops it. The original takes milliseconds per step, and more on a loaded
 # machine: a case ends after 1.5 s without a request for it. Needs the original's source (ALS_ORIGINAL_REPO, see
-# als-original.sh) and the project's MariaDB; `pnpm build` first.
+# als-original.sh) and the project's MariaDB; `pnpm build` first. ISO 20022 mode: `ALS_API_TYPE=iso20022
+# record-original.sh --api-type iso20022` (the original's own setting, then the ISO corpus into
+# fixtures/original-17.16.1-iso20022.json).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 export ALS_ORIGINAL_API_PORT=${ALS_ORIGINAL_API_PORT:-41002} ALS_ORIGINAL_ADMIN_PORT=${ALS_ORIGINAL_ADMIN_PORT:-41001}

@@ -28,8 +28,10 @@ export interface Case {
   /** Sent as written (after templating): percent-encodings and odd characters reach the ALS unchanged. */
   readonly path: string;
   readonly headerSet: HeaderSet;
-  /** FSPIOP version of the base header set (1.1 unless said). */
+  /** FSPIOP version of the base header set (1.1 unless said; 2.0 in ISO 20022 mode). */
   readonly version?: '1.0' | '1.1' | '2.0';
+  /** The base header set's media types: `application/vnd.interoperability.iso20022.{resource}+json` (ISO 20022 mode). */
+  readonly media?: 'iso20022';
   readonly set?: Readonly<Record<string, string>>;
   readonly unset?: readonly string[];
   /** An object is sent as JSON; a string as it is. */

@@ -7,8 +7,9 @@ import { createDatabase } from '@mojafast/testkit';
 import { withPending } from './classify.js';
 import { compareRuns, formatDifferences } from './compare.js';
 import { corpus } from './corpus.js';
+import { isoCorpus } from './corpus-iso.js';
 import { exceptionsFile, judge, loadExceptions } from './exceptions.js';
-import { ORIGINAL, originalFixture, readFixture, writeFixture } from './fixtures.js';
+import { type ApiType, fixtureFor, ORIGINAL, readFixture, writeFixture } from './fixtures.js';
 import { startOurs } from './ours.js';
 import { differencesReport } from './report.js';
 import { runCorpus } from './runner.js';
@@ -19,12 +20,14 @@ const usage = `mojafast-als-parity run|record|compare (--api URL --admin URL | -
   the ALS under test must already run with ALS_SWITCH_ENDPOINT=http://127.0.0.1:<sims-port> and a fresh
   oracle registry), runs the corpus against the ALS and:
     run       writes the normalised record to --out (default parity-run.json)
-    record    writes it as the original's fixture (fixtures/original-17.16.1.json) with its provenance
+    record    writes it as the original's fixture (fixtures/original-17.16.1[-iso20022].json) with its provenance
     compare   compares it with the fixture and prints each difference; exit 1 on one the exception list
               (exceptions.json) does not name, or on a listed one that no longer occurs
   --ours            start our ALS itself (packages/als/dist, drop-in: the original's config file and the
                     variables of src/env.ts) on free ports and a fresh database (the project's MariaDB,
                     infra/services.env), and stop it after
+  --api-type T      fspiop (the FSPIOP corpus) or iso20022 (the ISO 20022 corpus; the ALS under test must
+                    run with ALS_API_TYPE=iso20022; --ours starts it so)
   --sims-port P     (41100; with --ours 0 = free ports)
   --filter RE       only the cases whose id matches (setup cases always run)
   --concurrency N   api cases in flight at once (8)
@@ -42,6 +45,7 @@ async function main(): Promise<void> {
       api: { type: 'string' },
       admin: { type: 'string' },
       'sims-port': { type: 'string', default: '41100' },
+      'api-type': { type: 'string', default: 'fspiop' },
       filter: { type: 'string' },
       concurrency: { type: 'string', default: '8' },
       'quiet-ms': { type: 'string', default: '300' },
@@ -60,6 +64,13 @@ async function main(): Promise<void> {
     process.exitCode = values.help ? 0 : 2;
     return;
   }
+  const apiType = values['api-type'] as ApiType;
+  if (apiType !== 'fspiop' && apiType !== 'iso20022') {
+    process.stdout.write(`${usage}\n`);
+    process.exitCode = 2;
+    return;
+  }
+  const cases = apiType === 'iso20022' ? isoCorpus : corpus;
   const sims = await RecordingSims.start({ base: values.ours ? 0 : Number(values['sims-port']) });
   const filter = values.filter ? new RegExp(values.filter) : undefined;
   const cleanup: (() => Promise<void>)[] = [() => sims.close()];
@@ -72,11 +83,12 @@ async function main(): Promise<void> {
       const ours = await startOurs({
         switchEndpoint: sims.ledgerUrl,
         database: { host, port, user, password, name: db.name },
+        ...(apiType === 'iso20022' ? { env: { ALS_API_TYPE: apiType } } : {}),
       });
       cleanup.unshift(() => ours.stop());
       target = { api: ours.api, admin: ours.admin };
     }
-    const run = await runCorpus(corpus, target, sims, {
+    const run = await runCorpus(cases, target, sims, {
       concurrency: Number(values.concurrency),
       quietMs: Number(values['quiet-ms']),
       ...(filter ? { filter } : {}),
@@ -87,20 +99,21 @@ async function main(): Promise<void> {
       return;
     }
     if (mode === 'record') {
-      writeFixture(values.out ?? originalFixture, {
+      writeFixture(values.out ?? fixtureFor(apiType), {
         provenance: {
           ...ORIGINAL,
           date: new Date().toISOString(),
           command: `mojafast-als-parity ${process.argv.slice(2).join(' ')}`,
           node: process.version,
           durationMs: run.durationMs,
+          ...(apiType === 'iso20022' ? { apiType } : {}),
         },
         unattributed: run.unattributed,
         cases: run.cases,
       });
       return;
     }
-    const fixture = readFixture();
+    const fixture = readFixture(fixtureFor(apiType));
     const recorded = filter ? fixture.cases.filter((c) => run.cases.some((r) => r.id === c.id)) : fixture.cases;
     const diffs = compareRuns(recorded, run.cases);
     if (values['update-pending']) {

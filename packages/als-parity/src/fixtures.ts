@@ -11,6 +11,8 @@ export interface Provenance {
   readonly command: string;
   readonly node: string;
   readonly durationMs: number;
+  /** The original's API_TYPE (absent: fspiop). */
+  readonly apiType?: ApiType;
 }
 
 export interface Fixture {
@@ -22,6 +24,14 @@ export interface Fixture {
 
 /** The recorded original: account-lookup-service v17.16.1. */
 export const originalFixture = new URL('../fixtures/original-17.16.1.json', import.meta.url);
+
+/** The same original run with API_TYPE=iso20022, answering the ISO corpus. */
+export const originalIsoFixture = new URL('../fixtures/original-17.16.1-iso20022.json', import.meta.url);
+
+export type ApiType = 'fspiop' | 'iso20022';
+
+/** The corpus's fixture for an API type. */
+export const fixtureFor = (apiType: ApiType): URL => (apiType === 'iso20022' ? originalIsoFixture : originalFixture);
 
 export const ORIGINAL = {
   service: 'account-lookup-service',

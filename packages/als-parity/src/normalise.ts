@@ -39,8 +39,16 @@ function text(value: string, v: CaseValues, ctx: RunContext): string {
   return unfill(out, v);
 }
 
+/** Values random by design, compared by their shape: a ULID (ISO 20022 message ids) and a UTC time with ms. */
+const ulid = /^[0-9A-HJKMNP-TV-Z]{26}$/;
+const utcTime = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
 export function normaliseValue(value: unknown, v: CaseValues, ctx: RunContext): unknown {
-  if (typeof value === 'string') return text(value, v, ctx);
+  if (typeof value === 'string') {
+    if (ulid.test(value)) return '<ulid>';
+    if (utcTime.test(value)) return '<utc-time>';
+    return text(value, v, ctx);
+  }
   if (Array.isArray(value)) return value.map((item) => normaliseValue(item, v, ctx));
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {};

@@ -28,8 +28,8 @@ export interface RunRecord {
   readonly durationMs: number;
 }
 
-function media(resource: string, version: string): string {
-  return `application/vnd.interoperability.${resource}+json;version=${version}`;
+function media(resource: string, version: string, iso: boolean): string {
+  return `application/vnd.interoperability.${iso ? 'iso20022.' : ''}${resource}+json;version=${version}`;
 }
 
 /** The request's headers: the base set for its kind and method, then the case's `set` and `unset`. */
@@ -39,13 +39,14 @@ export function requestHeaders(
   date: string,
   extra: Record<string, string>,
 ): Record<string, string> {
-  const version = c.version ?? '1.1';
+  const iso = c.media === 'iso20022';
+  const version = c.version ?? (iso ? '2.0' : '1.1');
   const headers: Record<string, string> = {};
   if (c.headerSet === 'parties' || c.headerSet === 'participants') {
     const resource = c.headerSet;
     const callback = c.method === 'PUT';
-    if (!callback) headers.accept = media(resource, version);
-    headers['content-type'] = media(resource, version);
+    if (!callback) headers.accept = media(resource, version, iso);
+    headers['content-type'] = media(resource, version, iso);
     headers.date = date;
     headers['fspiop-source'] =
       callback && c.headerSet === 'parties' ? (v.names.payee as string) : (v.names.payer as string);

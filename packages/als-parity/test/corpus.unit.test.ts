@@ -3,8 +3,9 @@ import { caseValues, fill, unfill } from '../src/case.js';
 import type { Difference } from '../src/compare.js';
 import { compareCase } from '../src/compare.js';
 import { corpus } from '../src/corpus.js';
+import { isoCorpus } from '../src/corpus-iso.js';
 import { judge, loadExceptions } from '../src/exceptions.js';
-import { readFixture } from '../src/fixtures.js';
+import { originalIsoFixture, readFixture } from '../src/fixtures.js';
 import type { CaseRecord } from '../src/normalise.js';
 
 describe('the corpus, the fixture and the exception list', () => {
@@ -25,9 +26,27 @@ describe('the corpus, the fixture and the exception list', () => {
     expect(fixture.provenance.command).toMatch(/record/);
   });
 
+  it('has at least 80 ISO 20022 cases beyond the oracle setup, with unique ids', () => {
+    const ids = isoCorpus.filter((c) => c.phase !== 'setup').map((c) => c.id);
+    expect(ids.length).toBeGreaterThanOrEqual(80);
+    expect(new Set(isoCorpus.map((c) => c.id)).size).toBe(isoCorpus.length);
+  });
+
+  it('the ISO 20022 fixture records every case of the ISO corpus, from the original in that mode', () => {
+    const fixture = readFixture(originalIsoFixture);
+    expect(fixture.cases.map((c) => c.id)).toEqual(isoCorpus.map((c) => c.id));
+    expect(fixture.provenance).toMatchObject({
+      service: 'account-lookup-service',
+      version: '17.16.1',
+      commit: '97d195ae4f4b2515eeadc18d2021fad7614ef7be',
+      apiType: 'iso20022',
+    });
+    expect(fixture.provenance.command).toMatch(/record .*--api-type iso20022/);
+  });
+
   it('every exception names cases of the corpus and a row with a reason', () => {
     const list = loadExceptions();
-    const ids = new Set(corpus.map((c) => c.id));
+    const ids = new Set([...corpus, ...isoCorpus].map((c) => c.id));
     for (const e of list.exceptions) for (const id of e.cases) expect(ids, `${e.row}: ${id}`).toContain(id);
     for (const row of list.rows) {
       if (row.pending) expect(row.why).toBe('not yet closed');

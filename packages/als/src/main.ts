@@ -15,8 +15,9 @@ import { type Config, parseMetricLabels, schema } from './config/index.js';
 import { acrossSchemes } from './discovery/inter-scheme.js';
 import type { DiscoveryPorts } from './discovery/types.js';
 import { causeOf, withErrorHandling } from './fspiop/error-handling.js';
+import { isoPartiesErrorBody } from './fspiop/iso20022.js';
 import { extendedPartyIdTypes, fspiopPartyIdTypes, oraclePartyIdTypes } from './fspiop/party-id.js';
-import { loadFspiopSchemas } from './fspiop/schemas.js';
+import { loadFspiopSchemas, shippedIsoSchemas, shippedSchemas } from './fspiop/schemas.js';
 import { createSerialisers } from './fspiop/serialisers.js';
 import { registerAdminRoutes } from './http/admin-routes.js';
 import { createAdmission } from './http/admission.js';
@@ -202,7 +203,8 @@ async function openAls(
     },
   );
   resources.own('metrics', metrics, (created) => created.stop());
-  const schemas = loadFspiopSchemas();
+  const iso = config.apiType === 'iso20022';
+  const schemas = loadFspiopSchemas(shippedSchemas, iso ? { iso20022: shippedIsoSchemas } : {});
   const serialisers = createSerialisers();
   // Every error answer, error callback and upstream call without an answer counted and logged (rate-limited).
   const failures = createFailureReporter(registry, loggerInstance);
@@ -252,6 +254,7 @@ async function openAls(
   const ports: DiscoveryPorts = {
     hubName: config.hubName,
     hubVersion: config.hubFspiopVersion,
+    apiType: config.apiType,
     directory: timedDirectory(centralLedger, metrics.egress),
     oracles: {
       oracleFor: (type, currency) => oracleRegistry.oracleFor(type, currency),
@@ -273,6 +276,7 @@ async function openAls(
       ...serialisers,
       error: (information, cause) =>
         serialisers.error(withErrorHandling(information, errorHandling, () => causeOf(information, cause))),
+      ...(iso ? { partiesError: isoPartiesErrorBody } : {}),
     },
     observe: { stage: metrics.observeStage, endToEnd: metrics.endToEnd, event: metrics.event },
     interScheme: extras.proxy && acrossSchemes(extras.proxy),

@@ -79,6 +79,7 @@ export function fakeWorld(names: readonly string[] = ['payerfsp', 'payeefsp']): 
   (world as { ports: DiscoveryPorts }).ports = {
     hubName,
     hubVersion: '1.1',
+    apiType: 'fspiop',
     directory: {
       async participant(name) {
         checkLedger(name);

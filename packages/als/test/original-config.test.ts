@@ -236,7 +236,7 @@ describe("account-lookup-service's configuration", () => {
   it.each([
     ['ALS_API_PORT', { ALS_API_PORT: 'http' }],
     ['ALS_PROTOCOL_VERSIONS__CONTENT__DEFAULT', { ALS_PROTOCOL_VERSIONS__CONTENT__DEFAULT: '1.0' }],
-    ['ALS_API_TYPE', { ALS_API_TYPE: 'iso20022' }],
+    ['ALS_API_TYPE', { ALS_API_TYPE: 'soap' }],
     ['ALS_SWITCH_ENDPOINT', { ALS_SWITCH_ENDPOINT: 'ftp://ledger' }],
     ['ALS_DELETE_PARTICIPANT_VALIDATION_ENABLED', { ALS_DELETE_PARTICIPANT_VALIDATION_ENABLED: 'maybe' }],
     // The original throws `Incorrect proxyCache type` for a type its library does not know.

@@ -10,7 +10,7 @@ export {
 export { type FaultOptions, type Latency, parseLatency } from './faults.js';
 export { type Bind, httpDate, statusOf } from './http.js';
 export { hashId, type OracleSim, type OracleSimOptions, type PartyEntry, startOracleSim } from './oracle.js';
-export { type PayeeSim, type PayeeSimOptions, partyBody, startPayeeSim, versionOf } from './payee.js';
+export { isoPartyBody, type PayeeSim, type PayeeSimOptions, partyBody, startPayeeSim, versionOf } from './payee.js';
 export {
   CallbackTimeoutError,
   type PayerSim,

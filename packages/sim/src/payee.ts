@@ -60,6 +60,21 @@ export function partyBody(
   return `{"party":{"partyIdInfo":${partyIdInfo},"name":"Mats Hagman","personalInfo":{"complexName":{"firstName":"Mats","lastName":"Hagman"},"dateOfBirth":"1983-10-25"}${currencies}}}`;
 }
 
+/**
+ * The same answer in ISO 20022 form (an IdentificationVerificationReport), for a lookup whose Accept names
+ * the ISO media type: an ALS in ISO 20022 mode validates PUT /parties against that schema.
+ */
+export function isoPartyBody(type: string, id: string, fspId: string, payer: string, msgId: string): string {
+  const agent = (fsp: string) => `{"Agt":{"FinInstnId":{"Othr":{"Id":${text(fsp)}}}}}`;
+  return (
+    `{"Assgnmt":{"MsgId":${text(msgId)},"CreDtTm":"${new Date().toISOString()}","Assgnr":${agent(fspId)},"Assgne":${agent(payer)}},` +
+    `"Rpt":{"OrgnlId":${text(`${type}/${id}`)},"Vrfctn":true,"UpdtdPtyAndAcctId":{"Pty":{"Id":{"PrvtId":{"Othr":{"SchmeNm":{"Prtry":${text(type)}},"Id":${text(id)}}}},"Nm":"Mats Hagman"},"Agt":{"FinInstnId":{"Othr":{"Id":${text(fspId)}}}},"Acct":{"Ccy":"USD"}}}}`
+  );
+}
+
+const isoNotFoundError = (type: string, id: string, fspId: string, payer: string, msgId: string) =>
+  `{"Assgnmt":{"MsgId":${text(msgId)},"CreDtTm":"${new Date().toISOString()}","Assgnr":{"Agt":{"FinInstnId":{"Othr":{"Id":${text(fspId)}}}}},"Assgne":{"Agt":{"FinInstnId":{"Othr":{"Id":${text(payer)}}}}}},"Rpt":{"OrgnlId":${text(`${type}/${id}`)},"Vrfctn":false,"Rsn":{"Cd":"3204"}}}`;
+
 const notFoundError = JSON.stringify({
   errorInformation: { errorCode: '3204', errorDescription: 'Party not found' },
 });
@@ -78,6 +93,7 @@ export async function startPayeeSim(opts: PayeeSimOptions = {}): Promise<PayeeSi
   };
   if (opts.alsUrl) setAlsUrl(opts.alsUrl);
   const timers = new Set<NodeJS.Timeout>();
+  let isoMessages = 0;
 
   const callBack = async (req: IncomingMessage, segments: string[]): Promise<void> => {
     if (!pool) {
@@ -86,15 +102,25 @@ export async function startPayeeSim(opts: PayeeSimOptions = {}): Promise<PayeeSi
     }
     const [, type, id, subId] = segments as [string, string, string, string | undefined];
     const fspId = headerText(req.headers['fspiop-destination']) ?? opts.fspId ?? 'payeefsp';
-    const version = versionOf(headerText(req.headers.accept));
+    const accept = headerText(req.headers.accept);
+    const version = versionOf(accept);
     const isError = opts.errorPrefix !== undefined && id.startsWith(opts.errorPrefix);
-    const body = isError ? notFoundError : partyBody(type, id, subId, fspId, version);
+    const iso = accept?.includes('iso20022') === true;
+    const payer = headerText(req.headers['fspiop-source']) ?? '';
+    const msgId = `m${(++isoMessages).toString(36)}`;
+    const body = iso
+      ? isError
+        ? isoNotFoundError(type, id, fspId, payer, msgId)
+        : isoPartyBody(type, id, fspId, payer, msgId)
+      : isError
+        ? notFoundError
+        : partyBody(type, id, subId, fspId, version);
     const resource = segments
       .slice(0, 4)
       .map((s) => encodeURIComponent(s))
       .join('/');
     const headers: Record<string, string> = {
-      'content-type': `application/vnd.interoperability.parties+json;version=${version}`,
+      'content-type': `application/vnd.interoperability.${iso ? 'iso20022.' : ''}parties+json;version=${version}`,
       date: httpDate(),
       'fspiop-source': fspId,
       'fspiop-http-method': 'PUT',

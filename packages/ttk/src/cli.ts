@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { startJudge } from './judge.js';
-import { describeFailures, readCollections } from './report.js';
+import { describeFailures, readCollections, readIsoCollections } from './report.js';
 
 const usage = `mojafast-ttk [--als URL --admin URL] [--sims-port-base N] [--only FILE]...
   Installs Mojaloop's Testing Toolkit (once), starts the simulators, the toolkit and, without --als, our ALS
@@ -10,7 +10,9 @@ const usage = `mojafast-ttk [--als URL --admin URL] [--sims-port-base N] [--only
   --als URL, --admin URL   judge an ALS started elsewhere, e.g. account-lookup-service itself: start it with
                            ALS_SWITCH_ENDPOINT=http://127.0.0.1:<N> and a fresh database, give --sims-port-base N
   --sims-port-base N       simulator ports: central-ledger N, oracle N+1, payee N+2, payer N+3 (free ones: 0)
-  --only FILE              run only this collection (repeatable)`;
+  --only FILE              run only this collection (repeatable)
+  --api-type iso20022      our ALS in ISO 20022 mode and the ISO collections (collections/iso20022, through
+                           the toolkit's fspiopToISO20022 transformer) after the oracle-admin one`;
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -19,6 +21,7 @@ async function main(): Promise<void> {
       admin: { type: 'string' },
       'sims-port-base': { type: 'string', default: '0' },
       only: { type: 'string', multiple: true },
+      'api-type': { type: 'string', default: 'fspiop' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -27,9 +30,13 @@ async function main(): Promise<void> {
     process.exitCode = values.help ? 0 : 2;
     return;
   }
-  const collections = readCollections().filter((c) => !values.only || values.only.includes(c.file));
+  const iso = values['api-type'] === 'iso20022';
+  const collections = (iso ? readIsoCollections() : readCollections()).filter(
+    (c) => !values.only || values.only.includes(c.file),
+  );
   const judge = await startJudge({
     simsPortBase: Number(values['sims-port-base']),
+    ...(iso ? { config: { apiType: 'iso20022' as const } } : {}),
     ...(values.als && values.admin ? { als: { url: values.als, adminUrl: values.admin } } : {}),
   });
   let passed = 0;

@@ -109,6 +109,7 @@ export async function startJudge(options: JudgeOptions = {}): Promise<Judge> {
       UNKNOWN_MSISDN: `${notFoundPrefix}${freshDigits()}`,
       PAYEE_ERROR_MSISDN: `${payeeErrorPrefix}${freshDigits()}`,
       PARTIES_11: 'application/vnd.interoperability.parties+json;version=1.1',
+      PARTIES_20: 'application/vnd.interoperability.parties+json;version=2.0',
       PARTICIPANTS_11: 'application/vnd.interoperability.participants+json;version=1.1',
     };
     return {

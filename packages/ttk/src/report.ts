@@ -10,6 +10,17 @@ export interface Collection {
 
 export const collectionsDir = fileURLToPath(new URL('../collections', import.meta.url));
 
+/**
+ * The ISO 20022 run (an ALS with API_TYPE=iso20022): the oracle-admin collection (the admin API has no ISO
+ * form), then the collections of collections/iso20022, which the toolkit runs through its fspiopToISO20022
+ * transformer (the template's `options.transformerName`), as Mojaloop's ISO golden path does.
+ */
+export function readIsoCollections(): Collection[] {
+  const admin = readCollections().filter((c) => c.file.startsWith('01-'));
+  const iso = readCollections(join(collectionsDir, 'iso20022')).map((c) => ({ ...c, file: `iso20022/${c.file}` }));
+  return [...admin, ...iso];
+}
+
 /** The collections of this package, in file-name order (the order they are meant to run in). */
 export function readCollections(dir = collectionsDir): Collection[] {
   return readdirSync(dir)

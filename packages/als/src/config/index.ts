@@ -54,6 +54,12 @@ const declared = {
     doc: 'central-ledger admin API base URL',
     original: 'SWITCH_ENDPOINT',
   }),
+  apiType: setting.enum(['fspiop', 'iso20022'], {
+    env: 'ALS_API_TYPE',
+    default: 'fspiop',
+    doc: "the API served on /parties and /participants: `fspiop`, or `iso20022` (ISO 20022 media types, ISO bodies on PUT /parties, the Hub's /parties error callbacks as ISO bodies)",
+    original: 'API_TYPE',
+  }),
   hubFspiopVersion: setting.enum(['1.1', '2.0'], {
     env: 'ALS_HUB_FSPIOP_VERSION',
     default: '1.1',

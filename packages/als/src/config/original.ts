@@ -181,7 +181,7 @@ export function readConfig(
     take('adminPort');
     take('hubName');
     take('switchEndpoint');
-    accept(['API_TYPE'], (t) => t === 'fspiop', 'must be fspiop (the ISO 20022 API is not served)');
+    take('apiType');
     accept(['DATABASE', 'DIALECT'], (t) => t === 'mysql' || t === 'mysql2', 'must be mysql or mysql2');
     take('dbHost', (v) => asText(v).replace(/\/$/, ''));
     take('dbPort');

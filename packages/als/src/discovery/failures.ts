@@ -100,20 +100,27 @@ export async function sendErrorCallback(
     // The original's /parties error callbacks name their method and path (createCallbackHeaders); its
     // /participants ones carry only what the request had (sendErrorToParticipant).
     const uri = resource === 'parties' ? partyPath(resource, party.type, party.id, party.subId, true) : undefined;
+    const destination = target.destination ?? target.requester;
     const headers = hubHeaders(
       target.headers,
       ports.hubName,
-      target.destination ?? target.requester,
+      destination,
       uri,
       resource,
       target.version,
+      ports.apiType,
     );
     if (target.traced) withSpan(headers, target.headers);
+    // In ISO 20022 mode the Hub's /parties error callbacks are ISO bodies; its /participants ones stay FSPIOP.
+    const { partiesError } = ports.codec;
     await ports.egress.send({
       url,
       method: 'PUT',
       headers,
-      body: ports.codec.error(error.information(), error),
+      body:
+        resource === 'parties' && partiesError
+          ? partiesError(error.information(), ports.hubName, destination)
+          : ports.codec.error(error.information(), error),
       participant: target.requester,
       endpointType,
     });

@@ -45,6 +45,7 @@ export async function forwardLookup(
       'GET',
       ports.hubName,
       ports.hubVersion,
+      ports.apiType,
     );
     if (destination === null) delete headers['fspiop-destination'];
     // The original sends the lookup with the request's span.
@@ -82,6 +83,7 @@ export async function sendCallback(
       'PUT',
       ports.hubName,
       ports.hubVersion,
+      ports.apiType,
     );
     // The original forwards a /parties error callback with its span, a success one without.
     if (callback.isError && callback.resource === 'parties') withSpan(headers, callback.headers);

@@ -1,4 +1,4 @@
-import { contentType, type FspiopVersion } from '../fspiop/versions.js';
+import { type ApiType, contentType, type FspiopVersion } from '../fspiop/versions.js';
 import type { HeaderMap, OutboundHeaders } from './types.js';
 
 /**
@@ -104,15 +104,18 @@ const resourceOfHeader = /^application\/vnd\.interoperability\.(?:iso20022\.)?(\
  * and Content-Type on unchanged, but rewrites them when the message's FSPIOP-Source is the hub (its name
  * matched whole, any case): to the Hub's configured version on messages to FSPs (PROTOCOL_VERSIONS.*.DEFAULT,
  * Accept in its major), to the library's per-resource default (1.0, Accept 1) on requests to the oracle,
- * which it sends without configured versions. It also drops a signature the hub did not make.
+ * which it sends without configured versions. It also drops a signature the hub did not make. In ISO 20022
+ * mode the media types it writes to FSPs are the ISO ones; the oracle's stay FSPIOP (it is given no API type).
  */
-function rewriteForHub(out: OutboundHeaders, version: string): void {
+function rewriteForHub(out: OutboundHeaders, version: string, api: ApiType): void {
   const accept = version.slice(0, version.indexOf('.'));
+  const infix = api === 'iso20022' ? 'iso20022.' : '';
   for (const name of ['accept', 'content-type'] as const) {
     const given = out[name];
     const resource = given === undefined ? undefined : resourceOfHeader.exec(given)?.[1];
     if (resource !== undefined)
-      out[name] = `application/vnd.interoperability.${resource}+json;version=${name === 'accept' ? accept : version}`;
+      out[name] =
+        `application/vnd.interoperability.${infix}${resource}+json;version=${name === 'accept' ? accept : version}`;
   }
   delete out['fspiop-signature'];
 }
@@ -124,7 +127,7 @@ const oracleDefaultVersion = '1.0';
  * Headers of a request forwarded from one FSP to another: everything the FSP sent (Accept, Content-Type,
  * FSPIOP-Signature and FSPIOP-URI stay as they are, the signature covers them), with FSPIOP-Source and
  * FSPIOP-Destination set explicitly and FSPIOP-HTTP-Method, when present, the outbound method. A PUT carries
- * no Accept. A message whose source is `hubName` gets `hubVersion` (rewriteForHub).
+ * no Accept. A message whose source is `hubName` gets `hubVersion` in the media types of `api` (rewriteForHub).
  */
 export function forwardHeaders(
   incoming: HeaderMap,
@@ -133,13 +136,14 @@ export function forwardHeaders(
   method: 'GET' | 'PUT' | 'POST' | 'DELETE',
   hubName?: string,
   hubVersion?: string,
+  api: ApiType = 'fspiop',
 ): OutboundHeaders {
   const out = copy(incoming);
   out['fspiop-source'] = source;
   out['fspiop-destination'] = destination;
   setHttpMethod(out, method);
   if (hubName !== undefined && hubVersion !== undefined && source.toLowerCase() === hubName.toLowerCase())
-    rewriteForHub(out, hubVersion);
+    rewriteForHub(out, hubVersion, api);
   if (method === 'PUT') delete out.accept;
   out.date ??= new Date().toUTCString();
   return out;
@@ -166,7 +170,7 @@ export function oracleHeaders(
  * signature (the hub does not sign), no FSPIOP-Proxy, no Accept on a PUT. `uri` set: FSPIOP-HTTP-Method PUT
  * and FSPIOP-URI that path, as the original's /parties error callbacks (src/lib/headers.js
  * createCallbackHeaders); undefined: those two only as the request carried them, as its /participants
- * callbacks.
+ * callbacks. Content-Type in the media type of `api`.
  */
 export function hubHeaders(
   incoming: HeaderMap,
@@ -175,12 +179,13 @@ export function hubHeaders(
   uri: string | undefined,
   resource: string,
   version: FspiopVersion,
+  api: ApiType = 'fspiop',
 ): OutboundHeaders {
   const out = copy(incoming);
   delete out.accept;
   delete out['fspiop-signature'];
   delete out['fspiop-proxy'];
-  out['content-type'] = contentType(resource, version);
+  out['content-type'] = contentType(resource, version, api);
   out['fspiop-source'] = hubName;
   out['fspiop-destination'] = destination;
   if (uri === undefined) setHttpMethod(out, 'PUT');

@@ -183,6 +183,7 @@ async function sendParticipantAnswer(
             undefined,
             'participants',
             ports.hubVersion,
+            ports.apiType,
           );
     // The original sends its GET and POST answers with the request's span.
     if (method === 'GET' || method === 'POST') withSpan(headers, request.headers);
@@ -439,6 +440,7 @@ async function putToBatchRequester(
           undefined,
           'participants',
           suffix === '' ? ports.hubVersion : request.version,
+          ports.apiType,
         );
   // The original sends a batch's answer with the request's span, its error without.
   if (suffix === '') withSpan(headers, request.headers);

@@ -1,7 +1,7 @@
 import type { ErrorInformation } from '@mojafast/fspiop';
 import type { ParticipantPartyList } from '../fspiop/bodies.js';
 import type { AlsError } from '../fspiop/errors.js';
-import type { FspiopVersion } from '../fspiop/versions.js';
+import type { ApiType, FspiopVersion } from '../fspiop/versions.js';
 import type { Resource } from './endpoints.js';
 import type { ProxyCache } from './proxy-cache.js';
 
@@ -141,6 +141,11 @@ export interface Codec {
    * deployment asks for one (ERROR_HANDLING.includeCauseExtension, fspiop/error-handling.ts).
    */
   error(information: ErrorInformation, cause?: unknown): string;
+  /**
+   * ISO 20022 mode only: a /parties error callback's body, an IdentificationVerificationReport from
+   * `assigner` (the Hub) to `assignee` carrying the error's code.
+   */
+  partiesError?(information: ErrorInformation, assigner: string, assignee: string): string;
   fspId(fspId: string): string;
   /** The `{partyList:[...],currency}` answer of POST/PUT /participants/{Type}/{ID}. */
   partyList(body: ParticipantPartyList): string;
@@ -162,6 +167,8 @@ export interface FlowObserver {
 export interface DiscoveryPorts {
   readonly hubName: string;
   readonly hubVersion: FspiopVersion;
+  /** The API served: the media types of the Hub's messages to FSPs, the body of its /parties error callbacks. */
+  readonly apiType: ApiType;
   readonly directory: Directory;
   readonly oracles: Oracles;
   readonly egress: Egress;

@@ -1,6 +1,6 @@
 import { AlsError } from './errors.js';
 import { isHttpDate } from './http-date.js';
-import { answerVersion, type FspiopVersion } from './versions.js';
+import { type ApiType, answerVersion, type FspiopVersion } from './versions.js';
 
 type Headers = Readonly<Record<string, string | string[] | undefined>>;
 
@@ -28,59 +28,64 @@ type Resource = 'parties' | 'participants';
 
 /**
  * The original's header patterns (central-services-shared src/util/headerValidation): an Accept is one or more
- * FSPIOP media types of the resource joined by commas without spaces, each with an optional version; a
- * Content-Type is exactly one, with a major.minor version.
+ * media types of the resource joined by commas without spaces, each with an optional version; a Content-Type
+ * is exactly one, with a major.minor version. In ISO 20022 mode the media types are
+ * `application/vnd.interoperability.iso20022.{resource}+json`, on /parties and /participants alike.
  */
-const acceptPart = (resource: Resource) =>
-  `application/vnd\\.interoperability\\.${resource}\\+json(?:\\s?;\\s?version=(\\d+(?:\\.\\d+)?))?`;
-const patterns = {
-  parties: {
-    accept: new RegExp(`^${acceptPart('parties')}(?:,${acceptPart('parties')})*$`),
-    part: new RegExp(acceptPart('parties')),
-    contentType: /^application\/vnd\.interoperability\.parties\+json\s?;\s?version=(\d+\.\d+)$/,
-  },
-  participants: {
-    accept: new RegExp(`^${acceptPart('participants')}(?:,${acceptPart('participants')})*$`),
-    part: new RegExp(acceptPart('participants')),
-    contentType: /^application\/vnd\.interoperability\.participants\+json\s?;\s?version=(\d+\.\d+)$/,
-  },
-} as const;
+function patternsOf(api: ApiType) {
+  const infix = api === 'iso20022' ? 'iso20022\\.' : '';
+  const acceptPart = (resource: Resource) =>
+    `application/vnd\\.interoperability\\.${infix}${resource}\\+json(?:\\s?;\\s?version=(\\d+(?:\\.\\d+)?))?`;
+  const of = (resource: Resource) => ({
+    accept: new RegExp(`^${acceptPart(resource)}(?:,${acceptPart(resource)})*$`),
+    part: new RegExp(acceptPart(resource)),
+    contentType: new RegExp(
+      `^application/vnd\\.interoperability\\.${infix}${resource}\\+json\\s?;\\s?version=(\\d+\\.\\d+)$`,
+    ),
+  });
+  return {
+    parties: of('parties'),
+    participants: of('participants'),
+    /**
+     * What an Accept header says, by header text: null when it does not match the pattern, else the first
+     * supported version (undefined: it names none the original supports, a 406). FSPs send a handful of
+     * distinct values; the bound only keeps a client sending ever new ones from growing the map.
+     */
+    acceptSeen: new Map<string, string | null | undefined>(),
+    contentTypeSeen: new Map<string, string | null>(),
+  };
+}
 
-/**
- * What an Accept header says: null when it does not match the pattern, else the first supported version
- * (undefined: it names none the original supports, a 406). Remembered per header text: FSPs send a handful of
- * distinct values; the bound only keeps a client sending ever new ones from growing the map.
- */
-const acceptSeen = new Map<string, string | null | undefined>();
-const contentTypeSeen = new Map<string, string | null>();
+type Patterns = ReturnType<typeof patternsOf>;
+const patterns: Record<ApiType, Patterns> = { fspiop: patternsOf('fspiop'), iso20022: patternsOf('iso20022') };
 const seenMax = 256;
 
-function acceptVersionOf(resource: Resource, header: string): string | null | undefined {
+function acceptVersionOf(p: Patterns, resource: Resource, header: string): string | null | undefined {
   const key = `${resource} ${header}`;
-  if (acceptSeen.has(key)) return acceptSeen.get(key);
+  if (p.acceptSeen.has(key)) return p.acceptSeen.get(key);
   let result: string | null | undefined = null;
-  if (patterns[resource].accept.test(header)) {
+  if (p[resource].accept.test(header)) {
     result = undefined;
     for (const part of header.split(',')) {
-      const version = patterns[resource].part.exec(part)?.[1];
+      const version = p[resource].part.exec(part)?.[1];
       if (version !== undefined && acceptVersions.has(version)) {
         result = version;
         break;
       }
     }
   }
-  if (acceptSeen.size >= seenMax) acceptSeen.clear();
-  acceptSeen.set(key, result);
+  if (p.acceptSeen.size >= seenMax) p.acceptSeen.clear();
+  p.acceptSeen.set(key, result);
   return result;
 }
 
-function contentTypeVersionOf(resource: Resource, header: string): string | null {
+function contentTypeVersionOf(p: Patterns, resource: Resource, header: string): string | null {
   const key = `${resource} ${header}`;
-  const known = contentTypeSeen.get(key);
+  const known = p.contentTypeSeen.get(key);
   if (known !== undefined) return known;
-  const version = patterns[resource].contentType.exec(header)?.[1] ?? null;
-  if (contentTypeSeen.size >= seenMax) contentTypeSeen.clear();
-  contentTypeSeen.set(key, version);
+  const version = p[resource].contentType.exec(header)?.[1] ?? null;
+  if (p.contentTypeSeen.size >= seenMax) p.contentTypeSeen.clear();
+  p.contentTypeSeen.set(key, version);
   return version;
 }
 
@@ -91,20 +96,22 @@ function contentTypeVersionOf(resource: Resource, header: string): string | null
  * supported version 406 3001); Date (missing 3102, not an IMF-fixdate 3101); Content-Type on every method,
  * GET and DELETE included (missing 3102, not the resource's media type with a major.minor version 3101, an
  * unsupported version 406 3001). FSPIOP-Source is the original's OpenAPI check, after the path and the body:
- * checkSourceHeader.
+ * checkSourceHeader. `api`: the media types of the API served.
  */
 export function checkHeaders(
   method: string,
   resource: Resource,
   headers: Headers,
   hubVersion: FspiopVersion,
+  api: ApiType = 'fspiop',
 ): IngressFacts {
+  const p = patterns[api];
   const accept = single(headers, 'accept');
   let version = hubVersion;
   const wantsAccept = method !== 'PUT';
   if (wantsAccept || accept !== undefined) {
     if (accept === undefined) throw new AlsError('HEADER_REQUIRED', { text: 'Accept is required' });
-    const acceptVersion = acceptVersionOf(resource, accept);
+    const acceptVersion = acceptVersionOf(p, resource, accept);
     if (acceptVersion === null) throw new AlsError('HEADER_INVALID', { text: 'Invalid accept header' });
     if (acceptVersion === undefined) throw new AlsError('ACCEPT_VERSION_UNSUPPORTED');
     version = answerVersion(acceptVersion, hubVersion);
@@ -116,7 +123,7 @@ export function checkHeaders(
 
   const type = single(headers, 'content-type');
   if (type === undefined) throw new AlsError('HEADER_REQUIRED', { text: 'Content-type is required' });
-  const typeVersion = contentTypeVersionOf(resource, type);
+  const typeVersion = contentTypeVersionOf(p, resource, type);
   if (typeVersion === null) throw new AlsError('HEADER_INVALID', { text: 'Invalid content-type header' });
   if (!contentTypeVersions.has(typeVersion)) throw new AlsError('CONTENT_TYPE_VERSION_UNSUPPORTED');
   const bodyVersion = answerVersion(typeVersion, hubVersion);

@@ -2,6 +2,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { AlsError } from './errors.js';
 import generated from './fspiop-schemas.generated.json' with { type: 'json' };
+import isoGenerated from './iso20022-schemas.generated.json' with { type: 'json' };
 import type { FspiopVersion } from './versions.js';
 
 /**
@@ -19,9 +20,30 @@ export const bodySchemaNames = [
 
 export type BodySchemaName = (typeof bodySchemaNames)[number];
 
+/**
+ * The ISO 20022 bodies of PUT /parties (API_TYPE=iso20022), by their names in account-lookup-service's own
+ * ISO schema file; the same list as scripts/iso20022-schemas.ts extracts.
+ */
+export const isoBodySchemaNames = [
+  'GetParties_IdentificationVerificationReportV03',
+  'GetPartiesError_IdentificationVerificationReportV03',
+] as const;
+
+export type IsoBodySchemaName = (typeof isoBodySchemaNames)[number];
+
+/** The ISO schema document's components, as scripts/iso20022-schemas.ts writes them. */
+export interface IsoSchemaSource {
+  readonly components: { readonly schemas: Record<string, unknown> };
+}
+
+export const shippedIsoSchemas: IsoSchemaSource = isoGenerated as IsoSchemaSource;
+
 export interface FspiopSchemas {
-  /** Throws an AlsError (3102 missing, 3101 malformed, 3100 otherwise) when the body does not conform. */
-  validate(version: FspiopVersion, name: BodySchemaName, body: unknown): void;
+  /**
+   * Throws an AlsError (3102 missing, 3101 malformed, 3100 otherwise) when the body does not conform. An ISO
+   * body has one schema whatever the version (loaded with `iso20022` only).
+   */
+  validate(version: FspiopVersion, name: BodySchemaName | IsoBodySchemaName, body: unknown): void;
   /** PartyIdType values of a version (the path's {Type}). */
   readonly partyIdTypes: Readonly<Record<FspiopVersion, ReadonlySet<string>>>;
   /** The API's Currency enum (ISO 4217 codes), for a `?currency=` query. */
@@ -44,8 +66,11 @@ export interface FspiopSchemaSource {
  */
 export const shippedSchemas: FspiopSchemaSource = generated as FspiopSchemaSource;
 
-/** Compiles the FSPIOP body schemas once, at start-up. */
-export function loadFspiopSchemas(source: FspiopSchemaSource = shippedSchemas): FspiopSchemas {
+/** Compiles the FSPIOP body schemas once, at start-up; the ISO 20022 ones too when given. */
+export function loadFspiopSchemas(
+  source: FspiopSchemaSource = shippedSchemas,
+  options: { iso20022?: IsoSchemaSource } = {},
+): FspiopSchemas {
   // OpenAPI 3.0 keywords ajv does not know (example, externalDocs) are annotations: strict off. Types are
   // coerced as the original's validator does (central-services-shared openapiBackend.js, coerceTypes): a
   // number where a string is defined passes (an errorCode of 5100), and the body is forwarded as received.
@@ -63,6 +88,14 @@ export function loadFspiopSchemas(source: FspiopSchemaSource = shippedSchemas): 
     if (!schema) throw new Error(`FSPIOP v2.0 schemas have no ${name}`);
     validators.set(`2.0:${name}`, ajv.compile(schema));
   }
+  if (options.iso20022) {
+    ajv.addSchema({ components: options.iso20022.components }, 'iso20022');
+    for (const name of isoBodySchemaNames) {
+      const validator = ajv.compile({ $ref: `iso20022#/components/schemas/${name}` });
+      validators.set(`1.1:${name}`, validator);
+      validators.set(`2.0:${name}`, validator);
+    }
+  }
   const partyIdTypes = {
     '1.1': new Set(v11.components.schemas.PartyIdType?.enum ?? []),
     '2.0': new Set(v20.PartyIdType?.enum ?? []),
@@ -75,7 +108,8 @@ export function loadFspiopSchemas(source: FspiopSchemaSource = shippedSchemas): 
     partyIdTypes,
     currencies,
     validate(version, name, body) {
-      const validator = validators.get(`${version}:${name}`) as ValidateFunction;
+      const validator = validators.get(`${version}:${name}`);
+      if (validator === undefined) throw new Error(`no schema ${name} loaded`);
       if (validator(body)) return;
       throw toAlsError(validator.errors?.[0]);
     },

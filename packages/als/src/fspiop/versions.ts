@@ -10,6 +10,12 @@ export function answerVersion(version: string | undefined, fallback: FspiopVersi
   return version.startsWith('2') ? '2.0' : '1.1';
 }
 
-export function contentType(resource: string, version: FspiopVersion): string {
-  return `application/vnd.interoperability.${resource}+json;version=${version}`;
+/**
+ * The API served (the original's API_TYPE): `iso20022` names the media types
+ * `application/vnd.interoperability.iso20022.{resource}+json` instead.
+ */
+export type ApiType = 'fspiop' | 'iso20022';
+
+export function contentType(resource: string, version: FspiopVersion, api: ApiType = 'fspiop'): string {
+  return `application/vnd.interoperability.${api === 'iso20022' ? 'iso20022.' : ''}${resource}+json;version=${version}`;
 }

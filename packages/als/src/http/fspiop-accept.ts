@@ -5,7 +5,7 @@ import { forwardCallback } from '../discovery/parties.js';
 import type { DiscoveryPorts, PartyRef } from '../discovery/types.js';
 import { AlsError } from '../fspiop/errors.js';
 import { checkSourceHeader, type IngressFacts } from '../fspiop/ingress.js';
-import type { BodySchemaName, FspiopSchemas } from '../fspiop/schemas.js';
+import type { BodySchemaName, FspiopSchemas, IsoBodySchemaName } from '../fspiop/schemas.js';
 import type { Serialisers } from '../fspiop/serialisers.js';
 import type { Metrics } from '../observe/metrics.js';
 import { type Admission, callbackKey } from './admission.js';
@@ -238,15 +238,21 @@ export class FspiopRouteContext {
    */
   callbackRoute(resource: Resource, isError: boolean) {
     const { ports, schemas, metrics, admission } = this.deps;
-    const schema: BodySchemaName = isError
-      ? 'ErrorInformationObject'
-      : resource === 'parties'
-        ? 'PartiesTypeIDPutResponse'
-        : 'ParticipantsTypeIDPutResponse';
+    // In ISO 20022 mode PUT /parties bodies are ISO ones; /participants keeps its FSPIOP bodies.
+    const iso = resource === 'parties' && ports.apiType === 'iso20022';
+    const schema: BodySchemaName | IsoBodySchemaName = iso
+      ? isError
+        ? 'GetPartiesError_IdentificationVerificationReportV03'
+        : 'GetParties_IdentificationVerificationReportV03'
+      : isError
+        ? 'ErrorInformationObject'
+        : resource === 'parties'
+          ? 'PartiesTypeIDPutResponse'
+          : 'ParticipantsTypeIDPutResponse';
     const route = `${resource}_put${isError ? '_error' : ''}`;
     return async (request: PartyRequest, reply: FastifyReply) => {
       const started = performance.now();
-      const facts = headersOf(request, 'PUT', resource, ports.hubVersion);
+      const facts = headersOf(request, 'PUT', resource, ports.hubVersion, ports.apiType);
       // The original's validator checks the body before the path and headers (openapi-backend runs the
       // request body's schema first).
       parseBody(request, schemas, facts.bodyVersion, schema);

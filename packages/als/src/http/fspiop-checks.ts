@@ -3,8 +3,8 @@ import type { Resource } from '../discovery/endpoints.js';
 import type { PartyRef } from '../discovery/types.js';
 import { AlsError } from '../fspiop/errors.js';
 import { checkHeaders, type IngressFacts } from '../fspiop/ingress.js';
-import type { BodySchemaName, FspiopSchemas } from '../fspiop/schemas.js';
-import type { FspiopVersion } from '../fspiop/versions.js';
+import type { BodySchemaName, FspiopSchemas, IsoBodySchemaName } from '../fspiop/schemas.js';
+import type { ApiType, FspiopVersion } from '../fspiop/versions.js';
 
 /**
  * The checks of an FSPIOP request, in the original's words (its OpenAPI definition through openapi-backend
@@ -95,10 +95,11 @@ export function headersOf(
   method: string,
   resource: Resource,
   hubVersion: FspiopVersion,
+  api: ApiType,
 ): IngressFacts {
   if (request.headers.host === undefined && request.raw.httpVersion === '1.1')
     throw new AlsError('MISSING_HEADER', { header: 'host' });
-  return checkHeaders(method, resource, request.headers, hubVersion);
+  return checkHeaders(method, resource, request.headers, hubVersion, api);
 }
 
 /** `?currency=` must be one code of the API's Currency enum (ISO 4217), once. */
@@ -118,7 +119,7 @@ export function parseBody(
   request: FastifyRequest,
   schemas: FspiopSchemas,
   version: FspiopVersion,
-  schema: BodySchemaName,
+  schema: BodySchemaName | IsoBodySchemaName,
 ): unknown {
   const raw = request.body;
   let parsed: unknown = {};

@@ -19,7 +19,7 @@ export const participantsBatchRoutes: FastifyPluginAsync<{ context: FspiopRouteC
 
   const postBatch = async (request: FastifyRequest, reply: FastifyReply) => {
     const started = performance.now();
-    const facts = headersOf(request, 'POST', 'participants', ports.hubVersion);
+    const facts = headersOf(request, 'POST', 'participants', ports.hubVersion, ports.apiType);
     const body = parseBody(request, schemas, facts.bodyVersion, 'ParticipantsPostRequest') as {
       requestId: string;
       partyList: { partyIdType: string; partyIdentifier: string; partySubIdOrType?: string; fspId?: string }[];
@@ -52,7 +52,7 @@ export const participantsBatchRoutes: FastifyPluginAsync<{ context: FspiopRouteC
   };
 
   const notImplemented = (isError: boolean) => async (request: FastifyRequest<{ Params: { requestId: string } }>) => {
-    const facts = headersOf(request, 'PUT', 'participants', ports.hubVersion);
+    const facts = headersOf(request, 'PUT', 'participants', ports.hubVersion, ports.apiType);
     parseBody(request, schemas, facts.bodyVersion, isError ? 'ErrorInformationObject' : 'ParticipantsIDPutResponse');
     checkId(request.params.requestId);
     if (request.url.includes('?')) checkQuery(request.query as Record<string, unknown>, false);

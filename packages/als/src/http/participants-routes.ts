@@ -18,7 +18,7 @@ export const participantsRoutes: FastifyPluginAsync<{ context: FspiopRouteContex
   const participantRequest =
     (method: 'GET' | 'POST' | 'PUT' | 'DELETE') => async (request: PartyRequest, reply: FastifyReply) => {
       const started = performance.now();
-      const facts = headersOf(request, method, 'participants', ports.hubVersion);
+      const facts = headersOf(request, method, 'participants', ports.hubVersion, ports.apiType);
       const withBody = method === 'POST' || method === 'PUT';
       let fspId: string | undefined;
       let currency: string | undefined;

@@ -42,7 +42,7 @@ export const partiesRoutes: FastifyPluginAsync<{ context: FspiopRouteContext }> 
 
   const getParties = async (request: PartyRequest, reply: FastifyReply) => {
     const started = performance.now();
-    const facts = headersOf(request, 'GET', 'parties', ports.hubVersion);
+    const facts = headersOf(request, 'GET', 'parties', ports.hubVersion, ports.apiType);
     checkPath(request, facts.version, context.types);
     const currency = checkCurrency(request.query.currency, schemas.currencies);
     checkSourceHeader(request.headers);

@@ -3,7 +3,7 @@ import { statusOf } from '@mojafast/sim';
 import { Pool } from 'undici';
 import { LatencyRecorder } from '../report/latency.js';
 import type { Metric } from '../report/metrics.js';
-import { type FspiopVersion, lookupRequest } from './request.js';
+import { type ApiType, type FspiopVersion, lookupRequest } from './request.js';
 
 /** What the driver needs from the payer FSP: the callback for one trace id, or a timeout. */
 export interface CallbackWaiter {
@@ -30,6 +30,7 @@ export interface DriverOptions {
   readonly iterations?: number | undefined;
   readonly timeoutMs: number;
   readonly version: FspiopVersion;
+  readonly apiType?: ApiType | undefined;
   readonly payerFsp: string;
   readonly destination?: string | undefined;
   readonly nextPartyId: () => string;
@@ -81,6 +82,7 @@ export async function runLookups(options: DriverOptions): Promise<DriverResult> 
     const started = performance.now();
     const request = lookupRequest(options.nextPartyId(), {
       version: options.version,
+      apiType: options.apiType,
       source: options.payerFsp,
       destination: options.destination,
       now: Date.now(),

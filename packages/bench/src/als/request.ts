@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { httpDate } from '@mojafast/sim';
 
 export type FspiopVersion = '1.1' | '2.0';
+export type ApiType = 'fspiop' | 'iso20022';
 
 export interface LookupRequest {
   readonly path: string;
@@ -21,11 +22,19 @@ let traceCounter = 0;
  */
 export function lookupRequest(
   partyId: string,
-  options: { version: FspiopVersion; source: string; destination?: string | undefined; now: number },
+  options: {
+    version: FspiopVersion;
+    source: string;
+    destination?: string | undefined;
+    now: number;
+    /** The ALS's API_TYPE: `iso20022` sends the ISO 20022 media types (the payee simulator answers in kind). */
+    apiType?: ApiType | undefined;
+  },
 ): LookupRequest {
   const counter = (++traceCounter).toString(16).padStart(16, '0');
   const traceId = `${traceIdPrefix}${counter}`;
-  const media = `application/vnd.interoperability.parties+json;version=${options.version}`;
+  const infix = options.apiType === 'iso20022' ? 'iso20022.' : '';
+  const media = `application/vnd.interoperability.${infix}parties+json;version=${options.version}`;
   const headers: Record<string, string> = {
     accept: media,
     'content-type': media,

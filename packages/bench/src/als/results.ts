@@ -21,6 +21,7 @@ export function alsResultJson(result: ScenarioResult): Record<string, unknown> {
     model: scenario.model,
     ids: scenario.ids,
     fspiop_version: scenario.version,
+    api_type: scenario.apiType ?? 'fspiop',
     als_processes: scenario.stack.simsOnly ? 0 : scenario.stack.processes,
     cache: scenario.stack.cache,
     keep_alive: scenario.stack.keepAlive,

@@ -2,7 +2,7 @@ import { CpuMeter } from '../system/cpu.js';
 import { residentMegabytes } from '../system/memory.js';
 import { type DriverResult, type LoadModel, runLookups } from './driver.js';
 import { type PartyIdMode, partyIdSource } from './party-ids.js';
-import type { FspiopVersion } from './request.js';
+import type { ApiType, FspiopVersion } from './request.js';
 import { type AlsStackOptions, startAlsStack } from './stack.js';
 
 export interface Scenario {
@@ -11,6 +11,8 @@ export interface Scenario {
   readonly model: LoadModel;
   readonly ids: PartyIdMode;
   readonly version: FspiopVersion;
+  /** The ALS's API_TYPE (the stack's ALS_API_TYPE too); fspiop when absent. */
+  readonly apiType?: ApiType | undefined;
   readonly warmupSeconds: number;
   readonly durationSeconds: number;
   readonly iterations?: number | undefined;
@@ -27,7 +29,9 @@ export interface ScenarioResult {
 }
 
 export async function runScenario(scenario: Scenario, onProgress?: (line: string) => void): Promise<ScenarioResult> {
-  const stack = await startAlsStack(scenario.stack);
+  const stack = await startAlsStack(
+    scenario.apiType === 'iso20022' ? { ...scenario.stack, apiType: scenario.apiType } : scenario.stack,
+  );
   try {
     const processes = new Map([...stack.pids, ['generator', process.pid]]);
     const cpu = new CpuMeter(processes);
@@ -41,6 +45,7 @@ export async function runScenario(scenario: Scenario, onProgress?: (line: string
       iterations: scenario.iterations,
       timeoutMs: scenario.timeoutMs,
       version: scenario.version,
+      apiType: scenario.apiType,
       payerFsp: 'payerfsp',
       destination: stack.destination,
       nextPartyId: partyIdSource(scenario.ids),

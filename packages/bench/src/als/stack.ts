@@ -17,6 +17,8 @@ export interface AlsStackOptions {
   /** Fixed simulator ports (admin P, oracle P+1, payee P+2) so a `target` ALS can be configured for them. */
   readonly simPortBase?: number | undefined;
   readonly simArgs?: readonly string[];
+  /** The ALS's ALS_API_TYPE (fspiop when absent). */
+  readonly apiType?: 'fspiop' | 'iso20022' | undefined;
   /** The payer simulator's callback hook (the fault bench counts callbacks per trace id). */
   readonly onCallback?: (traceId: string, kind: 'success' | 'error') => void;
   /** ALS variables set after the defaults, from the simulators' URLs (the fault bench's oracles and proxy). */
@@ -188,6 +190,7 @@ function alsEnvironment(
     ALS_PROCESSES: String(options.processes),
     ALS_UPSTREAM_KEEP_ALIVE: options.keepAlive ? 'on' : 'off',
     ALS_LOG_LEVEL: 'warn',
+    ...(options.apiType ? { ALS_API_TYPE: options.apiType } : {}),
     ...alsCacheSettings(options.cache),
   };
 }

@@ -2,6 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type ParseArgsOptionDescriptor, parseArgs } from 'node:util';
+import { apiTypeTable, compareApiTypes } from '../als/api-types.js';
 import { baselineTable, compareWithBaseline, parseBaselineEnv, scenarioArgs } from '../als/baseline.js';
 import type { LoadModel } from '../als/driver.js';
 import { faultNames, faultTable, runFaultBench } from '../als/faults.js';
@@ -31,6 +32,9 @@ export const alsUsage = `mojafast-bench als [options]
   --hot-set N          ids in the hot set (default 1000)
   --fsps N             payee FSPs (default 10)
   --fspiop 1.1|2.0     API version of the requests (default 1.1)
+  --api-type T         fspiop (default), iso20022 (the ALS with ALS_API_TYPE=iso20022, ISO 20022 media types and
+                       bodies from the generator and the payee simulator), or both: the scenario in each mode,
+                       --rounds times alternating, with lookups/s, ALS CPU per lookup and the ISO/FSPIOP ratio
   --processes N        ALS processes (default 1)
   --no-cache           ALS caches off               --no-keep-alive   ALS upstream keep-alive off
   --sims-only          no ALS: the generator talks to the payee simulator (this machine's ceiling)
@@ -80,6 +84,7 @@ const options = {
   'hot-set': { type: 'string', default: '1000' },
   fsps: { type: 'string', default: '10' },
   fspiop: { type: 'string', default: '1.1' },
+  'api-type': { type: 'string', default: 'fspiop' },
   processes: { type: 'string', default: '1' },
   'no-cache': { type: 'boolean', default: false },
   'no-keep-alive': { type: 'boolean', default: false },
@@ -139,12 +144,16 @@ function baseScenario(values: Values): Scenario {
       values['sim-port-base'] === undefined ? undefined : positiveInteger('--sim-port-base', values['sim-port-base']),
     simArgs: values['sim-arg'],
   };
+  const apiType = values['api-type'];
+  if (apiType !== 'fspiop' && apiType !== 'iso20022' && apiType !== 'both')
+    throw new Error(`--api-type must be fspiop, iso20022 or both, got "${apiType}"`);
   return {
     name: scenarioName(stack, model),
     stack,
     model,
     ids: parsePartyIdMode(values.ids, positiveInteger('--hot-set', values['hot-set'])),
     version,
+    ...(apiType === 'iso20022' ? { apiType } : {}),
     warmupSeconds: nonNegative('--warmup', values.warmup),
     durationSeconds: positiveInteger('--duration', values.duration),
     iterations: values.iterations === undefined ? undefined : positiveInteger('--iterations', values.iterations),
@@ -190,12 +199,16 @@ export async function alsCommand(argv: string[]): Promise<void> {
     await runTlsComparison(values, base);
     return;
   }
+  if (values['api-type'] === 'both') {
+    await runApiTypeComparison(values, base);
+    return;
+  }
   if (values.matrix) {
     await runMatrix(base, positiveInteger('--matrix-duration', values['matrix-duration']), values['report-dir']);
     return;
   }
   progress(
-    `bench:als ${base.name}, ids ${values.ids}, FSPIOP ${base.version}: warm-up ${base.warmupSeconds}s, then ${base.iterations === undefined ? `${base.durationSeconds}s` : `${base.iterations} lookups`}`,
+    `bench:als ${base.name}, ids ${values.ids}, ${base.apiType === 'iso20022' ? 'ISO 20022' : 'FSPIOP'} ${base.version}: warm-up ${base.warmupSeconds}s, then ${base.iterations === undefined ? `${base.durationSeconds}s` : `${base.iterations} lookups`}`,
   );
   if (!base.stack.simsOnly && !base.stack.target) {
     const settings = Object.entries(alsCacheSettings(base.stack.cache)).map(([k, v]) => `${k}=${v}`);
@@ -233,6 +246,18 @@ async function runBaselineComparison(values: Values, base: Scenario, argv: strin
   process.stdout.write(`\nbench:als --baseline, ${base.name}\n\n${baselineTable(comparison)}\n`);
   if (values.out) {
     await writeJson(values.out, { comparison: 'baseline', ...comparison });
+    process.stdout.write(`results written to ${values.out}\n`);
+  }
+}
+
+async function runApiTypeComparison(values: Values, base: Scenario): Promise<void> {
+  if (values.matrix || base.stack.simsOnly || base.stack.target)
+    throw new Error('--api-type both runs the ALS in each mode: not with --matrix, --sims-only or --target');
+  if (values.threshold.length > 0) throw new Error('--threshold applies to one run: not with --api-type both');
+  const comparison = await compareApiTypes(base, positiveInteger('--rounds', values.rounds), progress);
+  process.stdout.write(`\nbench:als --api-type both, ${base.name}\n\n${apiTypeTable(comparison)}\n`);
+  if (values.out) {
+    await writeJson(values.out, { comparison: 'api-type', ...comparison });
     process.stdout.write(`results written to ${values.out}\n`);
   }
 }
