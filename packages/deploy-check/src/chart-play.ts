@@ -5,12 +5,19 @@ import { join } from 'node:path';
 import { createKnex, migrateLatest } from '@mojafast/position-handler';
 import { generatePositionMessages, insertTransfers, provisionLedger } from '@mojafast/position-handler/testing';
 import { createResources } from '@mojafast/service-kit';
-import { createDatabase, createTopic, type InfraSettings, testKafka, uniqueName } from '@mojafast/testkit';
+import {
+  createDatabase,
+  createTopic,
+  type InfraSettings,
+  registerOracle,
+  testKafka,
+  uniqueName,
+} from '@mojafast/testkit';
 import { parseAllDocuments } from 'yaml';
 import { freePorts } from './cluster-plan.js';
 import { followContainer, imageOf, mainProcessIds, type RunningContainer } from './containers.js';
 import { exec, execOk } from './engine.js';
-import { lookupParty, refused, registerOracle, until as untilProbe } from './probes.js';
+import { lookupParty, refused, until as untilProbe } from './probes.js';
 import { startService } from './process.js';
 import { readyWhen } from './smoke.js';
 

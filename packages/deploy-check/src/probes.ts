@@ -34,22 +34,6 @@ export async function refused(port: number): Promise<boolean> {
   }
 }
 
-/** POST /oracles on the ALS's admin API: `oracleUrl` the default oracle of MSISDN. Answers the status. */
-export async function registerOracle(adminUrl: string, oracleUrl: string, timeoutMs: number): Promise<number> {
-  const answer = await fetch(`${adminUrl}/oracles`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', date: new Date().toUTCString(), 'fspiop-source': 'Hub' },
-    body: JSON.stringify({
-      oracleIdType: 'MSISDN',
-      endpoint: { value: oracleUrl, endpointType: 'URL' },
-      isDefault: true,
-    }),
-    signal: AbortSignal.timeout(timeoutMs),
-  });
-  await answer.arrayBuffer();
-  return answer.status;
-}
-
 export interface LookupOutcome {
   /** The ALS's answer to GET /parties (202 when accepted). */
   readonly status: number;

@@ -1,3 +1,4 @@
+export { registerOracle } from './als-admin.js';
 export {
   type CentralLedgerOptions,
   centralLedgerAppDir,

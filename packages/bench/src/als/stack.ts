@@ -1,5 +1,5 @@
 import { type PayerSim, startPayerSim } from '@mojafast/sim';
-import type { DatabaseConnection } from '@mojafast/testkit';
+import { type DatabaseConnection, registerOracle } from '@mojafast/testkit';
 import { entryPoints } from '../load/paths.js';
 import { freePort } from '../load/ports.js';
 import { type Service, spawnUntilReadyLine } from '../load/processes.js';
@@ -118,7 +118,9 @@ export async function startAlsStack(options: AlsStackOptions): Promise<AlsStack>
     services.push(als);
     pids.set('als', als.child.pid ?? 0);
     if (options.registry) {
-      await registerOracle(`http://127.0.0.1:${adminPort}`, sims.ready.oracle);
+      // The simulated oracle as the default for MSISDN, through the admin API as an operator registers one.
+      const status = await registerOracle(`http://127.0.0.1:${adminPort}`, sims.ready.oracle);
+      if (status !== 201) throw new Error(`POST /oracles on the ALS's admin API answered ${status}`);
       if (options.registry.serverPid) pids.set('mariadb', options.registry.serverPid);
     }
     return { entryUrl: alsUrl, destination: undefined, payer, sims: sims.ready, pids, close };
@@ -155,22 +157,6 @@ function registryEnvironment(db: DatabaseConnection): Record<string, string> {
     // The CA as PEM text, which the setting takes as the original's ssl.ca holds it.
     ...(db.ssl ? { ALS_DB_SSL: 'verify', ALS_DB_SSL_CA_FILE: db.ssl.ca } : {}),
   };
-}
-
-/** The simulated oracle as the default for MSISDN, through the ALS's admin API as an operator registers one. */
-async function registerOracle(adminUrl: string, oracleUrl: string): Promise<void> {
-  const response = await fetch(`${adminUrl}/oracles`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', date: new Date().toUTCString(), 'fspiop-source': 'Hub' },
-    body: JSON.stringify({
-      oracleIdType: 'MSISDN',
-      endpoint: { value: oracleUrl, endpointType: 'URL' },
-      isDefault: true,
-    }),
-    signal: AbortSignal.timeout(10_000),
-  });
-  if (response.status !== 201)
-    throw new Error(`POST ${adminUrl}/oracles answered ${response.status}: ${(await response.text()).slice(0, 200)}`);
 }
 
 /** The ALS's own variables (packages/als/docs/configuration.md). */
