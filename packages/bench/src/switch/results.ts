@@ -28,19 +28,39 @@ export interface SwitchBenchRun {
   readonly gate: ValidityGate;
   /** CPU µs per completed transfer, by process (als, als_admin, position, ...). */
   readonly cpuMicrosPerTransfer: Record<string, number>;
-  readonly coresPer1000: { readonly als: number; readonly position: number };
+  /** Cores each process used with no load, measured just before the run (polling, timers, housekeeping). */
+  readonly idleCores: Record<string, number>;
+  /** CPU µs per transfer above each process's idle use: what one more transfer costs. */
+  readonly marginalMicrosPerTransfer: Record<string, number>;
+  readonly coresPer1000: CoresPer1000;
+  /** The same from the marginal cost: the idle use, spread over few transfers at a low rate, left out. */
+  readonly marginalCoresPer1000: CoresPer1000;
+}
+
+export interface CoresPer1000 {
+  readonly als: number;
+  readonly position: number;
 }
 
 /** The ALS's processes: ours serves both APIs in one; the original runs `--api` and `--admin` apart. */
 const alsProcesses = ['als', 'als_admin'];
 
-export function microsPerTransfer(cores: Record<string, number>, windowS: number, completed: number) {
+/** µs per transfer from cores over the window; with `idle`, only the cores above each process's idle use. */
+export function microsPerTransfer(
+  cores: Record<string, number>,
+  windowS: number,
+  completed: number,
+  idle: Record<string, number> = {},
+): Record<string, number> {
   return Object.fromEntries(
-    Object.entries(cores).map(([name, c]) => [name, completed === 0 ? 0 : Math.round((c * windowS * 1e6) / completed)]),
+    Object.entries(cores).map(([name, c]) => {
+      const busy = Math.max(0, c - (idle[name] ?? 0));
+      return [name, completed === 0 ? 0 : Math.round((busy * windowS * 1e6) / completed)];
+    }),
   );
 }
 
-export function coresPer1000(cpuMicrosPerTransfer: Record<string, number>): SwitchBenchRun['coresPer1000'] {
+export function coresPer1000(cpuMicrosPerTransfer: Record<string, number>): CoresPer1000 {
   const sum = (names: readonly string[]) => names.reduce((s, n) => s + (cpuMicrosPerTransfer[n] ?? 0), 0);
   return { als: sum(alsProcesses) / 1000, position: (cpuMicrosPerTransfer.position ?? 0) / 1000 };
 }
@@ -50,7 +70,8 @@ export interface StackSummary {
   readonly runs: number;
   readonly completedPerSecond: number;
   readonly e2eP95: number;
-  readonly coresPer1000: { readonly als: number; readonly position: number };
+  readonly coresPer1000: CoresPer1000;
+  readonly marginalCoresPer1000: CoresPer1000;
 }
 
 export interface SwitchBenchSummary {
@@ -58,6 +79,9 @@ export interface SwitchBenchSummary {
   /** Originals' cores over ours': how many times fewer cores ours needs for the same rate. */
   readonly alsCoresRatio: number;
   readonly positionCoresRatio: number;
+  readonly alsMarginalCoresRatio: number;
+  readonly positionMarginalCoresRatio: number;
+  /** Every run held the gate and completed every arrival (none failed, none dropped). */
   readonly allValid: boolean;
 }
 
@@ -75,6 +99,10 @@ export function summarise(runs: readonly SwitchBenchRun[]): SwitchBenchSummary {
         als: mean(mine.map((r) => r.coresPer1000.als)),
         position: mean(mine.map((r) => r.coresPer1000.position)),
       },
+      marginalCoresPer1000: {
+        als: mean(mine.map((r) => r.marginalCoresPer1000.als)),
+        position: mean(mine.map((r) => r.marginalCoresPer1000.position)),
+      },
     };
   });
   const [originals, ours] = stacks as [StackSummary, StackSummary];
@@ -83,6 +111,8 @@ export function summarise(runs: readonly SwitchBenchRun[]): SwitchBenchSummary {
     stacks,
     alsCoresRatio: ratio(originals.coresPer1000.als, ours.coresPer1000.als),
     positionCoresRatio: ratio(originals.coresPer1000.position, ours.coresPer1000.position),
-    allValid: runs.length > 0 && runs.every((r) => r.gate.valid && r.failed === 0),
+    alsMarginalCoresRatio: ratio(originals.marginalCoresPer1000.als, ours.marginalCoresPer1000.als),
+    positionMarginalCoresRatio: ratio(originals.marginalCoresPer1000.position, ours.marginalCoresPer1000.position),
+    allValid: runs.length > 0 && runs.every((r) => r.gate.valid && r.failed === 0 && r.dropped === 0),
   };
 }

@@ -16,6 +16,8 @@ export interface RunOptions {
   readonly rate: number;
   readonly durationS: number;
   readonly warmupS: number;
+  /** Seconds with no load before the measured run, to measure each process's idle use. */
+  readonly idleS: number;
   readonly maxInFlight: number;
   readonly timeoutMs: number;
   readonly seed: string;
@@ -23,7 +25,7 @@ export interface RunOptions {
 
 /**
  * One run: a stack's ALS and position handler started on the switch, a warm-up at the offered rate (not
- * measured), then `durationS` at the offered rate, measured: each iteration a lookup then a transfer; CPU of
+ * measured), `idleS` with no load (each process's idle use), then `durationS` at the offered rate, measured: each iteration a lookup then a transfer; CPU of
  * every process and the growth of the gate's topics from the first arrival until every iteration settled.
  */
 export async function measureRun(
@@ -59,6 +61,10 @@ export async function measureRun(
         },
       });
     }
+    const idle = new CpuMeter(pair.pids);
+    await idle.start();
+    await new Promise((r) => setTimeout(r, o.idleS * 1000));
+    const idleCores = o.idleS > 0 ? await idle.stop() : {};
     const discovery = new LatencyRecorder();
     const transfer = new LatencyRecorder();
     const e2e = new LatencyRecorder();
@@ -94,6 +100,7 @@ export async function measureRun(
     const cores = await cpu.stop();
     const after = await sw.topicEnds();
     const cpuMicros = microsPerTransfer(cores, windowS, completed);
+    const marginalMicros = microsPerTransfer(cores, windowS, completed, idleCores);
     const run: SwitchBenchRun = {
       stack,
       round,
@@ -114,10 +121,13 @@ export async function measureRun(
         notification: after.notification - before.notification,
       }),
       cpuMicrosPerTransfer: cpuMicros,
+      idleCores,
+      marginalMicrosPerTransfer: marginalMicros,
       coresPer1000: coresPer1000(cpuMicros),
+      marginalCoresPer1000: coresPer1000(marginalMicros),
     };
     progress(
-      `round ${round} ${stack}: ${completed} completed (${failed} failed, ${arrivals.dropped} dropped), ${run.completedPerSecond.toFixed(1)}/s, e2e p95 ${run.e2e.p95.toFixed(1)} ms, gate ${run.gate.fulfilPerPrepare.toFixed(2)} / ${run.gate.notificationPerPrepare.toFixed(2)}, ALS ${run.coresPer1000.als.toFixed(3)} and position ${run.coresPer1000.position.toFixed(3)} cores per 1,000/s`,
+      `round ${round} ${stack}: ${completed} completed (${failed} failed, ${arrivals.dropped} dropped), ${run.completedPerSecond.toFixed(1)}/s, e2e p95 ${run.e2e.p95.toFixed(1)} ms, gate ${run.gate.fulfilPerPrepare.toFixed(2)} / ${run.gate.notificationPerPrepare.toFixed(2)}, ALS ${run.coresPer1000.als.toFixed(3)} and position ${run.coresPer1000.position.toFixed(3)} cores per 1,000/s (${run.marginalCoresPer1000.als.toFixed(3)} and ${run.marginalCoresPer1000.position.toFixed(3)} above idle)`,
     );
     return run;
   } finally {

@@ -47,7 +47,7 @@ export function latencyTable(runs: readonly SwitchBenchRun[], table: TableWriter
     'end to end p50 / p90 / p95 / p99 ms',
     'fulfil / prepare',
     'notification / prepare',
-    'valid',
+    'valid (gate held, none failed or dropped)',
   ];
   const rows = runs.map((r) => [
     String(r.round),
@@ -60,10 +60,14 @@ export function latencyTable(runs: readonly SwitchBenchRun[], table: TableWriter
     percentiles(r.e2e),
     r.gate.fulfilPerPrepare.toFixed(2),
     r.gate.notificationPerPrepare.toFixed(2),
-    r.gate.valid && r.failed === 0 ? 'yes' : 'NO',
+    r.gate.valid && r.failed === 0 && r.dropped === 0 ? 'yes' : 'NO',
   ]);
   return table(header, rows);
 }
+
+const sum = (xs: Record<string, number>) => Object.values(xs).reduce((a, b) => a + b, 0);
+const cpuCell = (total: number | undefined, marginal: number | undefined) =>
+  total === undefined ? '-' : marginal === undefined ? String(total) : `${total} (${marginal})`;
 
 export function cpuTable(runs: readonly SwitchBenchRun[], table: TableWriter): string {
   const shown = processes.filter(([name]) => runs.some((r) => r.cpuMicrosPerTransfer[name] !== undefined));
@@ -71,8 +75,8 @@ export function cpuTable(runs: readonly SwitchBenchRun[], table: TableWriter): s
   const rows = runs.map((r) => [
     String(r.round),
     r.stack,
-    ...shown.map(([name]) => String(r.cpuMicrosPerTransfer[name] ?? '-')),
-    String(Object.values(r.cpuMicrosPerTransfer).reduce((a, b) => a + b, 0)),
+    ...shown.map(([name]) => cpuCell(r.cpuMicrosPerTransfer[name], r.marginalMicrosPerTransfer[name])),
+    cpuCell(sum(r.cpuMicrosPerTransfer), sum(r.marginalMicrosPerTransfer)),
   ]);
   return table(header, rows);
 }
@@ -84,7 +88,9 @@ export function coresTable(summary: SwitchBenchSummary, table: TableWriter): str
     'completed/s',
     'end to end p95 ms',
     'ALS cores per 1,000 transfers/s',
+    'ALS, above idle',
     'position handler cores per 1,000 transfers/s',
+    'position handler, above idle',
   ];
   const row = (s: StackSummary) => [
     stackLabel[s.stack],
@@ -92,7 +98,9 @@ export function coresTable(summary: SwitchBenchSummary, table: TableWriter): str
     s.completedPerSecond.toFixed(1),
     ms(s.e2eP95),
     s.coresPer1000.als.toFixed(3),
+    s.marginalCoresPer1000.als.toFixed(3),
     s.coresPer1000.position.toFixed(3),
+    s.marginalCoresPer1000.position.toFixed(3),
   ];
   return table(header, [
     ...summary.stacks.map(row),
@@ -102,7 +110,9 @@ export function coresTable(summary: SwitchBenchSummary, table: TableWriter): str
       '',
       '',
       `${summary.alsCoresRatio.toFixed(1)}×`,
+      `${summary.alsMarginalCoresRatio.toFixed(1)}×`,
       `${summary.positionCoresRatio.toFixed(1)}×`,
+      `${summary.positionMarginalCoresRatio.toFixed(1)}×`,
     ],
   ]);
 }
@@ -113,11 +123,11 @@ export function switchTables(result: SwitchBenchResult, table: TableWriter): str
     '',
     latencyTable(result.runs, table),
     '',
-    'CPU µs per completed transfer, by process:',
+    'CPU µs per completed transfer, by process (in brackets: above its idle use, measured with no load before the run):',
     '',
     cpuTable(result.runs, table),
     '',
-    'Cores per 1,000 transfers/s (CPU µs per transfer / 1,000), mean of the runs:',
+    'Cores per 1,000 transfers/s (CPU µs per transfer / 1,000), mean of the runs; "above idle" leaves out what the process uses with no load, which a high rate spreads thin:',
     '',
     coresTable(result.summary, table),
   ].join('\n');
