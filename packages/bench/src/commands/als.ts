@@ -7,6 +7,7 @@ import { baselineTable, compareWithBaseline, parseBaselineEnv, scenarioArgs } fr
 import type { LoadModel } from '../als/driver.js';
 import { faultNames, faultTable, runFaultBench } from '../als/faults.js';
 import { matrixMarkdown, matrixRow, matrixSvg } from '../als/matrix.js';
+import { oursDropIn } from '../als/original.js';
 import { parsePartyIdMode } from '../als/party-ids.js';
 import { alsResultJson, generatorWarning } from '../als/results.js';
 import { runScenario, type Scenario } from '../als/scenario.js';
@@ -66,6 +67,9 @@ export const alsUsage = `mojafast-bench als [options]
                        drop-in mode, the same configuration file and variables, --rounds times alternating, at
                        --original-config default (its repository default.json), chart (the chart's rendered
                        default.json, caches on) or both (default); prints lookups/s, p99, ALS CPU per lookup, RSS
+  --drop-in CONFIG     ours alone in drop-in mode at --original's configuration CONFIG (default or chart), on a
+                       database of its own, as --original runs it (needs --ids new); with --baseline, this bench
+                       drives both sides and the baseline's ALS is started from DIR
   --floor              ours and a relay with no logic on the same HTTP stack doing the same exchanges per lookup,
                        --rounds times alternating; prints ALS CPU per lookup / relay CPU per lookup (goal <= 1.3)
   --out FILE           JSON results
@@ -106,6 +110,7 @@ const options = {
   original: { type: 'boolean', default: false },
   'original-config': { type: 'string', default: 'both' },
   floor: { type: 'boolean', default: false },
+  'drop-in': { type: 'string' },
   'baseline-env': { type: 'string', multiple: true, default: [] },
   tls: { type: 'boolean', default: false },
   out: { type: 'string' },
@@ -161,6 +166,21 @@ function baseScenario(values: Values): Scenario {
   };
 }
 
+/** `--drop-in CONFIG`: ours as `--original` runs it at that configuration, callbacks told apart by party. */
+function dropInScenario(base: Scenario, config: string | undefined): Scenario {
+  if (config === undefined) return base;
+  const [only, ...more] = parseOriginalConfigs(config);
+  if (!only || more.length > 0) throw new Error(`--drop-in must be default or chart, got "${config}"`);
+  if (base.ids.kind !== 'new') throw new Error('--drop-in needs --ids new, as --original');
+  if (base.stack.simsOnly || base.stack.target || base.stack.processes !== 1)
+    throw new Error('--drop-in runs one ALS process: not with --sims-only, --target, --processes');
+  return {
+    ...base,
+    name: `${base.name}, drop-in ${only}`,
+    stack: { ...base.stack, als: oursDropIn(only), keyBy: 'party' },
+  };
+}
+
 function scenarioName(stack: Scenario['stack'], model: LoadModel): string {
   const load = model.kind === 'closed' ? `${model.vus} VUs` : `${model.rate}/s open`;
   if (stack.simsOnly) return `sims only, ${load}`;
@@ -179,7 +199,7 @@ export async function alsCommand(argv: string[]): Promise<void> {
     await runFaults(values);
     return;
   }
-  const base = baseScenario(values);
+  const base = dropInScenario(baseScenario(values), values['drop-in']);
   if (values.baseline !== undefined) {
     await runBaselineComparison(values, base, argv);
     return;
@@ -210,7 +230,7 @@ export async function alsCommand(argv: string[]): Promise<void> {
   progress(
     `bench:als ${base.name}, ids ${values.ids}, ${base.apiType === 'iso20022' ? 'ISO 20022' : 'FSPIOP'} ${base.version}: warm-up ${base.warmupSeconds}s, then ${base.iterations === undefined ? `${base.durationSeconds}s` : `${base.iterations} lookups`}`,
   );
-  if (!base.stack.simsOnly && !base.stack.target) {
+  if (!base.stack.simsOnly && !base.stack.target && !base.stack.als) {
     const settings = Object.entries(alsCacheSettings(base.stack.cache)).map(([k, v]) => `${k}=${v}`);
     progress(`ALS cache settings: ${settings.join(' ')}`);
   }
