@@ -104,7 +104,7 @@ export async function compareWithBaseline(options: BaselineOptions): Promise<Bas
         side === 'current'
           ? runSide(options.ownCli, process.cwd(), options, {}, join(work, `current-${round}.json`))
           : dropIn
-            ? runSide(options.ownCli, process.cwd(), options, dropInEnv, join(work, `baseline-${round}.json`))
+            ? runSide(options.ownCli, resolve(options.dir), options, dropInEnv, join(work, `baseline-${round}.json`))
             : runSide(cli, resolve(options.dir), options, options.baselineEnv, join(work, `baseline-${round}.json`));
       options.progress(`round ${round}/${options.rounds}: ${baselineFirst ? 'baseline first' : 'this build first'}`);
       const first = await run(baselineFirst ? 'baseline' : 'current');
