@@ -53,26 +53,6 @@ describe('readsFor: what a batch must read', () => {
     expect(reads.transferIds).toEqual(['t0', 't1', 't2']);
     expect(reads.payeeTransferIds).toEqual(['t1', 't2']);
   });
-
-  it('only the latest state of transfers whose messages are all commits without steps and that no step names', () => {
-    const step = (id: string): LedgerCommand['cyril'] => ({
-      step: { fx: false, id, accountId: '8', amount: 1n },
-      transferStateChanges: [],
-    });
-    const reads = readsFor([
-      command(0, 'commit', '8'),
-      { ...command(1, 'reserve', '8'), transferId: 'shared' },
-      { ...command(2, 'prepare', '3'), transferId: 'shared' },
-      command(3, 'bulk-commit', '8'),
-      command(4, 'abort', '8'),
-      { ...command(5, 'commit', '8'), cyril: step('t6') },
-      command(6, 'commit', '8'),
-      { ...command(7, 'commit', '8'), transferId: 't0' },
-    ]);
-    expect(reads.transferIds).toEqual(['t0', 'shared', 't3', 't4', 't5', 't6']);
-    // shared: a prepare reads its whole history; t4: an abort; t5: a commit with a step; t6: named by t5's step.
-    expect([...reads.latestStateOnly]).toEqual(['t0', 't3']);
-  });
 });
 
 describe('resolveSettlementAccounts (central-ledger binProcessor _constructRequiredMaps)', () => {

@@ -43,12 +43,6 @@ export interface BatchReads {
   readonly prepareAccountIds: ReadonlySet<string>;
   /** The transfers of plain messages and of cyrilResult transfer steps. */
   readonly transferIds: readonly string[];
-  /**
-   * Those of transferIds whose messages in this batch all look at the latest state alone (commit, reserve and
-   * bulk-commit without cyrilResult steps, on a transfer no step names): only their latest transferStateChange is
-   * read, not the whole history, which is most of what a batch of commits costs the database.
-   */
-  readonly latestStateOnly: ReadonlySet<string>;
   /** Transfers whose payee amount a message needs (commit, reserve, the aborts and timeout without steps). */
   readonly payeeTransferIds: readonly string[];
   /** The fxTransfers of fx- messages and of cyrilResult fxTransfer steps. */
@@ -57,9 +51,6 @@ export interface BatchReads {
   readonly fxReservedIds: readonly string[];
 }
 
-/** Actions whose rule reads nothing of the history but its latest state (actions/commit.ts without steps). */
-const LATEST_STATE_ACTIONS: ReadonlySet<string> = new Set(['commit', 'reserve', 'bulk-commit']);
-
 export function readsFor(commands: readonly LedgerCommand[]): BatchReads {
   const accountIds = new Set<string>();
   const prepareAccountIds = new Set<string>();
@@ -67,7 +58,6 @@ export function readsFor(commands: readonly LedgerCommand[]): BatchReads {
   const payeeTransferIds = new Set<string>();
   const fxTransferIds = new Set<string>();
   const fxReservedIds = new Set<string>();
-  const needHistory = new Set<string>();
   for (const c of commands) {
     if (c.accountId !== NO_POSITION_ACCOUNT) accountIds.add(c.accountId);
     const fx = c.action.startsWith('fx-');
@@ -77,14 +67,11 @@ export function readsFor(commands: readonly LedgerCommand[]): BatchReads {
     else if (c.action === 'fx-timeout-reserved') fxReservedIds.add(c.transferId);
     else if (!fx && !c.cyril) payeeTransferIds.add(c.transferId);
     if (c.cyril) (c.cyril.step.fx ? fxTransferIds : transferIds).add(c.cyril.step.id);
-    if (!fx && (c.cyril || !LATEST_STATE_ACTIONS.has(c.action))) needHistory.add(c.transferId);
-    if (c.cyril && !c.cyril.step.fx) needHistory.add(c.cyril.step.id);
   }
   return {
     accountIds: [...accountIds].sort((a, b) => Number(a) - Number(b)),
     prepareAccountIds,
     transferIds: [...transferIds],
-    latestStateOnly: new Set([...transferIds].filter((id) => !needHistory.has(id))),
     payeeTransferIds: [...payeeTransferIds],
     fxTransferIds: [...fxTransferIds],
     fxReservedIds: [...fxReservedIds],

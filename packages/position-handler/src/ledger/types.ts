@@ -133,10 +133,7 @@ export interface StateRecord {
 }
 
 export interface TransferFacts {
-  /**
-   * Every transferStateChange of the transfer, oldest first, or only the latest one where the batch's messages
-   * need no more (BatchReads.latestStateOnly). Empty = no such transfer.
-   */
+  /** Every transferStateChange of the transfer, oldest first. Empty = no such transfer. */
   readonly history: readonly StateRecord[];
   /** transferParticipant.amount of the PAYEE_DFSP PRINCIPLE_VALUE row (stored negative). */
   readonly payeeAmount: Amount | undefined;

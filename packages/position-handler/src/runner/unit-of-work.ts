@@ -22,7 +22,7 @@ import { checkPlan } from './plan-invariants.js';
 /** What one batch's transaction reads under its locks. */
 export interface LockedFacts {
   readonly positions: ReadonlyMap<string, PositionRecord>;
-  /** Every transferStateChange of each transfer, oldest first; only the latest of those in latestStateOnly. */
+  /** Every transferStateChange of each transfer, oldest first. */
   readonly histories: ReadonlyMap<string, readonly StateRecord[]>;
   /** transferParticipant.amount of the PAYEE_DFSP PRINCIPLE_VALUE row. */
   readonly payeeAmounts: ReadonlyMap<string, Amount>;
@@ -36,8 +36,6 @@ export interface LockedFacts {
 export interface LockReads {
   readonly accountIds: readonly string[];
   readonly transferIds: readonly string[];
-  /** Of transferIds, those whose latest transferStateChange alone is read. */
-  readonly latestStateOnly: ReadonlySet<string>;
   readonly payeeTransferIds: readonly string[];
   readonly fxTransferIds: readonly string[];
   readonly fxReservedIds: readonly string[];

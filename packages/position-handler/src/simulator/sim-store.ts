@@ -195,7 +195,7 @@ export class SimStore {
     const histories = new Map<string, StateRecord[]>();
     for (const id of reads.transferIds) {
       const history = this.histories.get(id);
-      if (history) histories.set(id, reads.latestStateOnly.has(id) ? history.slice(-1) : [...history]);
+      if (history) histories.set(id, [...history]);
     }
     const payeeAmounts = new Map<string, Amount>();
     for (const id of reads.payeeTransferIds) {

@@ -76,9 +76,8 @@ const ROLLBACK = { sql: 'ROLLBACK', values: [] } satisfies Sql;
  * central-ledger's tables: one transaction per batch with a constant number of statements whatever the batch
  * size, sent in two round trips. The store only locks, reads and writes; the runner drives the unit of work
  * (runner/unit-of-work.ts) and the ledger decides what to lock and what to write:
- *   1. START TRANSACTION; one read that locks the positions and reads the transfers' state histories (only the
- *      latest state where the batch needs no more: BatchReads.latestStateOnly) and, for non-prepares, the payee
- *      amounts;
+ *   1. START TRANSACTION; one read that locks the positions and reads the transfers' state histories (and, for
+ *      non-prepares, the payee amounts);
  *   2. (after the pure plan) INSERT the state changes; INSERT the position changes; UPDATE the positions; check
  *      the UPDATE's row count (rowCountIs); COMMIT.
  * 7 statements. The position changes name their state change as LAST_INSERT_ID() + its index: the state
@@ -342,24 +341,12 @@ export class PositionStore {
          ORDER BY participantCurrencyId FOR UPDATE)`,
     ];
     const values: unknown[] = [...accountIds].sort((a, b) => Number(a) - Number(b));
-    const wholeHistories = transferIds.filter((id) => !reads.latestStateOnly.has(id));
-    const latestStates = transferIds.filter((id) => reads.latestStateOnly.has(id));
-    if (wholeHistories.length > 0) {
+    if (transferIds.length > 0) {
       blocks.push(
         `(SELECT 'history', transferId, transferStateChangeId, transferStateId, reason
-            FROM transferStateChange ${this.hints.history} WHERE transferId IN (${list(wholeHistories.length)}))`,
+            FROM transferStateChange ${this.hints.history} WHERE transferId IN (${list(transferIds.length)}))`,
       );
-      values.push(...wholeHistories);
-    }
-    if (latestStates.length > 0) {
-      // The index alone gives each transfer's highest id (it holds the primary key); then one row by primary
-      // key, instead of every row of the history by primary key.
-      blocks.push(
-        `(SELECT 'history', transferId, transferStateChangeId, transferStateId, reason FROM transferStateChange
-           WHERE transferStateChangeId IN (SELECT MAX(transferStateChangeId) FROM transferStateChange ${this.hints.history}
-                                            WHERE transferId IN (${list(latestStates.length)}) GROUP BY transferId))`,
-      );
-      values.push(...latestStates);
+      values.push(...transferIds);
     }
     if (payeeIds.length > 0) {
       blocks.push(
