@@ -17,6 +17,7 @@ import type { BenchStack } from '../position/stack.js';
 import type { Metric } from '../report/metrics.js';
 import { positiveInteger } from './http.js';
 import { finish, progress } from './outcome.js';
+import { baselineFailures, baselineTable, compareWithBaseline, writeBaselineJson } from './position-baseline.js';
 import { compareWithOriginal, originalFailures, originalTable, writeOriginalJson } from './position-original.js';
 import { switchCommand } from './position-switch.js';
 
@@ -71,7 +72,11 @@ export const positionUsage = `mojafast-bench position [options]
                        after the other for --rounds rounds (alternating who goes first), each on a fresh
                        database migrated with central-ledger's own migrations; prints prepares/s, commits/s,
                        p99 and the position process's CPU µs per message of each, and ours/original
-  --rounds N           with --original: rounds (default 2)
+  --baseline DIR       the handler of another build of this repository (DIR: a checkout built with pnpm -r
+                       build, e.g. main's worktree) and this build's on the same messages, one after the
+                       other for --rounds rounds (alternating who goes first); prints msgs/s, p99, the
+                       handler's and MariaDB's CPU µs per message of each phase, and this build / baseline
+  --rounds N           with --original or --baseline: rounds (default 2)
   --switch             end to end through central-ledger's prepare and fulfil handlers (a private switch,
                        infra/svc start central-ledger), once with each position handler: transfers/s
                        committed and p99 from prepare to its notification (packages/switch)
@@ -111,6 +116,7 @@ const options = {
   fx: { type: 'string', default: '0' },
   'fx-baseline': { type: 'boolean', default: false },
   original: { type: 'boolean', default: false },
+  baseline: { type: 'string' },
   rounds: { type: 'string', default: '2' },
   switch: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
@@ -378,6 +384,29 @@ export async function positionCommand(argv: string[]): Promise<void> {
     throw new Error(
       "--tls runs our handler on both stacks: not with --original or --switch (central-ledger's handlers run in plaintext here)",
     );
+  if (values.baseline !== undefined) {
+    if (values.original || values.floor || values['floor-only'] || values.compare || values.tls)
+      throw new Error(
+        '--baseline compares two builds of our handler alone: not with --original, --floor, --compare or --tls',
+      );
+    const comparison = await compareWithBaseline(
+      base,
+      positiveInteger('--rounds', values.rounds),
+      values.baseline,
+      runPositionBench,
+    );
+    process.stdout.write(`\n${baselineTable(comparison)}\n`);
+    const out =
+      values.out ?? join('bench-results', `position-baseline-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+    await writeBaselineJson(out, comparison, ['node packages/bench/dist/cli.js position', ...argv].join(' '));
+    process.stdout.write(`results written to ${out}\n`);
+    const failures = baselineFailures(comparison);
+    if (failures.length > 0) {
+      process.stderr.write(`OUTCOME CHECK FAILED:\n  ${failures.slice(0, 20).join('\n  ')}\n`);
+      process.exitCode = 1;
+    }
+    return;
+  }
   if (values.original) {
     const comparison = await compareWithOriginal(base, positiveInteger('--rounds', values.rounds));
     process.stdout.write(`\n${originalTable(comparison)}\n`);

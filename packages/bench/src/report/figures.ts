@@ -82,8 +82,15 @@ interface ResultFile extends Phases {
   readonly duration_s?: number;
   readonly cpu_cores?: Record<string, number>;
   readonly scenario?: string;
-  // bench:position --original
-  readonly rounds?: readonly { readonly round: number; readonly original: Phases; readonly ours: Phases }[];
+  // bench:position --original (original, ours) and --baseline (baseline, current)
+  readonly rounds?: readonly {
+    readonly round: number;
+    readonly original?: Phases;
+    readonly ours?: Phases;
+    readonly baseline?: Phases;
+    readonly current?: Phases;
+  }[];
+  readonly baseline_dir?: string;
   // bench:position --switch
   readonly runs?: readonly SwitchRunResult[];
   // bench:position --floor
@@ -420,7 +427,8 @@ function renderPositionOriginal(files: readonly LoadedResult[]): string {
   return files
     .map((file) => {
       const rows: string[][] = [];
-      for (const r of file.result.rounds ?? []) {
+      for (const round of file.result.rounds ?? []) {
+        const r = { round: round.round, original: round.original ?? {}, ours: round.ours ?? {} };
         for (const [label, phases, proc] of [
           ["central-ledger's", r.original, 'original'],
           ['ours', r.ours, 'handler'],
@@ -447,6 +455,63 @@ function renderPositionOriginal(files: readonly LoadedResult[]): string {
       }
       return [
         caption(file, "central-ledger's batch position handler and ours on the same dump"),
+        '',
+        table(header, rows),
+      ].join('\n');
+    })
+    .join('\n\n');
+}
+
+/**
+ * bench:position --baseline: per round the baseline build's handler and this build's, msgs/s, p99, the handler's
+ * and MariaDB's CPU per message of each phase, and this build over the baseline.
+ */
+function renderPositionBaseline(files: readonly LoadedResult[]): string {
+  const header = ['round', 'handler'];
+  for (const l of ['prepare', 'commit'] as const)
+    header.push(`${l} msgs/s`, `${l} p99 ms`, `${l} handler µs/msg`, `${l} MariaDB µs/msg`);
+  const cells = (p: PositionPhase | null | undefined) => [
+    integer(p?.msgs_per_s),
+    ms(p?.latency_ms.p99),
+    integer(p?.cpu_us_per_msg.handler),
+    integer(p?.cpu_us_per_msg.mariadb),
+  ];
+  const ratio = (a: number | undefined, b: number | undefined) =>
+    a === undefined || b === undefined || b === 0 ? '-' : (a / b).toFixed(2);
+  return files
+    .map((file) => {
+      const rows: string[][] = [];
+      for (const r of file.result.rounds ?? []) {
+        const [baseline, current] = [r.baseline ?? {}, r.current ?? {}];
+        rows.push([
+          String(r.round),
+          'baseline',
+          ...(['prepare', 'commit'] as const).flatMap((l) => cells(baseline[l])),
+        ]);
+        rows.push([
+          String(r.round),
+          'this build',
+          ...(['prepare', 'commit'] as const).flatMap((l) => cells(current[l])),
+        ]);
+        rows.push([
+          String(r.round),
+          'this build / baseline',
+          ...(['prepare', 'commit'] as const).flatMap((l) => {
+            const [b, c] = [baseline[l], current[l]];
+            return [
+              ratio(c?.msgs_per_s, b?.msgs_per_s),
+              ratio(c?.latency_ms.p99, b?.latency_ms.p99),
+              ratio(c?.cpu_us_per_msg.handler, b?.cpu_us_per_msg.handler),
+              ratio(c?.cpu_us_per_msg.mariadb, b?.cpu_us_per_msg.mariadb),
+            ];
+          }),
+        ]);
+      }
+      return [
+        caption(
+          file,
+          `this build's position handler and a baseline build's (${file.result.baseline_dir ?? '?'}) on the same dump`,
+        ),
         '',
         table(header, rows),
       ].join('\n');
@@ -653,6 +718,7 @@ export const MEASUREMENT_KINDS: ReadonlySet<string> = new Set([
   'position',
   'position-variants',
   'position-original',
+  'position-baseline',
   'position-switch',
   'als-versus',
   'position-floors',
@@ -663,6 +729,7 @@ export const renderers: Record<string, (files: readonly LoadedResult[]) => strin
   images: renderImages,
   als: renderAls,
   'position-original': renderPositionOriginal,
+  'position-baseline': renderPositionBaseline,
   'position-switch': renderPositionSwitch,
   'als-differences': renderAlsDifferences,
   'als-versus': renderAlsVersus,
