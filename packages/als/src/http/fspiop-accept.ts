@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import type { Resource } from '../discovery/endpoints.js';
-import { sendErrorCallback } from '../discovery/failures.js';
+import { errorTarget, sendErrorCallback } from '../discovery/failures.js';
 import { forwardCallback } from '../discovery/parties.js';
 import type { DiscoveryPorts, PartyRef } from '../discovery/types.js';
 import { AlsError } from '../fspiop/errors.js';
@@ -207,19 +207,9 @@ export class FspiopRouteContext {
     metrics.observeStage('validation', started);
     metrics.ingress(route, status, target.party.subId !== undefined);
     reply.code(status).send();
-    const errorCallback = (watched: DiscoveryPorts, error: AlsError) =>
-      sendErrorCallback(
-        watched,
-        {
-          resource: target.resource,
-          party: target.party,
-          requester: target.via ?? target.facts.source,
-          destination: target.via === undefined ? undefined : target.facts.source,
-          version: target.facts.version,
-          headers: target.request.headers,
-        },
-        error,
-      );
+    const answered = { party: target.party, source: target.facts.source, version: target.facts.version };
+    const to = errorTarget(target.resource, { ...answered, headers: target.request.headers }, { via: target.via });
+    const errorCallback = (watched: DiscoveryPorts, error: AlsError) => sendErrorCallback(watched, to, error);
     const running = deferred ? errorCallback(this.watchedPorts(outcome), deferred) : work();
     const done = this.run(
       route,
@@ -287,7 +277,7 @@ export class FspiopRouteContext {
         (watched, error) =>
           sendErrorCallback(
             watched,
-            { resource, party, requester: facts.source, version: facts.version, headers: request.headers },
+            errorTarget(resource, { party, source: facts.source, version: facts.version, headers: request.headers }),
             error,
           ),
       );
