@@ -41,8 +41,8 @@ export interface Accepted {
 
 /**
  * What one accepted request's flow did: sent anything to an FSP (a forward, a callback), or its own error
- * callback (sent or failed), or ended where the original sends nothing (a PUT from an unknown source, a
- * proxy's error held back). None of these: it ended without a callback, which the routes make good.
+ * callback (sent or failed), or ended where nothing is to be sent (a PUT from an unknown source, a
+ * proxy's error held back, a proxy's success after another's: its lookup has its answer). None of these: it ended without a callback, which the routes make good.
  */
 export interface Outcome {
   errorCallback: boolean;
@@ -133,7 +133,8 @@ export class FspiopRouteContext {
       endToEnd: observe.endToEnd,
       event(event) {
         if (event === 'error_callback_sent' || event === 'error_callback_failed') outcome.errorCallback = true;
-        else if (event === 'unknown_source' || event === 'proxy_error_dropped') outcome.silent = true;
+        else if (event === 'unknown_source' || event === 'proxy_error_dropped' || event === 'proxy_success_dropped')
+          outcome.silent = true;
         observe.event(event);
       },
     };
