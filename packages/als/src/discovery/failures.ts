@@ -69,6 +69,16 @@ export interface ErrorTarget {
 }
 
 /**
+ * The version of the Hub's error callback to a requester. FSPIOP: the requester's (a 1.1 FSP may not take
+ * 2.0; the original always sends its configured one, docs/differences.md). ISO 20022: the Hub's configured
+ * version, as the original sends it to requesters of every version; the ISO media types are defined from
+ * API 2.0 on, so no ISO requester is one that cannot take it.
+ */
+export function errorCallbackVersion(ports: DiscoveryPorts, requested: FspiopVersion): FspiopVersion {
+  return ports.apiType === 'iso20022' ? ports.hubVersion : requested;
+}
+
+/**
  * Sends the one error callback of a failed request: PUT {requester's ..._PUT_ERROR}/error from the Hub.
  * A requester whose endpoint cannot be found or reached is counted; there is nobody else to tell.
  */
@@ -107,7 +117,7 @@ export async function sendErrorCallback(
       destination,
       uri,
       resource,
-      target.version,
+      errorCallbackVersion(ports, target.version),
       ports.apiType,
     );
     if (target.traced) withSpan(headers, target.headers);
