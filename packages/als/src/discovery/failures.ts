@@ -66,6 +66,11 @@ export interface ErrorTarget {
   readonly headers: HeaderMap;
   /** Sent with the request's span, as the original sends a lookup's /parties error callbacks (withSpan). */
   readonly traced?: boolean;
+  /**
+   * Without FSPIOP-URI and FSPIOP-HTTP-Method, as the original's timeout handler sends its answer to an
+   * expired inter-scheme lookup (it has no request to name).
+   */
+  readonly unnamed?: boolean;
 }
 
 /**
@@ -109,7 +114,10 @@ export async function sendErrorCallback(
     });
     // The original's /parties error callbacks name their method and path (createCallbackHeaders); its
     // /participants ones carry only what the request had (sendErrorToParticipant).
-    const uri = resource === 'parties' ? partyPath(resource, party.type, party.id, party.subId, true) : undefined;
+    const uri =
+      resource === 'parties' && !target.unnamed
+        ? partyPath(resource, party.type, party.id, party.subId, true)
+        : undefined;
     const destination = target.destination ?? target.requester;
     const headers = hubHeaders(
       target.headers,

@@ -246,6 +246,9 @@ export async function answerExpiredLookup(ports: DiscoveryPorts, proxy: ProxyPor
       destination: sourceId,
       version: ports.hubVersion,
       headers,
+      // As the original's timeout handler: a trace of its own (no request's to continue), no path named.
+      traced: true,
+      unnamed: true,
     },
     new AlsError('LOOKUP_EXPIRED'),
   );
