@@ -4,7 +4,16 @@ import { forwardLookup } from './forward.js';
 import { forwardHeaders, oracleHeaders } from './headers.js';
 import { askOracle, dropOracleEntry } from './oracles.js';
 import { type AlsRequest, type ProxyCache, parseAlsKey } from './proxy-cache.js';
-import type { DiscoveryPorts, Fail, HeaderMap, PartyCallback, PartyLookup, ProxyPorts, Scheme } from './types.js';
+import type {
+  DiscoveryPorts,
+  ErrorRecipient,
+  Fail,
+  HeaderMap,
+  PartyCallback,
+  PartyLookup,
+  ProxyPorts,
+  Scheme,
+} from './types.js';
 
 /**
  * Inter-scheme discovery, as the original's v17 services do it (src/domain/parties/services/
@@ -108,7 +117,7 @@ async function admitSuccess(
   ports: DiscoveryPorts,
   cache: ProxyCache,
   callback: PartyCallback,
-  answerTo: (name: string) => void,
+  answerTo: (name: ErrorRecipient) => void,
 ): Promise<'forward' | 'done' | CallbackError> {
   const viaProxy = callback.proxy;
   const { destination, party } = callback;
@@ -155,12 +164,14 @@ async function admitProxyError(
   ports: DiscoveryPorts,
   cache: ProxyCache,
   callback: PartyCallback,
-  answerTo: (name: string) => void,
+  answerTo: (name: ErrorRecipient) => void,
 ): Promise<'forward' | 'done' | CallbackError> {
   const viaProxy = callback.proxy;
   const { destination, party } = callback;
   if (viaProxy === undefined || destination === undefined) return 'forward';
-  answerTo((await isKnown(ports, callback.source)) ? callback.source : viaProxy);
+  // Asked only when an error is sent, as the original's handleError does; one central-ledger cannot tell about
+  // is sent through the proxy (its validateParticipant counts a failed call as not known).
+  answerTo(async () => ((await isKnown(ports, callback.source).catch(() => false)) ? callback.source : viaProxy));
   const req = alsRequest(destination, party);
   if (await cache.isPendingCallback(req, viaProxy)) {
     // PutPartiesErrorService.checkLastProxyCallback.

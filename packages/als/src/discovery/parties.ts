@@ -7,6 +7,7 @@ import { endToEndStart } from './headers.js';
 import { askOracle, dropOracleEntry, selectParties } from './oracles.js';
 import {
   type DiscoveryPorts,
+  type ErrorRecipient,
   type Fail,
   type PartyCallback,
   type PartyEntry,
@@ -141,13 +142,15 @@ export async function forwardCallback(ports: DiscoveryPorts, callback: PartyCall
   if (e2eStart !== undefined) ports.observe.endToEnd(e2eStart);
   if (callback.resource === 'participants') ports.oracles.forget(party);
 
-  let errorTo = callback.source;
-  const answerTo = (name: string) => {
+  let errorTo: ErrorRecipient = callback.source;
+  const answerTo = (name: ErrorRecipient) => {
     errorTo = name;
   };
   const traced = callback.isError && callback.resource === 'parties';
-  const fail: Fail = (error) =>
-    sendErrorCallback(ports, errorTarget(callback.resource, callback, { via: errorTo, traced }), error);
+  const fail: Fail = async (error) => {
+    const via = typeof errorTo === 'string' ? errorTo : await errorTo();
+    return sendErrorCallback(ports, errorTarget(callback.resource, callback, { via, traced }), error);
+  };
 
   // The original validates the path of a callback too (src/domain/parties/putParties.js), answering its
   // source.

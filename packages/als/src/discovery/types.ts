@@ -226,6 +226,12 @@ export type Fail = (error: CallbackError) => Promise<void>;
  * discovery (inter-scheme.ts): the one flow asks its scheme at each of these points. `requester` is whom
  * the lookup's answers go to (its source, or the proxy it came through).
  */
+/**
+ * Whom a callback's error goes to: a name, or how to find it when an error is sent (the original asks
+ * central-ledger about the callback's source only then, in handleError).
+ */
+export type ErrorRecipient = string | (() => Promise<string>);
+
 export interface Scheme {
   /** Before the lookup: refused, or undefined to go on (a source of another scheme: its proxy remembered). */
   admitLookup(ports: DiscoveryPorts, request: PartyLookup, requester: string): Promise<CallbackError | undefined>;
@@ -262,7 +268,7 @@ export interface Scheme {
   admitCallback(
     ports: DiscoveryPorts,
     callback: PartyCallback,
-    answerTo: (name: string) => void,
+    answerTo: (name: ErrorRecipient) => void,
   ): Promise<'forward' | 'done' | CallbackError>;
   /** Where a message for an FSP goes: itself when central-ledger knows it, else the proxy it sits behind. */
   sendTo(ports: DiscoveryPorts, fsp: string): Promise<string | undefined>;
