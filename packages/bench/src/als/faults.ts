@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool } from 'undici';
 import { LatencyRecorder } from '../report/latency.js';
+import { markdownTable } from '../report/table.js';
 import { CpuMeter } from '../system/cpu.js';
 import { closedPortUrl, startFaultPayee, startSwitchProxy } from './fault-parts.js';
 import { parsePartyIdMode, partyIdSource } from './party-ids.js';
@@ -368,7 +369,5 @@ export function faultTable(results: readonly PhaseResult[]): string {
     String(r.payeeSilent),
     r.faultSent === 0 ? '-' : `${r.faultSent}: ${r.faultOutcome}`,
   ]);
-  const lines = [header, ...rows].map((cells) => `| ${cells.join(' | ')} |`);
-  lines.splice(1, 0, `|${header.map(() => '---').join('|')}|`);
-  return lines.join('\n');
+  return markdownTable(header, rows);
 }

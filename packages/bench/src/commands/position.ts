@@ -15,6 +15,7 @@ import {
 } from '../position/run.js';
 import type { BenchStack } from '../position/stack.js';
 import type { Metric } from '../report/metrics.js';
+import { markdownTable } from '../report/table.js';
 import { positiveInteger } from './http.js';
 import { finish, progress } from './outcome.js';
 import { compareWithOriginal, originalFailures, originalTable, writeOriginalJson } from './position-original.js';
@@ -275,9 +276,7 @@ function variantTable(variants: readonly Variant[]): string {
     }
     return cells;
   });
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: readonly string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(' | ')} |`;
-  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
+  return markdownTable(header, rows, { pad: true });
 }
 
 /**

@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import { markdownTable } from './table.js';
 
 /**
  * Tables of figures, rendered from bench result files (`--out` JSON) kept in the repository, so a page shows
@@ -181,10 +182,7 @@ function provenanceCells(file: LoadedResult): string[] {
   return [commitCell(run), dateCell(run), loadCell(run), `\`${commandOf(file)}\``];
 }
 
-function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
-  const line = (cells: readonly string[]) => `| ${cells.map((c) => c.replaceAll('|', '\\|')).join(' | ')} |`;
-  return [line(header), `|${header.map(() => '---|').join('')}`, ...rows.map(line)].join('\n');
-}
+const table = (header: readonly string[], rows: readonly (readonly string[])[]) => markdownTable(header, rows);
 
 /** The phases present in any of the results, in run order. */
 function phasesOf(results: readonly Phases[]): PhaseLabel[] {
