@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { alsCommand, alsUsage } from './commands/als.js';
 import { httpCommand, httpUsage } from './commands/http.js';
+import { microCommand, microUsage } from './commands/micro.js';
 import { positionCommand, positionUsage } from './commands/position.js';
 import { reportCommand, reportUsage } from './commands/report.js';
 
@@ -8,6 +9,7 @@ const usage = `mojafast-bench <command> [options]
   als        ALS discovery end to end (GET /parties through the PUT callback)
   position   position topic replay
   http       plain HTTP load on any endpoint
+  micro      each hand-written hot-path piece beside the library it stands in for
   report     figure tables of the measured/ and docs/ pages rendered from result files (--check: fail when they differ)
 
 ${alsUsage}
@@ -16,12 +18,15 @@ ${positionUsage}
 
 ${httpUsage}
 
+${microUsage}
+
 ${reportUsage}`;
 
 const commands: Record<string, (argv: string[]) => Promise<void>> = {
   http: httpCommand,
   als: alsCommand,
   position: positionCommand,
+  micro: microCommand,
   report: reportCommand,
 };
 

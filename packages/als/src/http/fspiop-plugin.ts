@@ -100,7 +100,7 @@ const emptyBody = Buffer.alloc(0);
  * fastify's own reader waited forever on a bodyless DELETE or OPTIONS that carried a Content-Type (which is
  * how curl, fetch and node:http send a DELETE).
  */
-function readBody(limit: number) {
+export function readBody(limit: number) {
   return (request: FastifyRequest, payload: Readable, done: (error: Error | null, body?: Buffer) => void) => {
     const headers = request.headers;
     if (headers['content-length'] === undefined && headers['transfer-encoding'] === undefined) {

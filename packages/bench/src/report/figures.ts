@@ -629,6 +629,50 @@ function renderPositionFloors(files: readonly LoadedResult[]): string {
     .join('\n\n');
 }
 
+/** bench:micro: a case's sides as its result file gives them (src/micro/harness.ts CaseResult). */
+interface MicroCaseResult {
+  readonly name: string;
+  readonly operation: string;
+  readonly load: string;
+  readonly unit: string;
+  readonly operations_per_sample: number;
+  readonly sides: readonly {
+    readonly label: string;
+    readonly role: string;
+    readonly median: number;
+    readonly min: number;
+    readonly max: number;
+    readonly vs_ours: number;
+  }[];
+}
+
+/**
+ * bench:micro: one row per side of each case, ours first: the median cost per operation with the spread of the
+ * samples, and the side against ours (above 1: ours is cheaper). A library within 10 % of ours replaces it.
+ */
+function renderMicro(files: readonly LoadedResult[]): string {
+  return files
+    .map((file) => {
+      const r = file.result as ResultFile & { cases?: readonly MicroCaseResult[]; samples?: number; seed?: number };
+      const rows = (r.cases ?? []).flatMap((c) =>
+        c.sides.map((side, i) => [
+          i === 0 ? `**${c.name}**: ${c.operation}; ${c.load}; ${c.operations_per_sample} operations a sample` : '',
+          side.label,
+          side.role,
+          `${side.median} ${c.unit}`,
+          `${side.min} … ${side.max}`,
+          side.role === 'ours' ? '1' : `${side.vs_ours.toFixed(2)}×`,
+        ]),
+      );
+      return [
+        caption(file, `each hand-written piece beside its alternatives, ${r.samples} samples a side, seed ${r.seed}`),
+        '',
+        table(['case', 'side', 'role', 'median', 'samples min … max', 'against ours'], rows),
+      ].join('\n');
+    })
+    .join('\n\n');
+}
+
 /** The kinds that render measurements: only pages under a `measured/` folder hold them. */
 export const MEASUREMENT_KINDS: ReadonlySet<string> = new Set([
   'images',
@@ -639,6 +683,7 @@ export const MEASUREMENT_KINDS: ReadonlySet<string> = new Set([
   'position-switch',
   'als-versus',
   'position-floors',
+  'micro',
 ]);
 
 export const renderers: Record<string, (files: readonly LoadedResult[]) => string> = {
@@ -651,6 +696,7 @@ export const renderers: Record<string, (files: readonly LoadedResult[]) => strin
   'position-floors': renderPositionFloors,
   position: renderPosition,
   'position-variants': renderPositionVariants,
+  micro: renderMicro,
 };
 
 const REGION = /<!-- figures:([a-z-]+)((?:[ \t]+[^\s]+?)*)[ \t]*-->\n([\s\S]*?)<!-- \/figures -->/g;
