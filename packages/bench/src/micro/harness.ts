@@ -7,7 +7,8 @@
  * figure, the spread beside it.
  */
 
-export type SideRole = 'ours' | 'library' | 'floor';
+/** ours; a library's way; the plain way of doing the same without a library or a hand-written piece; a floor. */
+export type SideRole = 'ours' | 'library' | 'plain' | 'floor';
 
 export interface MicroSide {
   readonly label: string;

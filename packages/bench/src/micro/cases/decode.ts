@@ -49,7 +49,7 @@ export const decodeCase: MicroCase = {
         },
         {
           label: 'plain decode: JSON.parse, base64 regular expression, JSON.parse, JSON.stringify',
-          role: 'library',
+          role: 'plain',
           sample: (n) => timeLoop(n, (i) => keep(plainDecode(at(i).value))),
         },
         {
