@@ -44,6 +44,10 @@ export interface FaultBenchOptions {
   readonly faultRate: number;
   readonly phaseSeconds: number;
   readonly overloadVus: number;
+  /** The overload phase this many times in a row on the same ALS (its RSS at each end shows any growth). */
+  readonly overloadRounds: number;
+  /** False: no fault phases, one no-fault phase (the overload's baseline) then the overload rounds. */
+  readonly faultPhases: boolean;
   readonly timeoutMs: number;
   readonly fsps: number;
   readonly progress: (line: string) => void;
@@ -64,6 +68,8 @@ export interface PhaseResult {
   readonly payeeSilent: number;
   readonly refusedPerSecond: number;
   readonly alsRssMb: number;
+  /** The ALS's RSS once the phase's callbacks have settled, MB. */
+  readonly alsRssEndMb: number;
   /** Cores used during the phase: ALS, simulators, generator (with the payer FSP), and the whole machine. */
   readonly cpu: Record<string, number>;
 }
@@ -115,20 +121,22 @@ export async function runFaultBench(options: FaultBenchOptions): Promise<PhaseRe
   // A no-fault phase before and after each fault: each fault's ratio is against the two around it, so
   // a drift of the machine (other processes on the two cores) is not read as the fault's effect.
   const measured: PhaseResult[] = [];
-  for (const fault of [
-    ...faultNames.filter((f) => f !== 'none').flatMap((f) => ['none' as const, f]),
-    'none' as const,
-  ]) {
+  const faults = options.faultPhases ? faultNames.filter((f) => f !== 'none') : [];
+  for (const fault of [...faults.flatMap((f) => ['none' as const, f]), 'none' as const]) {
     options.progress(
       `phase ${fault}: ${options.healthyVus} healthy VUs, ${options.faultRate}/s into ${fault === 'none' ? 'a healthy payee' : 'the fault'}, ${options.phaseSeconds}s`,
     );
     measured.push(await runPhase(rig, options, fault, options.healthyVus, fault));
   }
-  options.progress(
-    `phase overload: ${options.overloadVus} VUs honouring Retry-After, 3s ramp (not counted), ${options.phaseSeconds}s`,
-  );
-  const overload = await runPhase(rig, options, `overload ${options.overloadVus} VUs`, options.overloadVus, 'none', 3);
-  return withRatios(measured, overload);
+  const overloads: PhaseResult[] = [];
+  for (let round = 1; round <= options.overloadRounds; round++) {
+    const name = `overload ${options.overloadVus} VUs${options.overloadRounds > 1 ? `, round ${round}` : ''}`;
+    options.progress(
+      `phase ${name}: ${options.overloadVus} VUs honouring Retry-After, 3s ramp (not counted), ${options.phaseSeconds}s`,
+    );
+    overloads.push(await runPhase(rig, options, name, options.overloadVus, 'none', 3));
+  }
+  return withRatios(measured, overloads);
 }
 
 /**
@@ -280,6 +288,7 @@ async function runPhase(
   const { cores, rssMax } = await meter.stop();
   rig.proxy.setDown(false);
   await settleCallbacks(rig.callbacks, options.timeoutMs);
+  const rssEnd = rssOf(rig.stack.pids.get('als') ?? 0);
   const tally = tallyTraces(traces, rig.callbacks, fault);
   return {
     phase,
@@ -293,6 +302,7 @@ async function runPhase(
     payeeSilent: tally.payeeSilent,
     refusedPerSecond: count.refused / seconds,
     alsRssMb: rssMax,
+    alsRssEndMb: rssEnd,
     cpu: cores,
   };
 }
@@ -420,8 +430,8 @@ function tallyTraces(traces: readonly Trace[], callbacks: Map<string, { count: n
   };
 }
 
-/** Each fault phase's healthy lookups/s over the mean of the no-fault phases around it; overload over them all. */
-function withRatios(measured: readonly PhaseResult[], overload: PhaseResult): PhaseResult[] {
+/** Each fault phase's healthy lookups/s over the mean of the no-fault phases around it; overloads over them all. */
+function withRatios(measured: readonly PhaseResult[], overloads: readonly PhaseResult[]): PhaseResult[] {
   const baselines = measured.filter((r) => r.phase === 'none');
   const overall = baselines.reduce((sum, r) => sum + r.healthyPerSecond, 0) / baselines.length;
   const results = measured.map((result, i) => {
@@ -431,7 +441,8 @@ function withRatios(measured: readonly PhaseResult[], overload: PhaseResult): Ph
         : ((measured[i - 1]?.healthyPerSecond ?? overall) + (measured[i + 1]?.healthyPerSecond ?? overall)) / 2;
     return { ...result, ratio: around > 0 ? result.healthyPerSecond / around : 0 };
   });
-  results.push({ ...overload, ratio: overall > 0 ? overload.healthyPerSecond / overall : 0 });
+  for (const overload of overloads)
+    results.push({ ...overload, ratio: overall > 0 ? overload.healthyPerSecond / overall : 0 });
   return results;
 }
 
@@ -443,7 +454,7 @@ export function faultTable(results: readonly PhaseResult[]): string {
     'ratio',
     'p99 ms',
     'refused/s',
-    'RSS MB',
+    'RSS MB largest / end',
     'cores als/sims/gen/machine',
     'lost',
     'dup',
@@ -456,7 +467,7 @@ export function faultTable(results: readonly PhaseResult[]): string {
     r.ratio.toFixed(2),
     r.healthyP99Ms.toFixed(1),
     r.refusedPerSecond.toFixed(0),
-    r.alsRssMb.toFixed(0),
+    `${r.alsRssMb.toFixed(0)} / ${r.alsRssEndMb.toFixed(0)}`,
     ['als', 'simulators', 'generator', 'machine'].map((name) => (r.cpu[name] ?? 0).toFixed(2)).join('/'),
     String(r.lost),
     String(r.duplicated),
