@@ -8,7 +8,7 @@ import {
   packageVersion,
   type Resources,
 } from '@mojafast/service-kit';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { Registry } from 'prom-client';
 import type { AlsRole } from './command-line.js';
 import { type Config, parseMetricLabels, schema } from './config/index.js';
@@ -16,14 +16,13 @@ import { acrossSchemes } from './discovery/inter-scheme.js';
 import type { DiscoveryPorts } from './discovery/types.js';
 import { causeOf, withErrorHandling } from './fspiop/error-handling.js';
 import { isoPartiesErrorBody } from './fspiop/iso20022.js';
-import { extendedPartyIdTypes, fspiopPartyIdTypes, oraclePartyIdTypes } from './fspiop/party-id.js';
+import { fspiopPartyIdTypes, oraclePartyIdTypes } from './fspiop/party-id.js';
 import { loadFspiopSchemas, shippedIsoSchemas, shippedSchemas } from './fspiop/schemas.js';
 import { createSerialisers } from './fspiop/serialisers.js';
-import { registerAdminRoutes } from './http/admin-routes.js';
+import { buildAdminApp } from './http/admin-app.js';
 import { createAdmission } from './http/admission.js';
-import { clientErrors, frameworkErrors, registerFspiopBasics } from './http/fspiop-plugin.js';
-import { allowedMethods, maxPartyIdLength, registerFspiopRoutes } from './http/fspiop-routes.js';
-import { registerJwsValidation } from './http/jws-hook.js';
+import { buildApiApp, quiet } from './http/api-app.js';
+import { createInflight } from './http/inflight.js';
 import { registerObserveRoutes } from './http/observe-routes.js';
 import { createFailureReporter } from './observe/failures.js';
 import { createMetrics } from './observe/metrics.js';
@@ -83,9 +82,6 @@ export const allInOne: AlsRole = { api: true, admin: true, timeoutHandler: 'when
  * them (bench:als --scenario faults, overload phase). The kernel caps it at net.core.somaxconn.
  */
 const listenBacklog = 4_096;
-
-/** Node's default request header limit, named: past it the answer is 431 3104. */
-const maxHeaderBytes = 16_384;
 
 const embeddedOracles = fileURLToPath(new URL('../config/oracles.json', import.meta.url));
 
@@ -282,17 +278,7 @@ async function openAls(
     interScheme: extras.proxy && acrossSchemes(extras.proxy),
   };
 
-  const inflight = new Set<Promise<void>>();
-  const track = (work: Promise<void>) => {
-    inflight.add(work);
-    work.then(
-      () => inflight.delete(work),
-      () => inflight.delete(work),
-    );
-  };
-
-  // No log line per request at any level (it costs more than the lookup); failures are counted on /metrics instead.
-  const quiet = () => new LogController({ disableRequestLogging: true });
+  const inflight = createInflight();
   const proxyCache = extras.proxyCache;
   // What each process's /health reports, as the original's process of that role: the API's needs the
   // datastore, the proxy cache when on and (ours) central-ledger; the admin API's only its datastore
@@ -315,72 +301,24 @@ async function openAls(
   const servers: FastifyInstance[] = [];
   let app: FastifyInstance | undefined;
   if (role.api) {
-    app = Fastify({
-      loggerInstance,
-      logController: quiet(),
-      // Without request log lines a child logger per request is pure cost: requests share the root one.
-      childLoggerFactory: (parent) => parent,
-      bodyLimit: config.bodyLimitBytes,
-      keepAliveTimeout: 65_000,
-      return503OnClosing: true,
-      // A HEAD must not start a lookup.
-      exposeHeadRoutes: false,
-      // A 128-character ID is valid (FSPIOP PartyIdentifier); percent-encoded, each character may take 12
-      // (4 UTF-8 bytes as %XX). Fastify's default of 100 refused valid IDs; the handler checks the decoded 128.
-      routerOptions: { maxParamLength: maxPartyIdLength * 12 },
-      frameworkErrors: frameworkErrors(serialisers, maxPartyIdLength, failures),
-      // A request whose headers and body have not all arrived within requestTimeoutMs is answered 408 (slow
-      // bodies held a socket for ever). Node checks every connectionsCheckingInterval.
-      requestTimeout: config.requestTimeoutMs,
-      clientErrorHandler: clientErrors(
-        serialisers,
-        {
-          requestTimeoutMs: config.requestTimeoutMs,
-          maxHeaderBytes: maxHeaderBytes,
-        },
-        failures,
-      ),
-      http: {
-        // A GET /parties has no body: node:http then skips its request stream's life cycle (the
-        // bench's GETs are a quarter of the ALS's exchanges). The body parser answers such requests of other
-        // methods at once (fspiop-plugin.ts readBody).
-        optimizeEmptyRequests: true,
-        maxHeaderSize: maxHeaderBytes,
-        // Node answers an HTTP/1.1 request without Host with an empty 400; the routes answer it 400 3102.
-        requireHostHeader: false,
-        headersTimeout: config.requestTimeoutMs,
-        requestTimeout: config.requestTimeoutMs,
-        connectionsCheckingInterval: Math.min(1_000, config.requestTimeoutMs),
-      },
-    });
     const admission = createAdmission(config.maxLookupsInFlight, config.lookupCallbackWaitMs);
     resources.own('admission sweep', admission, (created) => created.close());
     metrics.watchAdmission(() => admission);
-    registerFspiopBasics(app, serialisers, config.bodyLimitBytes, failures, allowedMethods);
-    if (extras.jws) registerJwsValidation(app, extras.jws);
-    registerFspiopRoutes(app, {
+    app = buildApiApp({
+      config,
       ports,
       schemas,
       serialisers,
       metrics,
-      track,
-      checkDeleteOwner: config.deleteParticipantValidation,
-      extraPartyIdTypes: new Set(config.extendedPartyIdTypes ? extendedPartyIdTypes : []),
-      clearEndpointCache: () => centralLedger.clear(),
+      registry,
+      failures,
       admission,
-      retryAfterSeconds: config.retryAfterSeconds,
-    });
-    registerObserveRoutes(app, registry, service, health);
-    // The in-flight work drains before the pools, stores and caches it uses are closed.
-    app.addHook('onClose', async () => {
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        Promise.allSettled([...inflight]),
-        new Promise((resolve) => {
-          timer = setTimeout(resolve, config.shutdownTimeoutMs);
-        }),
-      ]);
-      clearTimeout(timer);
+      health,
+      service,
+      loggerInstance,
+      inflight,
+      jws: extras.jws,
+      clearEndpointCache: () => centralLedger.clear(),
     });
     servers.push(app);
   }
@@ -389,16 +327,16 @@ async function openAls(
   resources.own('profiler', profiler, (created) => created.stop());
   let admin: FastifyInstance | undefined;
   if (role.admin) {
-    admin = Fastify({ loggerInstance, logController: quiet(), bodyLimit: config.bodyLimitBytes });
-    admin.removeAllContentTypeParsers();
-    admin.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
-    registerObserveRoutes(admin, registry, service, health);
-    registerAdminRoutes(admin, {
+    admin = buildAdminApp({
       registry: oracleRegistry,
       currencies: schemas.currencies,
       metrics: registry,
       profiler,
       defaultProfileSeconds: config.profileSeconds,
+      bodyLimitBytes: config.bodyLimitBytes,
+      health,
+      service,
+      loggerInstance,
     });
     servers.push(admin);
   }
@@ -436,9 +374,7 @@ async function openAls(
     registry,
     profiler,
     log: loggerInstance,
-    async idle() {
-      while (inflight.size > 0) await Promise.allSettled([...inflight]);
-    },
+    idle: inflight.idle,
     close,
   };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Endpoint } from '../src/discovery/endpoints.js';
-import { asAlsError, oracleError, PassedOnError, sendErrorCallback } from '../src/discovery/failures.js';
+import { asAlsError, errorTarget, oracleError, PassedOnError, sendErrorCallback } from '../src/discovery/failures.js';
 import { chooseOracle, type OracleRecord } from '../src/discovery/oracles.js';
 import { forwardCallback, lookUpParty } from '../src/discovery/parties.js';
 import { type PartyCallback, type PartyLookup, UpstreamError } from '../src/discovery/types.js';
@@ -334,7 +334,7 @@ describe('failures', () => {
     };
     await sendErrorCallback(
       ports,
-      { resource: 'parties', party, requester: 'payerfsp', version: '1.1', headers: {} },
+      errorTarget('parties', { party, source: 'payerfsp', version: '1.1', headers: {} }),
       new AlsError('PARTY_NOT_FOUND'),
     );
     expect(asked).toBe(1);
@@ -345,7 +345,7 @@ describe('failures', () => {
     const world = fakeWorld();
     await sendErrorCallback(
       world.ports,
-      { resource: 'parties', party, requester: 'strangerfsp', version: '1.1', headers: {} },
+      errorTarget('parties', { party, source: 'strangerfsp', version: '1.1', headers: {} }),
       new AlsError('PARTY_NOT_FOUND'),
     );
     expect(world.sent).toEqual([]);
@@ -356,7 +356,7 @@ describe('failures', () => {
     const world = fakeWorld();
     await sendErrorCallback(
       world.ports,
-      { resource: 'participants', party, requester: 'payerfsp', version: '2.0', headers: {} },
+      errorTarget('participants', { party, source: 'payerfsp', version: '2.0', headers: {} }),
       new AlsError('PARTICIPANT_NOT_FOUND'),
     );
     expect(world.sent[0]?.headers['fspiop-uri']).toBeUndefined();
@@ -364,7 +364,7 @@ describe('failures', () => {
     world.endpoints.set('payerfsp', new Map());
     await sendErrorCallback(
       world.ports,
-      { resource: 'participants', party, requester: 'payerfsp', version: '1.1', headers: {} },
+      errorTarget('participants', { party, source: 'payerfsp', version: '1.1', headers: {} }),
       new AlsError('PARTICIPANT_NOT_FOUND'),
     );
     expect(world.events).toEqual(['error_callback_sent', 'error_callback_failed']);

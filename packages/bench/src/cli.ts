@@ -4,10 +4,12 @@ import { httpCommand, httpUsage } from './commands/http.js';
 import { microCommand, microUsage } from './commands/micro.js';
 import { positionCommand, positionUsage } from './commands/position.js';
 import { reportCommand, reportUsage } from './commands/report.js';
+import { switchCommand, switchUsage } from './commands/switch.js';
 
 const usage = `mojafast-bench <command> [options]
   als        ALS discovery end to end (GET /parties through the PUT callback)
   position   position topic replay
+  switch     the whole switch: lookup then transfer, the originals beside ours, cores per 1,000 transfers/s
   http       plain HTTP load on any endpoint
   micro      each hand-written hot-path piece beside the library it stands in for
   report     figure tables of the measured/ and docs/ pages rendered from result files (--check: fail when they differ)
@@ -17,6 +19,8 @@ ${alsUsage}
 ${positionUsage}
 
 ${httpUsage}
+
+${switchUsage}
 
 ${microUsage}
 
@@ -28,6 +32,7 @@ const commands: Record<string, (argv: string[]) => Promise<void>> = {
   position: positionCommand,
   micro: microCommand,
   report: reportCommand,
+  switch: switchCommand,
 };
 
 const [name = '', ...rest] = process.argv.slice(2);

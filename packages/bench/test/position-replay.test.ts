@@ -1,7 +1,9 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compareWithBaseline } from '../src/commands/position-baseline.js';
 import { parseDumpLine } from '../src/position/dump.js';
 import { workloadFromDump } from '../src/position/dump-workload.js';
 import { runPositionBench } from '../src/position/run.js';
@@ -107,6 +109,34 @@ describe('bench:position replay', () => {
       expect(result.positionMismatches).toEqual([]);
     },
   );
+
+  // --floor's second run: the handler's runner writing the rows with no reads; the runner checks its plans as the
+  // handler's, so a floor whose plans fail those checks loses every message.
+  it('the database floor (--floor) notifies every transfer once and leaves the expected positions', async () => {
+    const result = await runPositionBench({ ...small, target: 'db-floor' });
+    expect(result.phases.map((p) => [p.action, p.messages, p.lost, p.duplicated, p.errorNotifications])).toEqual([
+      ['prepare', 200, 0, 0, 0],
+      ['commit', 200, 0, 0, 0],
+    ]);
+    expect(result.positionMismatches).toEqual([]);
+  });
+
+  // --baseline with this checkout as the baseline: each side's handler process runs the same dump.
+  it('--baseline runs the other build and this one on the same messages, both notified once', async () => {
+    const comparison = await compareWithBaseline(
+      small,
+      1,
+      fileURLToPath(new URL('../../../', import.meta.url)),
+      runPositionBench,
+    );
+    for (const side of [comparison.rounds[0]?.baseline, comparison.rounds[0]?.current]) {
+      expect(side?.phases.map((p) => [p.action, p.messages, p.lost, p.duplicated])).toEqual([
+        ['prepare', 200, 0, 0],
+        ['commit', 200, 0, 0],
+      ]);
+      expect(side?.positionMismatches).toEqual([]);
+    }
+  });
 
   // The other runs use the bench's defaults (raw producer, @platformatic/kafka reader); this one the other two.
   it('the bench on its other clients (--bench-producer platformatic --bench-reader kafkajs) notifies once and leaves the expected positions', async () => {

@@ -52,20 +52,53 @@ export function asAlsError(error: unknown, upstreamName: 'SWITCH_FAILED' | 'ORAC
   return new AlsError(upstreamName, { reason: error instanceof Error ? error.message : String(error) });
 }
 
+/**
+ * Where the Hub's error callback answering one request goes, and what it carries: built by errorTarget only,
+ * so the rule of who gets it is in one place.
+ */
 export interface ErrorTarget {
   readonly resource: Resource;
   readonly party: PartyRef;
-  /** Who gets the error callback (whose endpoint it is sent to). */
-  readonly requester: string;
+  /** The FSP the error is for (whose request failed): the callback's FSPIOP-Destination. */
+  readonly fsp: string;
   /**
-   * FSPIOP-Destination of the callback when it is not the requester: an FSP of another scheme, reached
-   * through its proxy (the original's createErrorCallbackHeaders names the request's source).
+   * Whose endpoint the callback is sent to: the proxy an FSP of another scheme is reached through (the
+   * original's createErrorCallbackHeaders still names the FSP), else the FSP itself.
    */
-  readonly destination?: string | undefined;
+  readonly recipient: string;
   readonly version: FspiopVersion;
   readonly headers: HeaderMap;
   /** Sent with the request's span, as the original sends a lookup's /parties error callbacks (withSpan). */
-  readonly traced?: boolean;
+  readonly traced: boolean;
+}
+
+/** What an error callback answers: a request, or a callback the Hub could not pass on. */
+export interface AnsweredRequest {
+  readonly party: PartyRef;
+  /** The FSP that sent it (or, for a lookup's requester told of a failed callback, that FSP). */
+  readonly source: string;
+  readonly version: FspiopVersion;
+  readonly headers: HeaderMap;
+}
+
+/**
+ * The error callback for `request`: to its source, or through `via` (the proxy it came through, or a proxy
+ * the scheme routes its answers to) naming the source as its destination.
+ */
+export function errorTarget(
+  resource: Resource,
+  request: AnsweredRequest,
+  options: { readonly via?: string | undefined; readonly traced?: boolean } = {},
+): ErrorTarget {
+  return {
+    resource,
+    party: request.party,
+    fsp: request.source,
+    recipient: options.via ?? request.source,
+    version: request.version,
+    headers: request.headers,
+    traced: options.traced ?? false,
+  };
 }
 
 /**
@@ -86,12 +119,12 @@ export async function sendErrorCallback(
     // lookup's error pays no extra call. When central-ledger cannot be asked, its endpoints may still be known.
     if (
       resource === 'parties' &&
-      (await ports.directory.participant(target.requester).catch(assumeKnown)) === undefined
+      (await ports.directory.participant(target.recipient).catch(assumeKnown)) === undefined
     ) {
-      throw new UpstreamError(target.requester, 'not a participant');
+      throw new UpstreamError(target.recipient, 'not a participant');
     }
-    const template = await ports.directory.endpoint(target.requester, endpointType);
-    if (!template) throw new UpstreamError(target.requester, 'no error callback endpoint');
+    const template = await ports.directory.endpoint(target.recipient, endpointType);
+    if (!template) throw new UpstreamError(target.recipient, 'no error callback endpoint');
     const url = fillTemplate(template, {
       partyIdType: party.type,
       partyIdentifier: party.id,
@@ -100,7 +133,7 @@ export async function sendErrorCallback(
     // The original's /parties error callbacks name their method and path (createCallbackHeaders); its
     // /participants ones carry only what the request had (sendErrorToParticipant).
     const uri = resource === 'parties' ? partyPath(resource, party.type, party.id, party.subId, true) : undefined;
-    const destination = target.destination ?? target.requester;
+    const destination = target.fsp;
     const headers = hubHeaders(
       target.headers,
       ports.hubName,
@@ -121,7 +154,7 @@ export async function sendErrorCallback(
         resource === 'parties' && partiesError
           ? partiesError(error.information(), ports.hubName, destination)
           : ports.codec.error(error.information(), error),
-      participant: target.requester,
+      participant: target.recipient,
       endpointType,
     });
     ports.observe.event('error_callback_sent');

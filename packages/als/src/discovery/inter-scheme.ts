@@ -1,5 +1,5 @@
 import { AlsError } from '../fspiop/errors.js';
-import { type CallbackError, oracleError, sendErrorCallback } from './failures.js';
+import { type CallbackError, errorTarget, oracleError, sendErrorCallback } from './failures.js';
 import { forwardLookup } from './forward.js';
 import { forwardHeaders, oracleHeaders } from './headers.js';
 import { askOracle, dropOracleEntry } from './oracles.js';
@@ -237,17 +237,7 @@ export async function answerExpiredLookup(ports: DiscoveryPorts, proxy: ProxyPor
   const sendTo = await sendToFor(ports, proxy, sourceId);
   if (sendTo === undefined) throw new AlsError('CALLBACK_DESTINATION_UNKNOWN', { destination: sourceId });
   const headers: HeaderMap = { date: new Date().toUTCString() };
-  await sendErrorCallback(
-    ports,
-    {
-      resource: 'parties',
-      party: { type, id: partyId },
-      requester: sendTo,
-      destination: sourceId,
-      version: ports.hubVersion,
-      headers,
-    },
-    new AlsError('LOOKUP_EXPIRED'),
-  );
+  const lookup = { party: { type, id: partyId }, source: sourceId, version: ports.hubVersion, headers };
+  await sendErrorCallback(ports, errorTarget('parties', lookup, { via: sendTo }), new AlsError('LOOKUP_EXPIRED'));
   ports.observe.event('lookup_expired');
 }

@@ -3,7 +3,7 @@ import { AlsError } from '../fspiop/errors.js';
 import { partyIdProblem } from '../fspiop/party-id.js';
 import type { FspiopVersion } from '../fspiop/versions.js';
 import { callbackEndpoint, Endpoint, fillTemplate } from './endpoints.js';
-import { asAlsError, type CallbackError, oracleError, sendError, sendErrorCallback } from './failures.js';
+import { asAlsError, type CallbackError, errorTarget, oracleError, sendError, sendErrorCallback } from './failures.js';
 import { forwardHeaders, hubHeaders, oracleHeaders, withSpan } from './headers.js';
 import {
   type DiscoveryPorts,
@@ -41,18 +41,8 @@ export interface ParticipantRequest {
  */
 export async function handleParticipant(ports: DiscoveryPorts, request: ParticipantRequest): Promise<void> {
   const { party, method } = request;
-  const fail = (error: CallbackError) =>
-    sendErrorCallback(
-      ports,
-      {
-        resource: 'participants',
-        party,
-        requester: request.source,
-        version: request.version,
-        headers: request.headers,
-      },
-      error,
-    );
+  const target = errorTarget('participants', request);
+  const fail = (error: CallbackError) => sendErrorCallback(ports, target, error);
   const problem = partyIdProblem(party.type, party.id, party.subId);
   if (problem !== undefined) return fail(new AlsError('INVALID_PARTY_ID', { reason: problem }));
 

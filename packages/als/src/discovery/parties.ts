@@ -1,7 +1,7 @@
 import { AlsError } from '../fspiop/errors.js';
 import { partyIdProblem } from '../fspiop/party-id.js';
 import { callbackEndpoint, fillTemplate } from './endpoints.js';
-import { asAlsError, type CallbackError, sendErrorCallback } from './failures.js';
+import { asAlsError, type CallbackError, errorTarget, sendErrorCallback } from './failures.js';
 import { forwardLookup, sendCallback } from './forward.js';
 import { endToEndStart } from './headers.js';
 import { askOracle, dropOracleEntry, selectParties } from './oracles.js';
@@ -57,20 +57,8 @@ export async function lookUpParty(ports: DiscoveryPorts, request: PartyLookup): 
   const scheme = schemeOf(ports);
   const { party } = request;
   const requester = request.requester ?? request.source;
-  const fail: Fail = (error) =>
-    sendErrorCallback(
-      ports,
-      {
-        resource: 'parties',
-        party,
-        requester,
-        destination: request.source,
-        version: request.version,
-        headers: request.headers,
-        traced: true,
-      },
-      error,
-    );
+  const target = errorTarget('parties', request, { via: request.requester, traced: true });
+  const fail: Fail = (error) => sendErrorCallback(ports, target, error);
 
   const problem = partyIdProblem(party.type, party.id, party.subId);
   if (problem !== undefined) return fail(new AlsError('INVALID_PARTY_ID', { reason: problem }));
@@ -157,20 +145,9 @@ export async function forwardCallback(ports: DiscoveryPorts, callback: PartyCall
   const answerTo = (name: string) => {
     errorTo = name;
   };
+  const traced = callback.isError && callback.resource === 'parties';
   const fail: Fail = (error) =>
-    sendErrorCallback(
-      ports,
-      {
-        resource: callback.resource,
-        party,
-        requester: errorTo,
-        destination: callback.source,
-        version: callback.version,
-        headers: callback.headers,
-        traced: callback.isError && callback.resource === 'parties',
-      },
-      error,
-    );
+    sendErrorCallback(ports, errorTarget(callback.resource, callback, { via: errorTo, traced }), error);
 
   // The original validates the path of a callback too (src/domain/parties/putParties.js), answering its
   // source.
@@ -229,6 +206,6 @@ async function switchFailed(
   ) {
     return fail(failure);
   }
-  const target = { resource: 'parties', party: callback.party, requester, version: callback.version } as const;
-  await Promise.all([fail(failure), sendErrorCallback(ports, { ...target, headers: callback.headers }, failure)]);
+  const toRequester = errorTarget('parties', { ...callback, source: requester });
+  await Promise.all([fail(failure), sendErrorCallback(ports, toRequester, failure)]);
 }

@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import type { Resource } from '../discovery/endpoints.js';
-import { sendErrorCallback } from '../discovery/failures.js';
+import { errorTarget, sendErrorCallback } from '../discovery/failures.js';
 import { forwardCallback } from '../discovery/parties.js';
 import type { DiscoveryPorts, PartyRef } from '../discovery/types.js';
 import { AlsError } from '../fspiop/errors.js';
@@ -41,8 +41,8 @@ export interface Accepted {
 
 /**
  * What one accepted request's flow did: sent anything to an FSP (a forward, a callback), or its own error
- * callback (sent or failed), or ended where the original sends nothing (a PUT from an unknown source, a
- * proxy's error held back). None of these: it ended without a callback, which the routes make good.
+ * callback (sent or failed), or ended where nothing is to be sent (a PUT from an unknown source, a
+ * proxy's error held back, a proxy's success after another's: its lookup has its answer). None of these: it ended without a callback, which the routes make good.
  */
 export interface Outcome {
   errorCallback: boolean;
@@ -133,7 +133,8 @@ export class FspiopRouteContext {
       endToEnd: observe.endToEnd,
       event(event) {
         if (event === 'error_callback_sent' || event === 'error_callback_failed') outcome.errorCallback = true;
-        else if (event === 'unknown_source' || event === 'proxy_error_dropped') outcome.silent = true;
+        else if (event === 'unknown_source' || event === 'proxy_error_dropped' || event === 'proxy_success_dropped')
+          outcome.silent = true;
         observe.event(event);
       },
     };
@@ -207,19 +208,9 @@ export class FspiopRouteContext {
     metrics.observeStage('validation', started);
     metrics.ingress(route, status, target.party.subId !== undefined);
     reply.code(status).send();
-    const errorCallback = (watched: DiscoveryPorts, error: AlsError) =>
-      sendErrorCallback(
-        watched,
-        {
-          resource: target.resource,
-          party: target.party,
-          requester: target.via ?? target.facts.source,
-          destination: target.via === undefined ? undefined : target.facts.source,
-          version: target.facts.version,
-          headers: target.request.headers,
-        },
-        error,
-      );
+    const answered = { party: target.party, source: target.facts.source, version: target.facts.version };
+    const to = errorTarget(target.resource, { ...answered, headers: target.request.headers }, { via: target.via });
+    const errorCallback = (watched: DiscoveryPorts, error: AlsError) => sendErrorCallback(watched, to, error);
     const running = deferred ? errorCallback(this.watchedPorts(outcome), deferred) : work();
     const done = this.run(
       route,
@@ -287,7 +278,7 @@ export class FspiopRouteContext {
         (watched, error) =>
           sendErrorCallback(
             watched,
-            { resource, party, requester: facts.source, version: facts.version, headers: request.headers },
+            errorTarget(resource, { party, source: facts.source, version: facts.version, headers: request.headers }),
             error,
           ),
       );

@@ -20,6 +20,7 @@ import type { Metric } from '../report/metrics.js';
 import { markdownTable } from '../report/table.js';
 import { positiveInteger } from './http.js';
 import { finish, progress } from './outcome.js';
+import { baselineFailures, baselineTable, compareWithBaseline, writeBaselineJson } from './position-baseline.js';
 import { compareWithOriginal, originalFailures, originalTable, writeOriginalJson } from './position-original.js';
 import { switchCommand } from './position-switch.js';
 
@@ -74,7 +75,11 @@ export const positionUsage = `mojafast-bench position [options]
                        after the other for --rounds rounds (alternating who goes first), each on a fresh
                        database migrated with central-ledger's own migrations; prints prepares/s, commits/s,
                        p99 and the position process's CPU µs per message of each, and ours/original
-  --rounds N           with --original: rounds (default 2)
+  --baseline DIR       the handler of another build of this repository (DIR: a checkout built with pnpm -r
+                       build, e.g. main's worktree) and this build's on the same messages, one after the
+                       other for --rounds rounds (alternating who goes first); prints msgs/s, p99, the
+                       handler's and MariaDB's CPU µs per message of each phase, and this build / baseline
+  --rounds N           with --original or --baseline: rounds (default 2)
   --switch             end to end through central-ledger's prepare and fulfil handlers (a private switch,
                        infra/svc start central-ledger), once with each position handler: transfers/s
                        committed and p99 from prepare to its notification (packages/switch)
@@ -114,6 +119,7 @@ const options = {
   fx: { type: 'string', default: '0' },
   'fx-baseline': { type: 'boolean', default: false },
   original: { type: 'boolean', default: false },
+  baseline: { type: 'string' },
   rounds: { type: 'string', default: '2' },
   switch: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
@@ -407,8 +413,28 @@ export async function positionCommand(argv: string[]): Promise<void> {
     throw new Error(
       "--tls runs our handler on both stacks: not with --original or --switch (central-ledger's handlers run in plaintext here)",
     );
+  if (values.baseline !== undefined) return baselineMode(values, base, argv);
   if (values.original) return originalMode(values, base, argv);
   return replayMode(values, base, argv);
+}
+
+/** --baseline DIR: another build's handler and this one's on the same messages, rounds alternating. */
+async function baselineMode(values: Values, base: BenchBase, argv: readonly string[]): Promise<void> {
+  if (values.original || values.floor || values['floor-only'] || values.compare || values.tls)
+    throw new Error(
+      '--baseline compares two builds of our handler alone: not with --original, --floor, --compare or --tls',
+    );
+  const comparison = await compareWithBaseline(
+    base,
+    positiveInteger('--rounds', values.rounds),
+    values.baseline as string,
+    runPositionBench,
+  );
+  process.stdout.write(`\n${baselineTable(comparison)}\n`);
+  const out = values.out ?? resultFile('position-baseline');
+  await writeBaselineJson(out, comparison, commandOf(argv));
+  process.stdout.write(`results written to ${out}\n`);
+  reportFailures(baselineFailures(comparison));
 }
 
 /** --original: central-ledger's batch position handler and ours on the same dump, rounds alternating. */

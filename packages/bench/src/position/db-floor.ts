@@ -143,6 +143,7 @@ export class DbFloor {
   #store(): BatchStore {
     const pool = this.pool;
     const sql = this.#sql;
+    const positions = this.#positions;
     return {
       async transaction<T>(work: (tx: BatchTransaction) => Promise<T>): Promise<T> {
         const connection = await new Promise<PoolConnection>((resolve, reject) =>
@@ -150,9 +151,25 @@ export class DbFloor {
         );
         try {
           return await work({
-            referenceData: async () => ({ accounts: [], settlementModels: [] }),
-            lockAndRead: async () => ({
-              positions: new Map(),
+            // Nothing is read: the runner's checks of the plan (each position change follows the position as it
+            // was before the batch) get the floor's own positions, copied before its plan moves them.
+            referenceData: async (accountIds) => ({
+              accounts: accountIds.map((id) => ({
+                participantCurrencyId: id,
+                participantId: id,
+                currencyId: '',
+                ledgerAccountTypeId: 0,
+                netDebitCap: undefined,
+              })),
+              settlementModels: [],
+            }),
+            lockAndRead: async (reads) => ({
+              positions: new Map(
+                reads.accountIds.flatMap((id) => {
+                  const p = positions.get(id);
+                  return p ? [[id, { participantCurrencyId: id, ...p }] as const] : [];
+                }),
+              ),
               histories: new Map(),
               payeeAmounts: new Map(),
               fxHistories: new Map(),

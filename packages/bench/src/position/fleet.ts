@@ -19,6 +19,8 @@ export type PositionTarget = 'handler' | 'passthrough' | 'db-floor' | 'original'
 export interface FleetOptions {
   readonly target: PositionTarget;
   readonly instances: number;
+  /** The handler's built entry point (default: this checkout's dist/position.js). */
+  readonly handlerEntry?: string;
   /** The handlers' environment: brokers, topics, group, database, batch size, client, knobs. */
   readonly env: Record<string, string>;
   /** The stack the run is on: whose broker and database pids are measured. */
@@ -65,7 +67,12 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
       }
       services.push(
         await spawnUntilHealthy(
-          { name: `position-handler-${i + 1}`, command: process.execPath, args: [entryPoints.position], env },
+          {
+            name: `position-handler-${i + 1}`,
+            command: process.execPath,
+            args: [options.handlerEntry ?? entryPoints.position],
+            env,
+          },
           `http://127.0.0.1:${port}/health`,
           60_000,
         ),

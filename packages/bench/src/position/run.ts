@@ -49,6 +49,8 @@ export interface PositionBenchOptions {
   readonly stallMs: number;
   readonly keep: boolean;
   readonly handlerEnv?: Record<string, string>;
+  /** The handler's built entry point: this checkout's by default, another build's for --baseline. */
+  readonly handlerEntry?: string;
   readonly onProgress?: (line: string) => void;
   /** Which actions a generated run replays; a dump is replayed as it is (prepares, then commits). */
   readonly mix?: ActionMix;
@@ -138,6 +140,7 @@ export async function runPositionBench(options: PositionBenchOptions): Promise<P
     producer = replayProducer;
     fleet = await startFleet({
       target,
+      ...(options.handlerEntry ? { handlerEntry: options.handlerEntry } : {}),
       instances: options.instances,
       stack,
       ...(prefix ? { original: { prefix, database: db.name, batchSize: options.batchSize } } : {}),

@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import { type SwitchBenchResult, switchTables } from '../switch/tables.js';
 import { markdownTable } from './table.js';
 
 /**
@@ -82,8 +83,15 @@ interface ResultFile extends Phases {
   readonly duration_s?: number;
   readonly cpu_cores?: Record<string, number>;
   readonly scenario?: string;
-  // bench:position --original
-  readonly rounds?: readonly { readonly round: number; readonly original: Phases; readonly ours: Phases }[];
+  // bench:position --original (original, ours) and --baseline (baseline, current)
+  readonly rounds?: readonly {
+    readonly round: number;
+    readonly original?: Phases;
+    readonly ours?: Phases;
+    readonly baseline?: Phases;
+    readonly current?: Phases;
+  }[];
+  readonly baseline_dir?: string;
   // bench:position --switch
   readonly runs?: readonly SwitchRunResult[];
   // bench:position --floor
@@ -182,7 +190,8 @@ function provenanceCells(file: LoadedResult): string[] {
   return [commitCell(run), dateCell(run), loadCell(run), `\`${commandOf(file)}\``];
 }
 
-const table = (header: readonly string[], rows: readonly (readonly string[])[]) => markdownTable(header, rows);
+/** A markdown table, cells escaped (report/table.ts); bench:switch prints its tables with it too. */
+export const table = (header: readonly string[], rows: readonly (readonly string[])[]) => markdownTable(header, rows);
 
 /** The phases present in any of the results, in run order. */
 function phasesOf(results: readonly Phases[]): PhaseLabel[] {
@@ -416,7 +425,8 @@ function renderPositionOriginal(files: readonly LoadedResult[]): string {
   return files
     .map((file) => {
       const rows: string[][] = [];
-      for (const r of file.result.rounds ?? []) {
+      for (const round of file.result.rounds ?? []) {
+        const r = { round: round.round, original: round.original ?? {}, ours: round.ours ?? {} };
         for (const [label, phases, proc] of [
           ["central-ledger's", r.original, 'original'],
           ['ours', r.ours, 'handler'],
@@ -443,6 +453,63 @@ function renderPositionOriginal(files: readonly LoadedResult[]): string {
       }
       return [
         caption(file, "central-ledger's batch position handler and ours on the same dump"),
+        '',
+        table(header, rows),
+      ].join('\n');
+    })
+    .join('\n\n');
+}
+
+/**
+ * bench:position --baseline: per round the baseline build's handler and this build's, msgs/s, p99, the handler's
+ * and MariaDB's CPU per message of each phase, and this build over the baseline.
+ */
+function renderPositionBaseline(files: readonly LoadedResult[]): string {
+  const header = ['round', 'handler'];
+  for (const l of ['prepare', 'commit'] as const)
+    header.push(`${l} msgs/s`, `${l} p99 ms`, `${l} handler µs/msg`, `${l} MariaDB µs/msg`);
+  const cells = (p: PositionPhase | null | undefined) => [
+    integer(p?.msgs_per_s),
+    ms(p?.latency_ms.p99),
+    integer(p?.cpu_us_per_msg.handler),
+    integer(p?.cpu_us_per_msg.mariadb),
+  ];
+  const ratio = (a: number | undefined, b: number | undefined) =>
+    a === undefined || b === undefined || b === 0 ? '-' : (a / b).toFixed(2);
+  return files
+    .map((file) => {
+      const rows: string[][] = [];
+      for (const r of file.result.rounds ?? []) {
+        const [baseline, current] = [r.baseline ?? {}, r.current ?? {}];
+        rows.push([
+          String(r.round),
+          'baseline',
+          ...(['prepare', 'commit'] as const).flatMap((l) => cells(baseline[l])),
+        ]);
+        rows.push([
+          String(r.round),
+          'this build',
+          ...(['prepare', 'commit'] as const).flatMap((l) => cells(current[l])),
+        ]);
+        rows.push([
+          String(r.round),
+          'this build / baseline',
+          ...(['prepare', 'commit'] as const).flatMap((l) => {
+            const [b, c] = [baseline[l], current[l]];
+            return [
+              ratio(c?.msgs_per_s, b?.msgs_per_s),
+              ratio(c?.latency_ms.p99, b?.latency_ms.p99),
+              ratio(c?.cpu_us_per_msg.handler, b?.cpu_us_per_msg.handler),
+              ratio(c?.cpu_us_per_msg.mariadb, b?.cpu_us_per_msg.mariadb),
+            ];
+          }),
+        ]);
+      }
+      return [
+        caption(
+          file,
+          `this build's position handler and a baseline build's (${file.result.baseline_dir ?? '?'}) on the same dump`,
+        ),
         '',
         table(header, rows),
       ].join('\n');
@@ -673,6 +740,19 @@ function renderMicro(files: readonly LoadedResult[]): string {
     .join('\n\n');
 }
 
+/** bench:switch: its three tables (switch/tables.ts) under each result file's caption. */
+function renderSwitch(files: readonly LoadedResult[]): string {
+  return files
+    .map((file) =>
+      [
+        caption(file, 'bench:switch: lookup then transfer through the whole switch, the originals and ours'),
+        '',
+        switchTables(file.result as unknown as SwitchBenchResult, table),
+      ].join('\n'),
+    )
+    .join('\n\n');
+}
+
 /** The kinds that render measurements: only pages under a `measured/` folder hold them. */
 export const MEASUREMENT_KINDS: ReadonlySet<string> = new Set([
   'images',
@@ -680,16 +760,19 @@ export const MEASUREMENT_KINDS: ReadonlySet<string> = new Set([
   'position',
   'position-variants',
   'position-original',
+  'position-baseline',
   'position-switch',
   'als-versus',
   'position-floors',
   'micro',
+  'switch',
 ]);
 
 export const renderers: Record<string, (files: readonly LoadedResult[]) => string> = {
   images: renderImages,
   als: renderAls,
   'position-original': renderPositionOriginal,
+  'position-baseline': renderPositionBaseline,
   'position-switch': renderPositionSwitch,
   'als-differences': renderAlsDifferences,
   'als-versus': renderAlsVersus,
@@ -697,6 +780,7 @@ export const renderers: Record<string, (files: readonly LoadedResult[]) => strin
   position: renderPosition,
   'position-variants': renderPositionVariants,
   micro: renderMicro,
+  switch: renderSwitch,
 };
 
 const REGION = /<!-- figures:([a-z-]+)((?:[ \t]+[^\s]+?)*)[ \t]*-->\n([\s\S]*?)<!-- \/figures -->/g;
