@@ -3,15 +3,17 @@
 # parity harness records. Idempotent; the build is cached under ${MOJAFAST_CACHE_DIR:-$HOME/.cache/mojafast}.
 #
 #   als-original.sh install            fetch the tag, pin what the registry lacks, npm install (once)
-#   als-original.sh start              create its database, start `server --admin` (runs its migrations), then `server --api`
-#   als-original.sh stop               stop the two processes started by `start` with the same ports
+#   als-original.sh start              create its database, start `server --admin` (runs its migrations), then `server --api`,
+#                                      and with ALS_ORIGINAL_HANDLERS_PORT its timeout handler (`handlers --timeout`)
+#   als-original.sh stop               stop the processes started by `start` with the same ports
 #   als-original.sh status
 #
 # Settings (environment): ALS_ORIGINAL_REPO (a git directory or URL holding the tag; default the GitHub
 # repository), ALS_ORIGINAL_API_PORT (41002), ALS_ORIGINAL_ADMIN_PORT (41001), ALS_ORIGINAL_SWITCH_ENDPOINT
 # (central-ledger's admin API: the simulator; http://127.0.0.1:41100), ALS_ORIGINAL_DB (als_original_<api port>),
 # MYSQL_HOST/MYSQL_PORT/MYSQL_USER/MYSQL_PASSWORD (127.0.0.1:3306 mojafast/mojafast), ALS_ORIGINAL_LOG_LEVEL
-# (info), ALS_ORIGINAL_FRESH=1 (drop its database first: an empty oracle registry). Any further ALS_A__B variable is passed on to the original as its own rc override.
+# (info), ALS_ORIGINAL_FRESH=1 (drop its database first: an empty oracle registry), ALS_ORIGINAL_HANDLERS_PORT
+# (the timeout handler's monitoring port; unset: no handler). Any further ALS_A__B variable is passed on to the original as its own rc override.
 set -euo pipefail
 
 VERSION=17.16.1
@@ -29,6 +31,7 @@ MYSQL_HOST=${MYSQL_HOST:-127.0.0.1}
 MYSQL_PORT=${MYSQL_PORT:-3306}
 MYSQL_USER=${MYSQL_USER:-mojafast}
 MYSQL_PASSWORD=${MYSQL_PASSWORD:-mojafast}
+HANDLERS_PORT=${ALS_ORIGINAL_HANDLERS_PORT:-}
 RUN_DIR=$HOME_DIR/run/$API_PORT
 # Pinned versions of v17.16.1 that the npm registry does not serve, each replaced by its next patch release.
 PINS='{"@mojaloop/event-sdk":"14.8.5","@mojaloop/central-services-health":"15.2.3","@mojaloop/central-services-stream":"11.9.3","@mojaloop/sdk-standard-components":"19.19.1"}'
@@ -86,24 +89,25 @@ wait_port() { # port pid name log
   die "$3 did not listen on port $1 within 60 s, see $4"
 }
 
-start_one() { # name flag port
+start_one() { # name port command...
   local pidfile=$RUN_DIR/$1.pid log=$RUN_DIR/$1.log
   if [[ -f $pidfile ]] && kill -0 "$(cat "$pidfile")" 2>/dev/null; then return 0; fi
-  (exec 3<>/dev/tcp/127.0.0.1/"$3") 2>/dev/null && die "port $3 is taken (set ALS_ORIGINAL_${1^^}_PORT)"
+  local name=$1 port=$2; shift 2
+  (exec 3<>/dev/tcp/127.0.0.1/"$port") 2>/dev/null && die "port $port is taken (set ALS_ORIGINAL_${name^^}_PORT)"
   (
     cd "$APP"
     export ALS_API_PORT=$API_PORT ALS_ADMIN_PORT=$ADMIN_PORT ALS_SWITCH_ENDPOINT=$SWITCH \
       ALS_DATABASE__HOST=$MYSQL_HOST ALS_DATABASE__PORT=$MYSQL_PORT ALS_DATABASE__USER=$MYSQL_USER \
       ALS_DATABASE__PASSWORD=$MYSQL_PASSWORD ALS_DATABASE__DATABASE=$DB \
-      LOG_LEVEL=${ALS_ORIGINAL_LOG_LEVEL:-info}
+      ALS_HANDLERS__MONITORING_PORT=${HANDLERS_PORT:-4003} LOG_LEVEL=${ALS_ORIGINAL_LOG_LEVEL:-info}
     # Its file enables the proxy cache as a Redis Cluster; the project's Redis is one node (REDIS_HOST/REDIS_PORT).
     export ALS_PROXY_CACHE__type=${ALS_PROXY_CACHE__type:-redis} \
       ALS_PROXY_CACHE__proxyConfig__host=${ALS_PROXY_CACHE__proxyConfig__host:-${REDIS_HOST:-127.0.0.1}} \
       ALS_PROXY_CACHE__proxyConfig__port=${ALS_PROXY_CACHE__proxyConfig__port:-${REDIS_PORT:-6379}}
-    setsid node src/index.js server "$2" >"$log" 2>&1 &
+    setsid node "$@" >"$log" 2>&1 &
     echo $! >"$pidfile"
   )
-  wait_port "$3" "$(cat "$pidfile")" "$1" "$log"
+  wait_port "$port" "$(cat "$pidfile")" "$name" "$log"
 }
 
 start() {
@@ -115,13 +119,15 @@ start() {
   fi
   mysql_query "CREATE DATABASE IF NOT EXISTS \`$DB\`" || die "cannot create database $DB on $MYSQL_HOST:$MYSQL_PORT as $MYSQL_USER"
   # The admin server runs the migrations and seeds (RUN_MIGRATIONS): it goes first.
-  start_one admin --admin "$ADMIN_PORT"
-  start_one api --api "$API_PORT"
+  start_one admin "$ADMIN_PORT" src/index.js server --admin
+  start_one api "$API_PORT" src/index.js server --api
+  # Its timeout handler runs apart, as its charts run it: answers the inter-scheme lookups that expired.
+  [[ -n $HANDLERS_PORT ]] && start_one handlers "$HANDLERS_PORT" src/handlers/index.js handlers --timeout
   echo "{\"api\":\"http://127.0.0.1:$API_PORT\",\"admin\":\"http://127.0.0.1:$ADMIN_PORT\",\"database\":\"$DB\",\"logs\":\"$RUN_DIR\"}"
 }
 
 stop() {
-  for name in api admin; do
+  for name in handlers api admin; do
     local pidfile=$RUN_DIR/$name.pid
     [[ -f $pidfile ]] || continue
     local pid; pid=$(cat "$pidfile")
@@ -135,7 +141,7 @@ stop() {
 }
 
 status() {
-  for name in admin api; do
+  for name in admin api handlers; do
     local pidfile=$RUN_DIR/$name.pid
     if [[ -f $pidfile ]] && kill -0 "$(cat "$pidfile")" 2>/dev/null; then echo "$name: running (pid $(cat "$pidfile"))"; else echo "$name: stopped"; fi
   done

@@ -38,6 +38,11 @@ export interface Case {
   readonly body?: unknown;
   /** The FSPs central-ledger knows for this case, by role. */
   readonly fsps: Readonly<Record<string, FspSpec>>;
+  /**
+   * The case lasts at least this long after its request (the quiet window then still applies): for what the
+   * ALS sends on its own later, as the timeout handler's answer to an inter-scheme lookup no proxy answered.
+   */
+  readonly minMs?: number;
   /** The oracle's answers (templated). */
   readonly oracle?: OracleScript;
 }

@@ -6,14 +6,14 @@ import { parseArgs } from 'node:util';
 import { createDatabase } from '@mojafast/testkit';
 import { withPending } from './classify.js';
 import { compareRuns, formatDifferences } from './compare.js';
-import { corpus } from './corpus.js';
-import { isoCorpus } from './corpus-iso.js';
 import { exceptionsFile, judge, loadExceptions } from './exceptions.js';
-import { type ApiType, fixtureFor, ORIGINAL, readFixture, writeFixture } from './fixtures.js';
+import { ORIGINAL, readFixture, writeFixture } from './fixtures.js';
 import { startOurs } from './ours.js';
+import { claimRedisDb } from './redis-db.js';
 import { differencesReport } from './report.js';
 import { runCorpus } from './runner.js';
 import { RecordingSims } from './sims.js';
+import { type SuiteName, suites } from './suites.js';
 
 const usage = `mojafast-als-parity run|record|compare (--api URL --admin URL | --ours) [options]
   Starts the recording simulators (central-ledger admin API on --sims-port, the oracle on +1, the FSPs on +2;
@@ -28,6 +28,9 @@ const usage = `mojafast-als-parity run|record|compare (--api URL --admin URL | -
                     infra/services.env), and stop it after
   --api-type T      fspiop (the FSPIOP corpus) or iso20022 (the ISO 20022 corpus; the ALS under test must
                     run with ALS_API_TYPE=iso20022; --ours starts it so)
+  --inter-scheme    the inter-scheme corpus (ISO 20022 mode, the proxy cache on, the timeout handler,
+                    fixtures/original-17.16.1-iso20022-inter-scheme.json; the ALS under test must run with
+                    src/corpus-inter-scheme.ts's settings and a proxy cache of its own; --ours gives it one)
   --sims-port P     (41100; with --ours 0 = free ports)
   --filter RE       only the cases whose id matches (setup cases always run)
   --concurrency N   api cases in flight at once (8)
@@ -51,6 +54,7 @@ async function main(): Promise<void> {
       'quiet-ms': { type: 'string', default: '300' },
       out: { type: 'string' },
       ours: { type: 'boolean', default: false },
+      'inter-scheme': { type: 'boolean', default: false },
       report: { type: 'string' },
       'update-pending': { type: 'boolean', default: false },
       'adopt-kept': { type: 'boolean', default: false },
@@ -64,14 +68,17 @@ async function main(): Promise<void> {
     process.exitCode = values.help ? 0 : 2;
     return;
   }
-  const apiType = values['api-type'] as ApiType;
+  const apiType = values['api-type'];
   if (apiType !== 'fspiop' && apiType !== 'iso20022') {
     process.stdout.write(`${usage}\n`);
     process.exitCode = 2;
     return;
   }
-  const cases = apiType === 'iso20022' ? isoCorpus : corpus;
+  const suiteName: SuiteName = values['inter-scheme'] ? 'inter-scheme' : apiType;
+  const suite = suites[suiteName];
+  const cases = suite.cases;
   const sims = await RecordingSims.start({ base: values.ours ? 0 : Number(values['sims-port']) });
+  suite.prepare(sims);
   const filter = values.filter ? new RegExp(values.filter) : undefined;
   const cleanup: (() => Promise<void>)[] = [() => sims.close()];
   try {
@@ -80,10 +87,13 @@ async function main(): Promise<void> {
       const db = await createDatabase({ prefix: 'als_parity' });
       cleanup.unshift(() => db.drop());
       const { host, port, user, password } = db.connection;
+      const redis = suite.proxyCache ? await claimRedisDb() : undefined;
+      if (redis) cleanup.unshift(() => redis.drop());
       const ours = await startOurs({
         switchEndpoint: sims.ledgerUrl,
         database: { host, port, user, password, name: db.name },
-        ...(apiType === 'iso20022' ? { env: { ALS_API_TYPE: apiType } } : {}),
+        proxyCache: redis,
+        env: suite.env,
       });
       cleanup.unshift(() => ours.stop());
       target = { api: ours.api, admin: ours.admin };
@@ -99,21 +109,22 @@ async function main(): Promise<void> {
       return;
     }
     if (mode === 'record') {
-      writeFixture(values.out ?? fixtureFor(apiType), {
+      writeFixture(values.out ?? suite.fixture, {
         provenance: {
           ...ORIGINAL,
           date: new Date().toISOString(),
           command: `mojafast-als-parity ${process.argv.slice(2).join(' ')}`,
           node: process.version,
           durationMs: run.durationMs,
-          ...(apiType === 'iso20022' ? { apiType } : {}),
+          ...(suite.env.ALS_API_TYPE === 'iso20022' ? { apiType: 'iso20022' as const } : {}),
+          ...(suite.proxyCache ? { proxyCache: true, settings: suite.env } : {}),
         },
         unattributed: run.unattributed,
         cases: run.cases,
       });
       return;
     }
-    const fixture = readFixture(fixtureFor(apiType));
+    const fixture = readFixture(suite.fixture);
     const recorded = filter ? fixture.cases.filter((c) => run.cases.some((r) => r.id === c.id)) : fixture.cases;
     const diffs = compareRuns(recorded, run.cases);
     if (values['update-pending']) {

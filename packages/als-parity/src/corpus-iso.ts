@@ -365,4 +365,42 @@ const only: Case[] = [
   }),
 ];
 
-export const isoCorpus: readonly Case[] = [...corpus.filter((c) => c.phase === 'setup'), ...derived, ...only];
+/**
+ * Requesters at versions other than 2.0 (the ISO media types at 1.1 and 1.0): which version the Hub's own
+ * messages to them carry (its error callbacks and /participants answers), and its forwarded ones.
+ */
+const otherVersions: readonly [string, '1.1' | '1.0'][] = [
+  ['iso.parties.get.oracle-empty', '1.1'],
+  ['iso.parties.get.oracle-empty', '1.0'],
+  ['iso.parties.get.oracle-500', '1.1'],
+  ['iso.parties.get.payee-unknown', '1.1'],
+  ['iso.parties.get.no-oracle', '1.1'],
+  ['iso.parties.get.msisdn-letters', '1.1'],
+  ['iso.parties.get.not-found-subid', '1.1'],
+  ['iso.parties.put.dest-unknown', '1.1'],
+  ['iso.parties.put.error-dest-unknown', '1.1'],
+  ['iso.participants.get.found', '1.1'],
+  ['iso.participants.get.found', '1.0'],
+  ['iso.participants.get.empty', '1.1'],
+  ['iso.participants.post.created', '1.1'],
+  ['iso.participants.post.oracle-500', '1.1'],
+  ['iso.participants.put.updated', '1.1'],
+  ['iso.participants.delete.ok', '1.1'],
+  ['iso.participants.put-error.no-dest', '1.1'],
+  ['iso.batch.ok', '1.1'],
+  ['iso.batch.oracle-500', '1.1'],
+];
+
+const atVersion = [...derived, ...only];
+const versioned: Case[] = otherVersions.map(([id, version]) => {
+  const c = atVersion.find((candidate) => candidate.id === id);
+  if (!c) throw new Error(`the ISO corpus has no case ${id}`);
+  return { ...c, id: `${id}.v${version}`, title: `${c.title} (version ${version})`, version };
+});
+
+export const isoCorpus: readonly Case[] = [
+  ...corpus.filter((c) => c.phase === 'setup'),
+  ...derived,
+  ...only,
+  ...versioned,
+];

@@ -10,12 +10,15 @@ export interface AlsEnvOptions {
     readonly password: string;
     readonly name: string;
   };
+  /** The proxy cache on, as one Redis at this database (the inter-scheme corpus); absent: off. */
+  readonly proxyCache?: { readonly host: string; readonly port: number; readonly db: number } | undefined;
 }
 
 /**
  * The rc overrides (`ALS_A__B`) over the original's own config/default.json that both the original and ours
  * (drop-in) run with in a parity run: the same file, the same variables. The file's proxy cache (a Redis
- * Cluster) is turned off: inter-scheme discovery is not in the corpus, and the project's Redis is one node.
+ * Cluster) is turned off, but for the inter-scheme corpus: there it is one Redis (the project's is one node),
+ * at a database of the run's own.
  */
 export function alsEnv(o: AlsEnvOptions): Record<string, string> {
   return {
@@ -27,6 +30,14 @@ export function alsEnv(o: AlsEnvOptions): Record<string, string> {
     ALS_DATABASE__USER: o.database.user,
     ALS_DATABASE__PASSWORD: o.database.password,
     ALS_DATABASE__DATABASE: o.database.name,
-    ALS_PROXY_CACHE__enabled: 'false',
+    ...(o.proxyCache
+      ? {
+          ALS_PROXY_CACHE__enabled: 'true',
+          ALS_PROXY_CACHE__type: 'redis',
+          ALS_PROXY_CACHE__proxyConfig__host: o.proxyCache.host,
+          ALS_PROXY_CACHE__proxyConfig__port: String(o.proxyCache.port),
+          ALS_PROXY_CACHE__proxyConfig__db: String(o.proxyCache.db),
+        }
+      : { ALS_PROXY_CACHE__enabled: 'false' }),
   };
 }

@@ -13,6 +13,9 @@ export interface Provenance {
   readonly durationMs: number;
   /** The original's API_TYPE (absent: fspiop). */
   readonly apiType?: ApiType;
+  /** The proxy cache on (a Redis of the run's own) with the timeout handler, under these settings. */
+  readonly proxyCache?: boolean;
+  readonly settings?: Readonly<Record<string, string>>;
 }
 
 export interface Fixture {
@@ -29,9 +32,6 @@ export const originalFixture = new URL('../fixtures/original-17.16.1.json', impo
 export const originalIsoFixture = new URL('../fixtures/original-17.16.1-iso20022.json', import.meta.url);
 
 export type ApiType = 'fspiop' | 'iso20022';
-
-/** The corpus's fixture for an API type. */
-export const fixtureFor = (apiType: ApiType): URL => (apiType === 'iso20022' ? originalIsoFixture : originalFixture);
 
 export const ORIGINAL = {
   service: 'account-lookup-service',

@@ -15,3 +15,4 @@ export { type Fixture, ORIGINAL, originalFixture, type Provenance, readFixture, 
 export type { CaseRecord, UpstreamRequest } from './normalise.js';
 export { type RunOptions, type RunRecord, runCorpus, type Target } from './runner.js';
 export { type OracleScript, type ParticipantState, type Received, RecordingSims } from './sims.js';
+export { type Suite, type SuiteName, suites } from './suites.js';

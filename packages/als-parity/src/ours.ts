@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
-import { alsEnv } from './env.js';
+import { type AlsEnvOptions, alsEnv } from './env.js';
 
 /** The built ALS, run as operators run it (`node dist/als.js`). */
 export const oursEntry = fileURLToPath(new URL('../../als/dist/als.js', import.meta.url));
@@ -32,13 +32,20 @@ export interface RunningOurs {
 export async function startOurs(options: {
   switchEndpoint: string;
   database: MysqlSettings & { name: string };
-  env?: Record<string, string>;
+  proxyCache?: AlsEnvOptions['proxyCache'];
+  env?: Readonly<Record<string, string>>;
 }): Promise<RunningOurs> {
   const child: ChildProcess = spawn(process.execPath, [oursEntry], {
     env: {
       PATH: process.env.PATH ?? '',
       CONFIG_FILE: originalConfigFile,
-      ...alsEnv({ switchEndpoint: options.switchEndpoint, apiPort: 0, adminPort: 0, database: options.database }),
+      ...alsEnv({
+        switchEndpoint: options.switchEndpoint,
+        apiPort: 0,
+        adminPort: 0,
+        database: options.database,
+        proxyCache: options.proxyCache,
+      }),
       ALS_LOG_LEVEL: 'warn',
       ...options.env,
     },

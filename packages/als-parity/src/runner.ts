@@ -123,7 +123,8 @@ async function runCase(
       last = Date.now();
     }
     const now = Date.now();
-    if (now - last >= options.quietMs || now - started >= options.maxMs) break;
+    const lasted = now - started;
+    if (lasted >= (c.minMs ?? 0) && (now - last >= options.quietMs || lasted >= options.maxMs)) break;
     await wait(20);
   }
   if (c.oracle) sims.removeOracleScript(v.tag);

@@ -30,6 +30,8 @@ export interface ParticipantState {
    */
   readonly endpoints: 'ok' | 'none' | 'dead' | 'refuses';
   readonly currencies?: readonly string[];
+  /** A proxy of another scheme (isProxy 1): listed by GET /participants?isProxy=true. */
+  readonly proxy?: boolean;
 }
 
 /** What the oracle answers one request. */
@@ -195,7 +197,11 @@ export class RecordingSims {
     const path = new URL(url, 'http://ledger').pathname;
     const segments = path.split('/').filter(Boolean).map(decodeURIComponent);
     if (method === 'GET' && path === '/health') return [200, { status: 'OK' }];
-    if (method === 'GET' && path === '/participants') return [200, []];
+    if (method === 'GET' && path === '/participants') {
+      if (new URL(url, 'http://ledger').searchParams.get('isProxy') !== 'true') return [200, []];
+      const proxies = [...this.participants].filter(([, state]) => state.proxy);
+      return [200, proxies.map(([name, state]) => this.participantBody(name, state))];
+    }
     if (method !== 'GET' || segments[0] !== 'participants' || segments.length < 2 || segments.length > 3)
       return [404, undefined];
     const name = segments[1] as string;
@@ -219,6 +225,11 @@ export class RecordingSims {
         return [200, endpointList(`${this.fspUrl}/refuses/${encodeURIComponent(name)}`)];
       return [200, endpointList(this.fspBase(name))];
     }
+    return [200, this.participantBody(name, state)];
+  }
+
+  /** central-ledger's participant: GET /participants/{name}, and an entry of GET /participants. */
+  private participantBody(name: string, state: ParticipantState): unknown {
     const link = `${this.ledgerUrl}/participants/${encodeURIComponent(name)}`;
     const active = state.active ? 1 : 0;
     const accounts = (state.currencies ?? ['USD', 'EUR']).flatMap((currency, i) => [
@@ -239,18 +250,15 @@ export class RecordingSims {
         createdBy: 'sim',
       },
     ]);
-    return [
-      200,
-      {
-        name,
-        id: link,
-        created: '2026-01-01T00:00:00.000Z',
-        isActive: active,
-        links: { self: link },
-        accounts,
-        isProxy: 0,
-      },
-    ];
+    return {
+      name,
+      id: link,
+      created: '2026-01-01T00:00:00.000Z',
+      isActive: active,
+      links: { self: link },
+      accounts,
+      isProxy: state.proxy ? 1 : 0,
+    };
   }
 
   private answerOracle(method: string, url: string, body: string, res: ServerResponse): void {

@@ -7,6 +7,7 @@ import { isoCorpus } from '../src/corpus-iso.js';
 import { judge, loadExceptions } from '../src/exceptions.js';
 import { originalIsoFixture, readFixture } from '../src/fixtures.js';
 import type { CaseRecord } from '../src/normalise.js';
+import { suites } from '../src/suites.js';
 
 describe('the corpus, the fixture and the exception list', () => {
   it('has at least 150 cases with unique ids', () => {
@@ -44,9 +45,22 @@ describe('the corpus, the fixture and the exception list', () => {
     expect(fixture.provenance.command).toMatch(/record .*--api-type iso20022/);
   });
 
-  it('every exception names cases of the corpus and a row with a reason', () => {
+  it('the inter-scheme fixture records every case of its corpus, from the original with the proxy cache on', () => {
+    const suite = suites['inter-scheme'];
+    const fixture = readFixture(suite.fixture);
+    expect(fixture.cases.map((c) => c.id)).toEqual(suite.cases.map((c) => c.id));
+    expect(fixture.provenance).toMatchObject({
+      commit: '97d195ae4f4b2515eeadc18d2021fad7614ef7be',
+      apiType: 'iso20022',
+      proxyCache: true,
+      settings: suite.env,
+    });
+    expect(fixture.provenance.command).toMatch(/record .*--inter-scheme/);
+  });
+
+  it('every exception names cases of the corpora and a row with a reason', () => {
     const list = loadExceptions();
-    const ids = new Set([...corpus, ...isoCorpus].map((c) => c.id));
+    const ids = new Set(Object.values(suites).flatMap((suite) => suite.cases.map((c) => c.id)));
     for (const e of list.exceptions) for (const id of e.cases) expect(ids, `${e.row}: ${id}`).toContain(id);
     for (const row of list.rows) {
       if (row.pending) expect(row.why).toBe('not yet closed');

@@ -70,6 +70,11 @@ export interface ErrorTarget {
   readonly headers: HeaderMap;
   /** Sent with the request's span, as the original sends a lookup's /parties error callbacks (withSpan). */
   readonly traced: boolean;
+  /**
+   * Without FSPIOP-URI and FSPIOP-HTTP-Method, as the original's timeout handler sends its answer to an
+   * expired inter-scheme lookup (it has no request to name).
+   */
+  readonly unnamed: boolean;
 }
 
 /** What an error callback answers: a request, or a callback the Hub could not pass on. */
@@ -88,7 +93,7 @@ export interface AnsweredRequest {
 export function errorTarget(
   resource: Resource,
   request: AnsweredRequest,
-  options: { readonly via?: string | undefined; readonly traced?: boolean } = {},
+  options: { readonly via?: string | undefined; readonly traced?: boolean; readonly unnamed?: boolean } = {},
 ): ErrorTarget {
   return {
     resource,
@@ -98,7 +103,18 @@ export function errorTarget(
     version: request.version,
     headers: request.headers,
     traced: options.traced ?? false,
+    unnamed: options.unnamed ?? false,
   };
+}
+
+/**
+ * The version of the Hub's error callback to a requester. FSPIOP: the requester's (a 1.1 FSP may not take
+ * 2.0; the original always sends its configured one, docs/differences.md). ISO 20022: the Hub's configured
+ * version, as the original sends it to requesters of every version; the ISO media types are defined from
+ * API 2.0 on, so no ISO requester is one that cannot take it.
+ */
+export function errorCallbackVersion(ports: DiscoveryPorts, requested: FspiopVersion): FspiopVersion {
+  return ports.apiType === 'iso20022' ? ports.hubVersion : requested;
 }
 
 /**
@@ -132,7 +148,10 @@ export async function sendErrorCallback(
     });
     // The original's /parties error callbacks name their method and path (createCallbackHeaders); its
     // /participants ones carry only what the request had (sendErrorToParticipant).
-    const uri = resource === 'parties' ? partyPath(resource, party.type, party.id, party.subId, true) : undefined;
+    const uri =
+      resource === 'parties' && !target.unnamed
+        ? partyPath(resource, party.type, party.id, party.subId, true)
+        : undefined;
     const destination = target.fsp;
     const headers = hubHeaders(
       target.headers,
@@ -140,7 +159,7 @@ export async function sendErrorCallback(
       destination,
       uri,
       resource,
-      target.version,
+      errorCallbackVersion(ports, target.version),
       ports.apiType,
     );
     if (target.traced) withSpan(headers, target.headers);

@@ -238,6 +238,11 @@ export async function answerExpiredLookup(ports: DiscoveryPorts, proxy: ProxyPor
   if (sendTo === undefined) throw new AlsError('CALLBACK_DESTINATION_UNKNOWN', { destination: sourceId });
   const headers: HeaderMap = { date: new Date().toUTCString() };
   const lookup = { party: { type, id: partyId }, source: sourceId, version: ports.hubVersion, headers };
-  await sendErrorCallback(ports, errorTarget('parties', lookup, { via: sendTo }), new AlsError('LOOKUP_EXPIRED'));
+  // As the original's timeout handler: a trace of its own (no request's to continue), no path named.
+  await sendErrorCallback(
+    ports,
+    errorTarget('parties', lookup, { via: sendTo, traced: true, unnamed: true }),
+    new AlsError('LOOKUP_EXPIRED'),
+  );
   ports.observe.event('lookup_expired');
 }

@@ -3,7 +3,15 @@ import { AlsError } from '../fspiop/errors.js';
 import { partyIdProblem } from '../fspiop/party-id.js';
 import type { FspiopVersion } from '../fspiop/versions.js';
 import { callbackEndpoint, Endpoint, fillTemplate } from './endpoints.js';
-import { asAlsError, type CallbackError, errorTarget, oracleError, sendError, sendErrorCallback } from './failures.js';
+import {
+  asAlsError,
+  type CallbackError,
+  errorCallbackVersion,
+  errorTarget,
+  oracleError,
+  sendError,
+  sendErrorCallback,
+} from './failures.js';
 import { forwardHeaders, hubHeaders, oracleHeaders, withSpan } from './headers.js';
 import {
   type DiscoveryPorts,
@@ -429,7 +437,7 @@ async function putToBatchRequester(
           request.source,
           undefined,
           'participants',
-          suffix === '' ? ports.hubVersion : request.version,
+          suffix === '' ? ports.hubVersion : errorCallbackVersion(ports, request.version),
           ports.apiType,
         );
   // The original sends a batch's answer with the request's span, its error without.
