@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { alsCommand, alsUsage } from './commands/als.js';
 import { httpCommand, httpUsage } from './commands/http.js';
+import { microCommand, microUsage } from './commands/micro.js';
 import { positionCommand, positionUsage } from './commands/position.js';
 import { reportCommand, reportUsage } from './commands/report.js';
 import { switchCommand, switchUsage } from './commands/switch.js';
@@ -10,6 +11,7 @@ const usage = `mojafast-bench <command> [options]
   position   position topic replay
   switch     the whole switch: lookup then transfer, the originals beside ours, cores per 1,000 transfers/s
   http       plain HTTP load on any endpoint
+  micro      each hand-written hot-path piece beside the library it stands in for
   report     figure tables of the measured/ and docs/ pages rendered from result files (--check: fail when they differ)
 
 ${alsUsage}
@@ -20,12 +22,15 @@ ${httpUsage}
 
 ${switchUsage}
 
+${microUsage}
+
 ${reportUsage}`;
 
 const commands: Record<string, (argv: string[]) => Promise<void>> = {
   http: httpCommand,
   als: alsCommand,
   position: positionCommand,
+  micro: microCommand,
   report: reportCommand,
   switch: switchCommand,
 };

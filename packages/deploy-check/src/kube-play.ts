@@ -1,13 +1,20 @@
+/// <reference lib="esnext.disposable" />
 import { randomBytes, randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createKnex, migrateLatest } from '@mojafast/position-handler';
-import { generatePositionMessages, insertTransfers, provisionLedger } from '@mojafast/position-handler/testing';
-import { createResources } from '@mojafast/service-kit';
+import {
+  type GeneratedTransfer,
+  generatePositionMessages,
+  insertTransfers,
+  provisionLedger,
+} from '@mojafast/position-handler/testing';
+import { createResources, type Resources } from '@mojafast/service-kit';
 import {
   createDatabase,
   createTopic,
   type InfraSettings,
+  type TestDatabase,
   type TestTopic,
   testKafka,
   uniqueName,
@@ -16,9 +23,9 @@ import { stringify } from 'yaml';
 import { freePorts, planCluster } from './cluster-plan.js';
 import { followContainer, imageOf, mainProcessIds, type RunningContainer, type StopResult } from './containers.js';
 import { type EngineName, exec, execOk } from './engine.js';
-import { type K8sContainer, k8sObject, loadK8s } from './infra.js';
+import { type K8sContainer, type K8sObject, k8sObject, loadK8s } from './infra.js';
 import { until as untilProbe } from './probes.js';
-import { handlerDatabaseEnv, services } from './services.js';
+import { handlerDatabaseEnv, type ServiceSpec, services } from './services.js';
 import { readyWhen } from './smoke.js';
 
 /**
@@ -93,246 +100,337 @@ export function assignedPartitions(assignment: Buffer): Map<string, number[]> {
 const until = <T>(what: string, withinMs: number, probe: () => Promise<T | undefined>) =>
   untilProbe('kube play', what, withinMs, probe);
 
-export async function runKubePlay(options: {
-  engine: EngineName;
-  repoRoot: string;
-  settings: InfraSettings;
-  runDir: string;
-  transfers?: number;
-  log?: (line: string) => void;
-}): Promise<KubePlayReport> {
+export interface KubePlayOptions {
+  readonly engine: EngineName;
+  readonly repoRoot: string;
+  readonly settings: InfraSettings;
+  readonly runDir: string;
+  readonly transfers?: number;
+  readonly log?: (line: string) => void;
+}
+
+export async function runKubePlay(options: KubePlayOptions): Promise<KubePlayReport> {
   const log = options.log ?? (() => {});
   if (options.engine !== 'podman') throw new Error('kube play: needs podman (docker has no kube play)');
-  const started = Date.now();
-  const transfers = options.transfers ?? 6000;
-  // What the play made (databases, topics, clients, simulators), closed last opened first; a close that fails
-  // is named in the log, the others still run.
-  const resources = createResources();
   const spec = services.find((s) => s.id === 'position-handler');
   if (!spec) throw new Error('kube play: no position-handler service');
-  const file = join(options.runDir, 'kube.yaml');
-  let played = false;
+  const started = Date.now();
+  const transfers = options.transfers ?? 6000;
+  // What the play made (topics, database, clients, the pods), closed last opened first, however it ends.
+  await using resources = createResources();
+  const ledger = await prepareLedger(options.settings, transfers, resources);
+  const rendered = await renderReplicas(options, spec, ledger);
   const containers: RunningContainer[] = [];
   try {
-    const topic = async (prefix: string, partitions = 1): Promise<TestTopic> => {
-      const created = await createTopic({ prefix, partitions, settings: options.settings });
-      resources.own(`topic ${created.name}`, created, (opened) => opened.drop());
-      return created;
-    };
-    const input = await topic('kube-transfer-position-batch', PARTITIONS);
-    const notifications = await topic('kube-notification-event');
-    const commits = await topic('kube-transfer-position');
-    const bulk = await topic('kube-bulk-processing');
-    const database = await createDatabase({ prefix: 'kube_central_ledger', settings: options.settings });
-    resources.own('database', database, (opened) => opened.drop());
-    const knex = createKnex(database.connection);
-    resources.own('knex', knex, (opened) => opened.destroy());
-    await migrateLatest(knex);
-    const ledger = await provisionLedger(knex, {
-      currencies: ['USD'],
-      dfsps: [...PAYERS, PAYEE].map((name) => ({ name, netDebitCap: '1000000', liquidity: '1000000' })),
-    });
-    const accountOf = (dfsp: string) => ledger.accounts.get(`${dfsp}:USD`)?.position as number;
-    const amountOf = (i: number) => 1 + (i % 7);
-    const batch = Array.from({ length: transfers }, (_, i) => ({
-      transferId: randomUUID(),
-      payer: PAYERS[i % PAYERS.length] as string,
-      payee: PAYEE,
-      currency: 'USD',
-      amount: String(amountOf(i)),
-    }));
-    await insertTransfers(
-      knex,
-      batch.map((t) => ({ ...t, state: 'RECEIVED_PREPARE' as const })),
-      ledger.accounts,
+    log(
+      `kube play: ${rendered.names.join(', ')} on ports ${rendered.ports.join(', ')}, topic ${ledger.input.name} (${PARTITIONS} partitions)`,
     );
-    const group = uniqueName('kube-position');
-    const { connection } = database;
-
-    // The Deployment's env as the manifests give it (ConfigMap, Secret), addresses and the run's names rewritten.
-    const [planned] = await planCluster({
-      repoRoot: options.repoRoot,
-      from: 'k8s',
-      specs: [spec],
-      infra: { kafkaBrokers: options.settings.kafka.brokers, mysql: options.settings.mysql },
-      runDir: '/profiles',
-      overrides: {
-        'position-handler': {
-          ...handlerDatabaseEnv(connection),
-          POSITION_TOPICS: input.name,
-          NOTIFICATION_TOPIC: notifications.name,
-          POSITION_COMMIT_TOPIC: commits.name,
-          BULK_PROCESSING_TOPIC: bulk.name,
-          POSITION_CONSUMER_GROUP: group,
-          // Small batches and a short session: the kill lands inside the work, and the survivor takes the
-          // dead replica's partitions within seconds instead of the default session timeout.
-          POSITION_BATCH_SIZE: '50',
-          KAFKA_SESSION_TIMEOUT_MS: '6000',
-        },
-      },
-    });
-    if (!planned) throw new Error('kube play: nothing planned');
-    const ports = [await freePorts(), await freePorts()];
-    const objects = loadK8s(options.repoRoot);
-    const deployment = k8sObject(objects, 'Deployment', DEPLOYMENT);
-    const suffix = randomBytes(3).toString('hex');
-    const names = ports.map((_, i) => `${DEPLOYMENT}-${suffix}-${i}`);
-    const documents = ports.map((port, i) => {
-      const copy = structuredClone(deployment) as typeof deployment & {
-        spec: { replicas: number; template: { spec: { hostNetwork?: boolean; containers: K8sContainer[] } } };
-      };
-      copy.metadata = { ...copy.metadata, name: names[i] as string };
-      copy.spec.replicas = 1;
-      copy.spec.template.spec.hostNetwork = true;
-      copy.spec.template.spec.containers = copy.spec.template.spec.containers.map((container) => {
-        // A client id per replica tells the group's members apart (on Kubernetes each pod's address does).
-        const env = { ...planned.env, POSITION_HTTP_PORT: String(port), KAFKA_CLIENT_ID: names[i] as string };
-        const probe = (p: K8sContainer['readinessProbe']) =>
-          p?.httpGet ? { ...p, httpGet: { ...p.httpGet, port } } : p;
-        // No envFrom (the planned env replaces it) and no ports: podman refuses port mappings on the host's network.
-        const { envFrom: _envFrom, ports: _ports, ...rest } = container;
-        return {
-          ...rest,
-          image: `localhost/${imageOf(spec.id)}`,
-          imagePullPolicy: 'Never',
-          env: Object.entries(env).map(([name, value]) => ({ name, value })),
-          readinessProbe: probe(container.readinessProbe),
-          livenessProbe: probe(container.livenessProbe),
-        };
-      });
-      return copy;
-    });
-    writeFileSync(file, documents.map((d) => stringify(d)).join('---\n'));
-    const grace = Number(
-      (deployment.spec as { template: { spec: { terminationGracePeriodSeconds?: number } } }).template.spec
-        .terminationGracePeriodSeconds ?? 30,
+    resources.own('kube play', rendered.file, (file) => exec('podman', ['kube', 'down', file], { timeoutMs: 120_000 }));
+    await execOk('podman', ['kube', 'play', rendered.file], { timeoutMs: 120_000 });
+    for (const name of rendered.names) containers.push(await replicaContainer(name));
+    const replicas = await probeReplicas(options.settings, ledger, rendered, containers, resources, log);
+    const killed = await killDuringPrepares(
+      options.settings,
+      ledger,
+      containers[1] as RunningContainer,
+      resources,
+      log,
     );
-
-    log(`kube play: ${names.join(', ')} on ports ${ports.join(', ')}, topic ${input.name} (${PARTITIONS} partitions)`);
-    played = true;
-    await execOk('podman', ['kube', 'play', file], { timeoutMs: 120_000 });
-    for (const name of names) {
-      // podman names a Deployment's pod <deployment>-pod and its containers <pod>-<container>.
-      const { stdout } = await execOk('podman', ['ps', '-a', '--format', '{{.Names}}']);
-      const containerName = stdout
-        .split('\n')
-        .map((l) => l.trim())
-        .find((l) => l.startsWith(`${name}-pod`) && l.endsWith(`-${DEPLOYMENT}`));
-      if (!containerName)
-        throw new Error(`kube play: no container of ${name} among ${stdout.trim().split('\n').join(', ')}`);
-      containers.push(await followContainer('podman', containerName, readyWhen['position-handler'], 60_000));
-    }
-
-    // Both replicas in the group, each with partitions of the topic.
-    const admin = testKafka(options.settings, 'mojafast-kube-play').admin();
-    await admin.connect();
-    resources.own('admin', admin, (opened) => opened.disconnect());
-    const assignment = await until('both replicas holding partitions', 60_000, async () => {
-      const { groups } = await admin.describeGroups([group]);
-      const members = groups[0]?.members ?? [];
-      const parts = members.map((m) => assignedPartitions(m.memberAssignment).get(input.name) ?? []);
-      return parts.length === REPLICAS && parts.every((p) => p.length > 0) && groups[0]?.state === 'Stable'
-        ? new Map(members.map((m, i) => [m.clientId, (parts[i] ?? []).sort()]))
-        : undefined;
-    });
-    log(`kube play: assignment ${JSON.stringify([...assignment])}`);
-
-    const replicas: KubePlayReport['replicas'] = [];
-    for (const [i, container] of containers.entries()) {
-      const port = ports[i] as number;
-      const probes: Record<string, number> = {};
-      for (const kind of ['readinessProbe', 'livenessProbe'] as const) {
-        const path = deployment.spec && (documents[i]?.spec.template.spec.containers[0]?.[kind]?.httpGet?.path ?? '');
-        probes[kind] = (await fetch(`http://127.0.0.1:${port}${path}`, { signal: AbortSignal.timeout(5000) })).status;
-      }
-      replicas.push({
-        name: container.name,
-        port,
-        ...(await mainProcessIds('podman', container.name)),
-        // The client may suffix the id it was given (a connection pool's name).
-        partitions: [...assignment].find(([clientId]) => clientId.startsWith(names[i] as string))?.[1] ?? [],
-        probes,
-      });
-    }
-
-    // The prepares, then a SIGKILL of one replica once the work is under way.
-    const producer = testKafka(options.settings, 'mojafast-kube-play').producer();
-    await producer.connect();
-    resources.own('producer', producer, (opened) => opened.disconnect());
-    const messages = generatePositionMessages({ transfers: batch, action: 'prepare', accountOf });
-    for (let i = 0; i < messages.length; i += 500)
-      await producer.send({ topic: input.name, messages: [...messages.slice(i, i + 500)] });
-    const applied = async () => {
-      const [row] = await knex('transferStateChange').count({ n: '*' }).where('transferStateId', 'RESERVED');
-      return Number(row?.n);
-    };
-    const appliedBefore = await until('the first prepares applied', 60_000, async () => {
-      const n = await applied();
-      return n > 0 ? n : undefined;
-    });
-    const victim = containers[1] as RunningContainer;
-    await execOk('podman', ['kill', '--signal', 'KILL', victim.name]);
-    const exit = (
-      await exec('podman', ['inspect', '--format', '{{.State.Status}} {{.State.ExitCode}}', victim.name])
-    ).stdout.trim();
-    log(`kube play: killed ${victim.name} with ${appliedBefore}/${transfers} applied (${exit})`);
-    if (appliedBefore >= transfers)
-      throw new Error('kube play: every prepare was applied before the kill; nothing was tested');
-
     await until(`all ${transfers} prepares applied`, 120_000, async () =>
-      (await applied()) >= transfers ? true : undefined,
+      (await reservedCount(ledger.knex)) >= transfers ? true : undefined,
     );
-
-    // Exactly once: one RESERVED per transfer, positions = sum of amounts = sum of position changes.
-    const rows = (await knex('transferStateChange')
-      .select('transferId')
-      .count({ n: '*' })
-      .where('transferStateId', 'RESERVED')
-      .groupBy('transferId')) as { transferId: string; n: number }[];
-    const reservedTwice = rows.filter((r) => Number(r.n) !== 1).length;
-    const expected = new Map<string, number>();
-    for (const [i, t] of batch.entries()) expected.set(t.payer, (expected.get(t.payer) ?? 0) + amountOf(i));
-    const [positions] = (await knex.raw(
-      `SELECT pp.participantCurrencyId AS id, pp.value AS value, COALESCE(SUM(ppc.change), 0) AS total
-         FROM participantPosition pp LEFT JOIN participantPositionChange ppc ON ppc.participantPositionId = pp.participantPositionId
-        WHERE pp.participantCurrencyId IN (${PAYERS.map(() => '?').join(',')}) GROUP BY pp.participantPositionId`,
-      PAYERS.map(accountOf),
-    )) as [{ id: number; value: string; total: string }[]];
-    const byAccount = new Map(positions.map((p) => [Number(p.id), p]));
-    const positionsMatch = PAYERS.every((p) => Number(byAccount.get(accountOf(p))?.value) === expected.get(p));
-    const changesMatch = positions.every((p) => Number(p.value) === Number(p.total));
-
-    const seen = new Set<string>();
-    const reader = testKafka(options.settings, 'mojafast-kube-play').consumer({ groupId: uniqueName('kube-reader') });
-    await reader.connect();
-    resources.own('reader', reader, (opened) => opened.disconnect());
-    await reader.subscribe({ topic: notifications.name, fromBeginning: true });
-    await reader.run({
-      eachMessage: async ({ message }) => {
-        seen.add((JSON.parse(String(message.value)) as { id: string }).id);
-      },
-    });
-    await until(`notifications of all ${transfers} transfers`, 60_000, async () =>
-      seen.size >= transfers ? true : undefined,
-    ).catch(() => undefined);
-
+    const result = await exactlyOnce(options.settings, ledger, resources);
     // SIGTERM to the survivor, as the kubelet does on a rollout or a scale-down.
     const survivor = containers[0] as RunningContainer;
-    const stop = await survivor.stop(grace);
+    const stop = await survivor.stop(rendered.grace);
     log(`kube play: ${survivor.name} stopped in ${stop.ms} ms, exit ${stop.code}`);
     return {
       replicas,
       transfers,
-      killed: { replica: victim.name, appliedBefore, exit },
-      result: { reserved: rows.length, reservedTwice, positionsMatch, changesMatch, notified: seen.size },
-      stop: { ...stop, graceSeconds: grace },
+      killed,
+      result,
+      stop: { ...stop, graceSeconds: rendered.grace },
       seconds: Math.round((Date.now() - started) / 1000),
     };
   } catch (error) {
     for (const container of containers) log(`--- ${container.name} output ---\n${container.output().slice(-3000)}`);
     throw error;
-  } finally {
-    if (played) await exec('podman', ['kube', 'down', file], { timeoutMs: 120_000 });
-    for (const { name, error } of await resources.close()) log(`closing ${name} failed: ${String(error)}`);
   }
+}
+
+type Knex = ReturnType<typeof createKnex>;
+
+/** The run's topics and database, the ledger provisioned, and the transfers the prepares will reserve. */
+interface PlayLedger {
+  readonly input: TestTopic;
+  readonly notifications: TestTopic;
+  readonly commits: TestTopic;
+  readonly bulk: TestTopic;
+  readonly connection: TestDatabase['connection'];
+  readonly knex: Knex;
+  readonly batch: readonly GeneratedTransfer[];
+  readonly accountOf: (dfsp: string) => number;
+  readonly amountOf: (i: number) => number;
+  readonly group: string;
+}
+
+async function prepareLedger(settings: InfraSettings, transfers: number, resources: Resources): Promise<PlayLedger> {
+  const topic = async (prefix: string, partitions = 1): Promise<TestTopic> => {
+    const created = await createTopic({ prefix, partitions, settings });
+    return resources.own(`topic ${created.name}`, created, (opened) => opened.drop());
+  };
+  const input = await topic('kube-transfer-position-batch', PARTITIONS);
+  const notifications = await topic('kube-notification-event');
+  const commits = await topic('kube-transfer-position');
+  const bulk = await topic('kube-bulk-processing');
+  const database = resources.own(
+    'database',
+    await createDatabase({ prefix: 'kube_central_ledger', settings }),
+    (opened) => opened.drop(),
+  );
+  const knex = resources.own('knex', createKnex(database.connection), (opened) => opened.destroy());
+  await migrateLatest(knex);
+  const ledger = await provisionLedger(knex, {
+    currencies: ['USD'],
+    dfsps: [...PAYERS, PAYEE].map((name) => ({ name, netDebitCap: '1000000', liquidity: '1000000' })),
+  });
+  const accountOf = (dfsp: string) => ledger.accounts.get(`${dfsp}:USD`)?.position as number;
+  const amountOf = (i: number) => 1 + (i % 7);
+  const batch = Array.from({ length: transfers }, (_, i) => ({
+    transferId: randomUUID(),
+    payer: PAYERS[i % PAYERS.length] as string,
+    payee: PAYEE,
+    currency: 'USD',
+    amount: String(amountOf(i)),
+  }));
+  await insertTransfers(
+    knex,
+    batch.map((t) => ({ ...t, state: 'RECEIVED_PREPARE' as const })),
+    ledger.accounts,
+  );
+  const group = uniqueName('kube-position');
+  return {
+    input,
+    notifications,
+    commits,
+    bulk,
+    connection: database.connection,
+    knex,
+    batch,
+    accountOf,
+    amountOf,
+    group,
+  };
+}
+
+type ReplicaDocument = K8sObject & {
+  spec: { replicas: number; template: { spec: { hostNetwork?: boolean; containers: K8sContainer[] } } };
+};
+
+/** The manifest as podman plays it: one Deployment per replica, each on the host's network with its own port. */
+interface RenderedReplicas {
+  readonly file: string;
+  readonly names: readonly string[];
+  readonly ports: readonly number[];
+  readonly documents: readonly ReplicaDocument[];
+  readonly grace: number;
+}
+
+async function renderReplicas(
+  options: KubePlayOptions,
+  spec: ServiceSpec,
+  ledger: PlayLedger,
+): Promise<RenderedReplicas> {
+  // The Deployment's env as the manifests give it (ConfigMap, Secret), addresses and the run's names rewritten.
+  const [planned] = await planCluster({
+    repoRoot: options.repoRoot,
+    from: 'k8s',
+    specs: [spec],
+    infra: { kafkaBrokers: options.settings.kafka.brokers, mysql: options.settings.mysql },
+    runDir: '/profiles',
+    overrides: {
+      'position-handler': {
+        ...handlerDatabaseEnv(ledger.connection),
+        POSITION_TOPICS: ledger.input.name,
+        NOTIFICATION_TOPIC: ledger.notifications.name,
+        POSITION_COMMIT_TOPIC: ledger.commits.name,
+        BULK_PROCESSING_TOPIC: ledger.bulk.name,
+        POSITION_CONSUMER_GROUP: ledger.group,
+        // Small batches and a short session: the kill lands inside the work, and the survivor takes the
+        // dead replica's partitions within seconds instead of the default session timeout.
+        POSITION_BATCH_SIZE: '50',
+        KAFKA_SESSION_TIMEOUT_MS: '6000',
+      },
+    },
+  });
+  if (!planned) throw new Error('kube play: nothing planned');
+  const ports = [await freePorts(), await freePorts()];
+  const deployment = k8sObject(loadK8s(options.repoRoot), 'Deployment', DEPLOYMENT);
+  const suffix = randomBytes(3).toString('hex');
+  const names = ports.map((_, i) => `${DEPLOYMENT}-${suffix}-${i}`);
+  const documents = ports.map((port, i) => {
+    const copy = structuredClone(deployment) as ReplicaDocument;
+    copy.metadata = { ...copy.metadata, name: names[i] as string };
+    copy.spec.replicas = 1;
+    copy.spec.template.spec.hostNetwork = true;
+    copy.spec.template.spec.containers = copy.spec.template.spec.containers.map((container) => {
+      // A client id per replica tells the group's members apart (on Kubernetes each pod's address does).
+      const env = { ...planned.env, POSITION_HTTP_PORT: String(port), KAFKA_CLIENT_ID: names[i] as string };
+      const probe = (p: K8sContainer['readinessProbe']) => (p?.httpGet ? { ...p, httpGet: { ...p.httpGet, port } } : p);
+      // No envFrom (the planned env replaces it) and no ports: podman refuses port mappings on the host's network.
+      const { envFrom: _envFrom, ports: _ports, ...rest } = container;
+      return {
+        ...rest,
+        image: `localhost/${imageOf(spec.id)}`,
+        imagePullPolicy: 'Never',
+        env: Object.entries(env).map(([name, value]) => ({ name, value })),
+        readinessProbe: probe(container.readinessProbe),
+        livenessProbe: probe(container.livenessProbe),
+      };
+    });
+    return copy;
+  });
+  const file = join(options.runDir, 'kube.yaml');
+  writeFileSync(file, documents.map((d) => stringify(d)).join('---\n'));
+  const grace = Number(
+    (deployment.spec as { template: { spec: { terminationGracePeriodSeconds?: number } } }).template.spec
+      .terminationGracePeriodSeconds ?? 30,
+  );
+  return { file, names, ports, documents, grace };
+}
+
+/** The played replica's container, followed until it is ready: podman names it <deployment>-pod-<container>. */
+async function replicaContainer(name: string): Promise<RunningContainer> {
+  const { stdout } = await execOk('podman', ['ps', '-a', '--format', '{{.Names}}']);
+  const containerName = stdout
+    .split('\n')
+    .map((l) => l.trim())
+    .find((l) => l.startsWith(`${name}-pod`) && l.endsWith(`-${DEPLOYMENT}`));
+  if (!containerName)
+    throw new Error(`kube play: no container of ${name} among ${stdout.trim().split('\n').join(', ')}`);
+  return followContainer('podman', containerName, readyWhen['position-handler'], 60_000);
+}
+
+/** Both replicas in the group, each holding partitions; then each one's probes, user and partitions. */
+async function probeReplicas(
+  settings: InfraSettings,
+  ledger: PlayLedger,
+  rendered: RenderedReplicas,
+  containers: readonly RunningContainer[],
+  resources: Resources,
+  log: (line: string) => void,
+): Promise<KubePlayReport['replicas']> {
+  const admin = testKafka(settings, 'mojafast-kube-play').admin();
+  await admin.connect();
+  resources.own('admin', admin, (opened) => opened.disconnect());
+  const assignment = await until('both replicas holding partitions', 60_000, async () => {
+    const { groups } = await admin.describeGroups([ledger.group]);
+    const members = groups[0]?.members ?? [];
+    const parts = members.map((m) => assignedPartitions(m.memberAssignment).get(ledger.input.name) ?? []);
+    return parts.length === REPLICAS && parts.every((p) => p.length > 0) && groups[0]?.state === 'Stable'
+      ? new Map(members.map((m, i) => [m.clientId, (parts[i] ?? []).sort()]))
+      : undefined;
+  });
+  log(`kube play: assignment ${JSON.stringify([...assignment])}`);
+  const replicas: KubePlayReport['replicas'] = [];
+  for (const [i, container] of containers.entries()) {
+    const port = rendered.ports[i] as number;
+    const probes: Record<string, number> = {};
+    for (const kind of ['readinessProbe', 'livenessProbe'] as const) {
+      const path = rendered.documents[i]?.spec.template.spec.containers[0]?.[kind]?.httpGet?.path ?? '';
+      probes[kind] = (await fetch(`http://127.0.0.1:${port}${path}`, { signal: AbortSignal.timeout(5000) })).status;
+    }
+    replicas.push({
+      name: container.name,
+      port,
+      ...(await mainProcessIds('podman', container.name)),
+      // The client may suffix the id it was given (a connection pool's name).
+      partitions: [...assignment].find(([clientId]) => clientId.startsWith(rendered.names[i] as string))?.[1] ?? [],
+      probes,
+    });
+  }
+  return replicas;
+}
+
+const reservedCount = async (knex: Knex) => {
+  const [row] = await knex('transferStateChange').count({ n: '*' }).where('transferStateId', 'RESERVED');
+  return Number(row?.n);
+};
+
+/** The prepares, then a SIGKILL of `victim` once the first of them are applied. */
+async function killDuringPrepares(
+  settings: InfraSettings,
+  ledger: PlayLedger,
+  victim: RunningContainer,
+  resources: Resources,
+  log: (line: string) => void,
+): Promise<KubePlayReport['killed']> {
+  const producer = testKafka(settings, 'mojafast-kube-play').producer();
+  await producer.connect();
+  resources.own('producer', producer, (opened) => opened.disconnect());
+  const messages = generatePositionMessages({
+    transfers: ledger.batch,
+    action: 'prepare',
+    accountOf: ledger.accountOf,
+  });
+  for (let i = 0; i < messages.length; i += 500)
+    await producer.send({ topic: ledger.input.name, messages: [...messages.slice(i, i + 500)] });
+  const appliedBefore = await until('the first prepares applied', 60_000, async () => {
+    const n = await reservedCount(ledger.knex);
+    return n > 0 ? n : undefined;
+  });
+  await execOk('podman', ['kill', '--signal', 'KILL', victim.name]);
+  const exit = (
+    await exec('podman', ['inspect', '--format', '{{.State.Status}} {{.State.ExitCode}}', victim.name])
+  ).stdout.trim();
+  log(`kube play: killed ${victim.name} with ${appliedBefore}/${ledger.batch.length} applied (${exit})`);
+  if (appliedBefore >= ledger.batch.length)
+    throw new Error('kube play: every prepare was applied before the kill; nothing was tested');
+  return { replica: victim.name, appliedBefore, exit };
+}
+
+/** Exactly once: one RESERVED per transfer, positions = sum of amounts = sum of position changes, all notified. */
+async function exactlyOnce(
+  settings: InfraSettings,
+  ledger: PlayLedger,
+  resources: Resources,
+): Promise<KubePlayReport['result']> {
+  const { knex, batch, accountOf } = ledger;
+  const rows = (await knex('transferStateChange')
+    .select('transferId')
+    .count({ n: '*' })
+    .where('transferStateId', 'RESERVED')
+    .groupBy('transferId')) as { transferId: string; n: number }[];
+  const reservedTwice = rows.filter((r) => Number(r.n) !== 1).length;
+  const expected = new Map<string, number>();
+  for (const [i, t] of batch.entries()) expected.set(t.payer, (expected.get(t.payer) ?? 0) + ledger.amountOf(i));
+  const [positions] = (await knex.raw(
+    `SELECT pp.participantCurrencyId AS id, pp.value AS value, COALESCE(SUM(ppc.change), 0) AS total
+       FROM participantPosition pp LEFT JOIN participantPositionChange ppc ON ppc.participantPositionId = pp.participantPositionId
+      WHERE pp.participantCurrencyId IN (${PAYERS.map(() => '?').join(',')}) GROUP BY pp.participantPositionId`,
+    PAYERS.map(accountOf),
+  )) as [{ id: number; value: string; total: string }[]];
+  const byAccount = new Map(positions.map((p) => [Number(p.id), p]));
+  const positionsMatch = PAYERS.every((p) => Number(byAccount.get(accountOf(p))?.value) === expected.get(p));
+  const changesMatch = positions.every((p) => Number(p.value) === Number(p.total));
+  const notified = await notifiedTransfers(settings, ledger, resources);
+  return { reserved: rows.length, reservedTwice, positionsMatch, changesMatch, notified };
+}
+
+/** How many transfers got a notification, read from the notification topic (waits for all, at most a minute). */
+async function notifiedTransfers(settings: InfraSettings, ledger: PlayLedger, resources: Resources): Promise<number> {
+  const seen = new Set<string>();
+  const reader = testKafka(settings, 'mojafast-kube-play').consumer({ groupId: uniqueName('kube-reader') });
+  await reader.connect();
+  resources.own('reader', reader, (opened) => opened.disconnect());
+  await reader.subscribe({ topic: ledger.notifications.name, fromBeginning: true });
+  await reader.run({
+    eachMessage: async ({ message }) => {
+      seen.add((JSON.parse(String(message.value)) as { id: string }).id);
+    },
+  });
+  await until(`notifications of all ${ledger.batch.length} transfers`, 60_000, async () =>
+    seen.size >= ledger.batch.length ? true : undefined,
+  ).catch(() => undefined);
+  return seen.size;
 }

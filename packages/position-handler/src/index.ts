@@ -11,6 +11,7 @@ export {
   TransferState,
 } from './ledger/types.js';
 export { busOptionsFromConfig, createBus } from './main.js';
+export { decodeMessage } from './messages/decode.js';
 export { createLogger, type Logger } from './observe/logger.js';
 export { createMetrics } from './observe/metrics.js';
 export { PositionRunner } from './runner/runner.js';

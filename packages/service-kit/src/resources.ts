@@ -16,6 +16,11 @@ export interface Resources {
   close(): Promise<readonly ResourceFailure[]>;
   /** What is registered and not yet closed, in opening order (for tests and logs). */
   readonly open: readonly string[];
+  /**
+   * `await using resources = createResources()`: closes at the end of the block, however it ends, and throws
+   * the failures as one error (closeFailure); a failure while an error is already on its way is kept beside it.
+   */
+  [Symbol.asyncDispose](): Promise<void>;
 }
 
 export interface ResourceFailure {
@@ -56,6 +61,10 @@ export function createResources(hooks: ResourceHooks = {}): Resources {
     },
     get open() {
       return [...open];
+    },
+    async [Symbol.asyncDispose]() {
+      const failure = closeFailure(await this.close());
+      if (failure) throw failure;
     },
   };
 }

@@ -60,4 +60,17 @@ describe('resources', () => {
     expect(closeFailure(failures)?.message).toBe('closing failed: server');
     expect(closeFailure([])).toBeUndefined();
   });
+
+  it('closes at the end of an `await using` block and throws what failed to close', async () => {
+    const closed: string[] = [];
+    const play = async () => {
+      await using resources = createResources();
+      resources.own('pool', 1, () => closed.push('pool'));
+      resources.own('server', 2, () => {
+        throw new Error('port stuck');
+      });
+    };
+    await expect(play()).rejects.toThrow('closing failed: server');
+    expect(closed).toEqual(['pool']);
+  });
 });

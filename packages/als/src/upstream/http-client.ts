@@ -62,11 +62,10 @@ function isReset(error: Error): boolean {
 /**
  * The retry of a reset, as an undici interceptor: a request that failed with a reset before any byte of its
  * answer arrived is dispatched once more, on another socket; anything else passes through untouched.
- * Own, not undici's `interceptors.retry`: that one builds a RetryHandler per request (option spreads, a
- * wrapped body, a controller) whether or not it retries, and retries statuses and other errors with a
- * back-off. Measured per request on this machine (a keep-alive loopback server, 16 in flight, client CPU
- * only): 15.1-15.9 us with this one, 21.5-21.6 us with `interceptors.retry` configured to the same rule
- * (one retry, no status, these codes), where the three upstream calls of a lookup must stay cheap.
+ * Own, not undici's `interceptors.retry`: configured to the same rule that one also retries a request whose
+ * answer had begun (resuming it with a Range header), which for a PUT callback resends what the FSP already
+ * processed. `pnpm bench:micro --case retry-interceptor` measures the two side by side
+ * (docs/decisions/0012-hand-written-hot-path-pieces.md).
  */
 export function retryResetOnce(onRetry?: () => void): Dispatcher.DispatcherComposeInterceptor {
   return (dispatch) => (options, handler) => dispatch(options, new RetryResetOnce(dispatch, options, handler, onRetry));

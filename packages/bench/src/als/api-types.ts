@@ -1,3 +1,4 @@
+import { markdownTable } from '../report/table.js';
 import type { ApiType } from './request.js';
 import { runScenario, type Scenario } from './scenario.js';
 
@@ -71,16 +72,34 @@ export async function compareApiTypes(
 
 /** A row per round, then the mean ratios. */
 export function apiTypeTable(comparison: ApiTypeComparison): string {
-  const side = (s: ApiTypeSide) =>
-    `${s.lookupsPerSecond.toFixed(0)} | ${s.p99Ms} | ${s.alsMicrosPerLookup.toFixed(1)} | ${s.failed}`;
+  const side = (s: ApiTypeSide) => [
+    s.lookupsPerSecond.toFixed(0),
+    String(s.p99Ms),
+    s.alsMicrosPerLookup.toFixed(1),
+    String(s.failed),
+  ];
   return [
     `scenario: ${comparison.scenario}`,
     '',
-    '| round | order | FSPIOP lookups/s | FSPIOP p99 ms | FSPIOP ALS µs/lookup | FSPIOP failed | ISO lookups/s | ISO p99 ms | ISO ALS µs/lookup | ISO failed | ISO/FSPIOP lookups/s |',
-    '|---|---|---|---|---|---|---|---|---|---|---|',
-    ...comparison.rounds.map(
-      (r) =>
-        `| ${r.round} | ${r.order} | ${side(r.fspiop)} | ${side(r.iso20022)} | ${(r.iso20022.lookupsPerSecond / r.fspiop.lookupsPerSecond).toFixed(2)} |`,
+    markdownTable(
+      [
+        'round',
+        'order',
+        ...['FSPIOP', 'ISO'].flatMap((api) => [
+          `${api} lookups/s`,
+          `${api} p99 ms`,
+          `${api} ALS µs/lookup`,
+          `${api} failed`,
+        ]),
+        'ISO/FSPIOP lookups/s',
+      ],
+      comparison.rounds.map((r) => [
+        String(r.round),
+        r.order,
+        ...side(r.fspiop),
+        ...side(r.iso20022),
+        (r.iso20022.lookupsPerSecond / r.fspiop.lookupsPerSecond).toFixed(2),
+      ]),
     ),
     '',
     `ISO 20022/FSPIOP (mean of rounds): lookups/s ${comparison.lookupsRatio.toFixed(2)}, ALS CPU per lookup ${comparison.alsCpuRatio.toFixed(2)}`,

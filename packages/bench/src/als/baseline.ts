@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { markdownTable } from '../report/table.js';
 
 /**
  * `bench:als --baseline DIR`: the same scenario run alternately by another build of this repository (DIR, a
@@ -181,11 +182,25 @@ export function baselineTable(comparison: BaselineComparison): string {
     `baseline: ${comparison.baselineDir}${comparison.rounds[0]?.baseline.commit ? ` (${comparison.rounds[0].baseline.commit})` : ''}${env.length ? `, run with ${env.join(' ')}` : ''}`,
     `scenario flags: ${comparison.args.length ? comparison.args.join(' ') : '(defaults)'}`,
     '',
-    '| round | order | baseline lookups/s | baseline ALS µs/lookup | this build lookups/s | this build ALS µs/lookup | ratio |',
-    '|---|---|---|---|---|---|---|',
-    ...comparison.rounds.map(
-      (r) =>
-        `| ${r.round} | ${r.order} | ${r.baseline.lookupsPerSecond.toFixed(0)} | ${us(r.baseline)} | ${r.current.lookupsPerSecond.toFixed(0)} | ${us(r.current)} | ${r.ratio.toFixed(2)} |`,
+    markdownTable(
+      [
+        'round',
+        'order',
+        'baseline lookups/s',
+        'baseline ALS µs/lookup',
+        'this build lookups/s',
+        'this build ALS µs/lookup',
+        'ratio',
+      ],
+      comparison.rounds.map((r) => [
+        String(r.round),
+        r.order,
+        r.baseline.lookupsPerSecond.toFixed(0),
+        us(r.baseline),
+        r.current.lookupsPerSecond.toFixed(0),
+        us(r.current),
+        r.ratio.toFixed(2),
+      ]),
     ),
     '',
     `ratio (this build / baseline): lowest ${comparison.lowestRatio.toFixed(2)}, mean ${comparison.meanRatio.toFixed(2)}`,

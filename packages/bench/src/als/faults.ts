@@ -1,14 +1,17 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+/// <reference lib="esnext.disposable" />
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { createResources, type Resources } from '@mojafast/service-kit';
 import { Pool } from 'undici';
 import { LatencyRecorder } from '../report/latency.js';
+import { markdownTable } from '../report/table.js';
 import { CpuMeter } from '../system/cpu.js';
-import { closedPortUrl, startFaultPayee, startSwitchProxy } from './fault-parts.js';
+import { closedPortUrl, type SwitchProxy, startFaultPayee, startSwitchProxy } from './fault-parts.js';
 import { parsePartyIdMode, partyIdSource } from './party-ids.js';
 import { type LookupRequest, lookupRequest } from './request.js';
-import { startAlsStack } from './stack.js';
+import { type AlsStack, startAlsStack } from './stack.js';
 
 /**
  * `bench:als --scenario faults`: one ALS, healthy lookups from a closed set of virtual users, and beside
@@ -98,20 +101,63 @@ const rssOf = (pid: number): number => {
   }
 };
 
+/** One lookup's answer: its status, and the Retry-After of a 503 in milliseconds. */
+type Send = (request: LookupRequest) => Promise<{ status: number; retryAfterMs: number }>;
+
+/** What every phase uses: the ALS with its peers, the callbacks seen per trace id, the lookups to send. */
+interface FaultRig {
+  readonly stack: AlsStack;
+  readonly proxy: SwitchProxy;
+  readonly callbacks: Map<string, { count: number }>;
+  readonly send: Send;
+  readonly healthyRequest: () => LookupRequest;
+  readonly faultRequest: (fault: FaultName) => LookupRequest;
+}
+
 export async function runFaultBench(options: FaultBenchOptions): Promise<PhaseResult[]> {
+  await using resources = createResources();
+  const rig = await startFaultRig(options, resources);
+  await warmUp(rig, options);
+  // A no-fault phase before and after each fault: each fault's ratio is against the two around it, so
+  // a drift of the machine (other processes on the two cores) is not read as the fault's effect.
+  const measured: PhaseResult[] = [];
+  const faults = options.faultPhases ? faultNames.filter((f) => f !== 'none') : [];
+  for (const fault of [...faults.flatMap((f) => ['none' as const, f]), 'none' as const]) {
+    options.progress(
+      `phase ${fault}: ${options.healthyVus} healthy VUs, ${options.faultRate}/s into ${fault === 'none' ? 'a healthy payee' : 'the fault'}, ${options.phaseSeconds}s`,
+    );
+    measured.push(await runPhase(rig, options, fault, options.healthyVus, fault));
+  }
+  const overloads: PhaseResult[] = [];
+  for (let round = 1; round <= options.overloadRounds; round++) {
+    const name = `overload ${options.overloadVus} VUs${options.overloadRounds > 1 ? `, round ${round}` : ''}`;
+    options.progress(
+      `phase ${name}: ${options.overloadVus} VUs honouring Retry-After, 3s ramp (not counted), ${options.phaseSeconds}s`,
+    );
+    overloads.push(await runPhase(rig, options, name, options.overloadVus, 'none', 3));
+  }
+  return withRatios(measured, overloads);
+}
+
+/**
+ * The ALS between a payee that fails in each way, a switch proxy that can go down and an oracle on a closed
+ * port, and the pool the lookups go through; each part owned by `resources` the moment it is started.
+ */
+async function startFaultRig(options: FaultBenchOptions, resources: Resources): Promise<FaultRig> {
   const callbacks = new Map<string, { count: number }>();
-  const payee = await startFaultPayee();
-  const proxy = await startSwitchProxy();
+  const payee = resources.own('fault payee', await startFaultPayee(), (p) => p.close());
+  const proxy = resources.own('switch proxy', await startSwitchProxy(), (p) => p.close());
+  const dir = resources.own('files', mkdtempSync(join(tmpdir(), 'mojafast-faults-')), (d) =>
+    rmSync(d, { recursive: true, force: true }),
+  );
   const closedOracle = await closedPortUrl();
-  const dir = mkdtempSync(join(tmpdir(), 'mojafast-faults-'));
   const participantsFile = join(dir, 'participants.json');
-  const deadBase = await closedPortUrl();
   writeFileSync(
     participantsFile,
     JSON.stringify({
       silentfsp: { endpointBase: payee.silentBase },
       brokenfsp: { endpointBase: payee.brokenBase },
-      deadfsp: { endpointBase: deadBase },
+      deadfsp: { endpointBase: await closedPortUrl() },
     }),
   );
   const stack = await startAlsStack({
@@ -141,11 +187,35 @@ export async function runFaultBench(options: FaultBenchOptions): Promise<PhaseRe
       return { ALS_SWITCH_ENDPOINT: proxy.url, ALS_ORACLES_FILE: oraclesFile };
     },
   });
-  const alsPid = stack.pids.get('als') ?? 0;
+  resources.own('ALS stack', stack, (s) => s.close());
+  const pool = resources.own(
+    'lookup pool',
+    new Pool(stack.entryUrl, {
+      connections: Math.max(options.healthyVus, options.overloadVus) + 32,
+      pipelining: 1,
+      keepAliveTimeout: 60_000,
+    }),
+    (p) => p.close(),
+  );
+  const send: Send = async (request) => {
+    try {
+      const res = await pool.request({ path: request.path, method: 'GET', headers: request.headers });
+      await res.body.dump();
+      const retryAfter = Number(res.headers['retry-after']);
+      return { status: res.statusCode, retryAfterMs: Number.isFinite(retryAfter) ? retryAfter * 1000 : 0 };
+    } catch {
+      return { status: 0, retryAfterMs: 0 };
+    }
+  };
   const nextPartyId = partyIdSource(parsePartyIdMode('hot', 1000));
-  let faultIds = 0;
   const healthyRequest = () => lookupRequest(nextPartyId(), { version: '1.1', source: 'payerfsp', now: Date.now() });
-  const faultRequest = (fault: FaultName): LookupRequest => {
+  return { stack, proxy, callbacks, send, healthyRequest, faultRequest: faultRequests() };
+}
+
+/** Lookups that meet each fault, with party ids of their own (never cached by the healthy traffic). */
+function faultRequests(): (fault: FaultName) => LookupRequest {
+  let faultIds = 0;
+  return (fault) => {
     const id = `4679${String(++faultIds).padStart(7, '0')}`;
     const now = Date.now();
     switch (fault) {
@@ -166,192 +236,213 @@ export async function runFaultBench(options: FaultBenchOptions): Promise<PhaseRe
         return lookupRequest(id, { version: '1.1', source: 'payerfsp1', now });
     }
   };
+}
 
-  const results: PhaseResult[] = [];
-  try {
-    const pool = new Pool(stack.entryUrl, {
-      connections: Math.max(options.healthyVus, options.overloadVus) + 32,
-      pipelining: 1,
-      keepAliveTimeout: 60_000,
-    });
-    const send = async (request: LookupRequest): Promise<{ status: number; retryAfterMs: number }> => {
-      try {
-        const res = await pool.request({ path: request.path, method: 'GET', headers: request.headers });
-        await res.body.dump();
-        const retryAfter = Number(res.headers['retry-after']);
-        return { status: res.statusCode, retryAfterMs: Number.isFinite(retryAfter) ? retryAfter * 1000 : 0 };
-      } catch {
-        return { status: 0, retryAfterMs: 0 };
+/** Warm-up: participant, endpoint and oracle caches of the healthy traffic. */
+async function warmUp(rig: FaultRig, options: FaultBenchOptions): Promise<void> {
+  const warmEnd = performance.now() + 5_000;
+  await Promise.all(
+    Array.from({ length: options.healthyVus }, async () => {
+      while (performance.now() < warmEnd) {
+        const request = rig.healthyRequest();
+        if ((await rig.send(request)).status === 202)
+          await rig.stack.payer.waitForCallback(request.traceId, options.timeoutMs).catch(() => undefined);
       }
-    };
+    }),
+  );
+}
 
-    // Warm-up: participant, endpoint and oracle caches of the healthy traffic.
-    const warmEnd = performance.now() + 5_000;
-    await Promise.all(
-      Array.from({ length: options.healthyVus }, async () => {
-        while (performance.now() < warmEnd) {
-          const request = healthyRequest();
-          if ((await send(request)).status === 202)
-            await stack.payer.waitForCallback(request.traceId, options.timeoutMs).catch(() => undefined);
+/** The measured window of a phase: lookups started in the ramp (connections being opened) run but are not counted. */
+interface PhaseWindow {
+  readonly measureFrom: number;
+  readonly end: number;
+}
+
+/** What the healthy lookups of a phase counted. */
+interface HealthyCount {
+  ok: number;
+  refused: number;
+  readonly latency: LatencyRecorder;
+}
+
+async function runPhase(
+  rig: FaultRig,
+  options: FaultBenchOptions,
+  phase: string,
+  vus: number,
+  fault: FaultName,
+  rampSeconds = 0,
+): Promise<PhaseResult> {
+  rig.callbacks.clear();
+  const traces: Trace[] = [];
+  const measureFrom = performance.now() + rampSeconds * 1000;
+  const window: PhaseWindow = { measureFrom, end: measureFrom + options.phaseSeconds * 1000 };
+  const meter = startPhaseMeter(rig.stack, rampSeconds);
+  if (fault === 'ledger-down-cold') rig.proxy.setDown(true);
+  const count: HealthyCount = { ok: 0, refused: 0, latency: new LatencyRecorder() };
+  await Promise.all([
+    ...Array.from({ length: vus }, () => driveHealthy(rig, options, window, traces, count)),
+    driveFaults(rig, options, fault, window, traces),
+  ]);
+  const seconds = (performance.now() - window.measureFrom) / 1000;
+  const { cores, rssMax } = await meter.stop();
+  rig.proxy.setDown(false);
+  await settleCallbacks(rig.callbacks, options.timeoutMs);
+  const rssEnd = rssOf(rig.stack.pids.get('als') ?? 0);
+  const tally = tallyTraces(traces, rig.callbacks, fault);
+  return {
+    phase,
+    healthyPerSecond: count.ok / seconds,
+    healthyP99Ms: count.latency.summary().p99,
+    ratio: 1,
+    faultSent: traces.filter((t) => t.fault).length,
+    faultOutcome: tally.outcome,
+    lost: tally.lost,
+    duplicated: tally.duplicated,
+    payeeSilent: tally.payeeSilent,
+    refusedPerSecond: count.refused / seconds,
+    alsRssMb: rssMax,
+    alsRssEndMb: rssEnd,
+    cpu: cores,
+  };
+}
+
+/** One healthy virtual user: lookups one after another until the window ends, a 503 honoured (Retry-After). */
+async function driveHealthy(
+  rig: FaultRig,
+  options: FaultBenchOptions,
+  window: PhaseWindow,
+  traces: Trace[],
+  count: HealthyCount,
+): Promise<void> {
+  while (performance.now() < window.end) {
+    const request = rig.healthyRequest();
+    const t0 = performance.now();
+    const counted = t0 >= window.measureFrom;
+    const { status, retryAfterMs } = await rig.send(request);
+    traces.push({ traceId: request.traceId, status, fault: false });
+    if (status === 202) {
+      try {
+        await rig.stack.payer.waitForCallback(request.traceId, options.timeoutMs);
+        if (counted) {
+          count.ok++;
+          count.latency.record(performance.now() - t0);
         }
+      } catch {
+        // Counted as lost below if no callback came at all.
+      }
+    } else if (status === 503) {
+      if (counted) count.refused++;
+      await sleep(Math.max(retryAfterMs, 100));
+    } else {
+      await sleep(100);
+    }
+  }
+}
+
+/** Lookups into the fault at `faultRate` a second through the measured window, each answer kept as a trace. */
+async function driveFaults(
+  rig: FaultRig,
+  options: FaultBenchOptions,
+  fault: FaultName,
+  window: PhaseWindow,
+  traces: Trace[],
+): Promise<void> {
+  const sends: Promise<void>[] = [];
+  const interval = 1000 / options.faultRate;
+  let next = window.measureFrom;
+  await sleep(Math.max(0, next - performance.now()));
+  while (next < window.end) {
+    const request = rig.faultRequest(fault);
+    sends.push(
+      rig.send(request).then(({ status }) => {
+        traces.push({ traceId: request.traceId, status, fault: true });
       }),
     );
+    next += interval;
+    await sleep(Math.max(0, next - performance.now()));
+  }
+  await Promise.all(sends);
+}
 
-    const runPhase = async (phase: string, vus: number, fault: FaultName, rampSeconds = 0): Promise<PhaseResult> => {
-      callbacks.clear();
-      const traces: Trace[] = [];
-      const latency = new LatencyRecorder();
-      let ok = 0;
-      let refused = 0;
-      let rssMax = 0;
-      // Lookups started in the ramp (connections being opened) run but are not counted.
-      const measureFrom = performance.now() + rampSeconds * 1000;
-      const end = measureFrom + options.phaseSeconds * 1000;
-      const rssTimer = setInterval(() => {
-        rssMax = Math.max(rssMax, rssOf(alsPid));
-      }, 250);
-      const cpu = new CpuMeter(new Map([...stack.pids, ['generator', process.pid]]));
-      let machineStart = machineTimes();
-      const cpuStarted = sleep(rampSeconds * 1000).then(() => {
-        machineStart = machineTimes();
-        return cpu.start();
-      });
-      if (fault === 'ledger-down-cold') proxy.setDown(true);
-      const healthy = Array.from({ length: vus }, async () => {
-        while (performance.now() < end) {
-          const request = healthyRequest();
-          const t0 = performance.now();
-          const counted = t0 >= measureFrom;
-          const { status, retryAfterMs } = await send(request);
-          traces.push({ traceId: request.traceId, status, fault: false });
-          if (status === 202) {
-            try {
-              await stack.payer.waitForCallback(request.traceId, options.timeoutMs);
-              if (counted) {
-                ok++;
-                latency.record(performance.now() - t0);
-              }
-            } catch {
-              // Counted as lost below if no callback came at all.
-            }
-          } else if (status === 503) {
-            if (counted) refused++;
-            await sleep(Math.max(retryAfterMs, 100));
-          } else {
-            await sleep(100);
-          }
-        }
-      });
-      const faultSends: Promise<void>[] = [];
-      const faulty = (async () => {
-        const interval = 1000 / options.faultRate;
-        let next = measureFrom;
-        await sleep(Math.max(0, next - performance.now()));
-        while (next < end) {
-          const request = faultRequest(fault);
-          faultSends.push(
-            send(request).then(({ status }) => {
-              traces.push({ traceId: request.traceId, status, fault: true });
-            }),
-          );
-          next += interval;
-          await sleep(Math.max(0, next - performance.now()));
-        }
-      })();
-      await Promise.all([...healthy, faulty]);
-      await Promise.all(faultSends);
-      const seconds = (performance.now() - measureFrom) / 1000;
+/** CPU of the stack's processes and the generator, the machine's, and the ALS's largest RSS, over a phase. */
+function startPhaseMeter(stack: AlsStack, rampSeconds: number) {
+  const alsPid = stack.pids.get('als') ?? 0;
+  let rssMax = 0;
+  const rssTimer = setInterval(() => {
+    rssMax = Math.max(rssMax, rssOf(alsPid));
+  }, 250);
+  const cpu = new CpuMeter(new Map([...stack.pids, ['generator', process.pid]]));
+  let machineStart = machineTimes();
+  const cpuStarted = sleep(rampSeconds * 1000).then(() => {
+    machineStart = machineTimes();
+    return cpu.start();
+  });
+  return {
+    async stop(): Promise<{ cores: Record<string, number>; rssMax: number }> {
       await cpuStarted;
       const cores = await cpu.stop();
       const machineEnd = machineTimes();
       const elapsed = machineEnd.total - machineStart.total;
       cores.machine = elapsed > 0 ? ((machineEnd.busy - machineStart.busy) / elapsed) * availableParallelism() : 0;
       clearInterval(rssTimer);
-      proxy.setDown(false);
-      // Callbacks still on their way: wait until none arrived for a second (at most the lookup timeout).
-      let total = -1;
-      const graceEnd = performance.now() + options.timeoutMs;
-      while (performance.now() < graceEnd) {
-        const now = [...callbacks.values()].reduce((sum, c) => sum + c.count, 0);
-        if (now === total) break;
-        total = now;
-        await sleep(1_000);
-      }
+      return { cores, rssMax };
+    },
+  };
+}
 
-      const rssEnd = rssOf(alsPid);
-      let lost = 0;
-      let duplicated = 0;
-      let payeeSilent = 0;
-      const outcome = new Map<string, number>();
-      for (const trace of traces) {
-        const count = callbacks.get(trace.traceId)?.count ?? 0;
-        if (trace.fault) {
-          const key = trace.status === 202 ? `202+${count} cb` : `sync ${trace.status}`;
-          outcome.set(key, (outcome.get(key) ?? 0) + 1);
-        }
-        if (trace.status === 202) {
-          if (count === 0) {
-            if (trace.fault && fault === 'payee-silent') payeeSilent++;
-            else lost++;
-          } else if (count > 1) duplicated++;
-        } else if (count > 0) duplicated++;
-      }
-      const summary = latency.summary();
-      return {
-        phase,
-        healthyPerSecond: ok / seconds,
-        healthyP99Ms: summary.p99,
-        ratio: 1,
-        faultSent: traces.filter((t) => t.fault).length,
-        faultOutcome: [...outcome.entries()].map(([key, n]) => `${key} x${n}`).join(', ') || '-',
-        lost,
-        duplicated,
-        payeeSilent,
-        refusedPerSecond: refused / seconds,
-        alsRssMb: rssMax,
-        alsRssEndMb: rssEnd,
-        cpu: cores,
-      };
-    };
-
-    // A no-fault phase before and after each fault: each fault's ratio is against the two around it, so
-    // a drift of the machine (other processes on the two cores) is not read as the fault's effect.
-    const measured: PhaseResult[] = [];
-    const phases = options.faultPhases
-      ? faultNames.filter((f) => f !== 'none').flatMap((f) => ['none' as const, f])
-      : [];
-    phases.push('none');
-    for (const fault of phases) {
-      options.progress(
-        `phase ${fault}: ${options.healthyVus} healthy VUs, ${options.faultRate}/s into ${fault === 'none' ? 'a healthy payee' : 'the fault'}, ${options.phaseSeconds}s`,
-      );
-      measured.push(await runPhase(fault, options.healthyVus, fault));
-    }
-    const overloads: PhaseResult[] = [];
-    for (let round = 1; round <= options.overloadRounds; round++) {
-      const name = `overload ${options.overloadVus} VUs${options.overloadRounds > 1 ? `, round ${round}` : ''}`;
-      options.progress(
-        `phase ${name}: ${options.overloadVus} VUs honouring Retry-After, 3s ramp (not counted), ${options.phaseSeconds}s`,
-      );
-      overloads.push(await runPhase(name, options.overloadVus, 'none', 3));
-    }
-    const baselines = measured.filter((r) => r.phase === 'none');
-    const overall = baselines.reduce((sum, r) => sum + r.healthyPerSecond, 0) / baselines.length;
-    measured.forEach((result, i) => {
-      const around =
-        result.phase === 'none'
-          ? overall
-          : ((measured[i - 1]?.healthyPerSecond ?? overall) + (measured[i + 1]?.healthyPerSecond ?? overall)) / 2;
-      results.push({ ...result, ratio: around > 0 ? result.healthyPerSecond / around : 0 });
-    });
-    for (const overload of overloads)
-      results.push({ ...overload, ratio: overall > 0 ? overload.healthyPerSecond / overall : 0 });
-    await pool.close();
-  } finally {
-    await stack.close();
-    await proxy.close();
-    await payee.close();
+/** Callbacks still on their way: waits until none arrived for a second (at most the lookup timeout). */
+async function settleCallbacks(callbacks: Map<string, { count: number }>, timeoutMs: number): Promise<void> {
+  let total = -1;
+  const graceEnd = performance.now() + timeoutMs;
+  while (performance.now() < graceEnd) {
+    const now = [...callbacks.values()].reduce((sum, c) => sum + c.count, 0);
+    if (now === total) break;
+    total = now;
+    await sleep(1_000);
   }
+}
+
+/** Each trace against its callbacks: lost, duplicated, silent by the payee's doing, and what the fault lookups got. */
+function tallyTraces(traces: readonly Trace[], callbacks: Map<string, { count: number }>, fault: FaultName) {
+  let lost = 0;
+  let duplicated = 0;
+  let payeeSilent = 0;
+  const outcome = new Map<string, number>();
+  for (const trace of traces) {
+    const count = callbacks.get(trace.traceId)?.count ?? 0;
+    if (trace.fault) {
+      const key = trace.status === 202 ? `202+${count} cb` : `sync ${trace.status}`;
+      outcome.set(key, (outcome.get(key) ?? 0) + 1);
+    }
+    if (trace.status === 202) {
+      if (count === 0) {
+        if (trace.fault && fault === 'payee-silent') payeeSilent++;
+        else lost++;
+      } else if (count > 1) duplicated++;
+    } else if (count > 0) duplicated++;
+  }
+  return {
+    lost,
+    duplicated,
+    payeeSilent,
+    outcome: [...outcome.entries()].map(([key, n]) => `${key} x${n}`).join(', ') || '-',
+  };
+}
+
+/** Each fault phase's healthy lookups/s over the mean of the no-fault phases around it; overloads over them all. */
+function withRatios(measured: readonly PhaseResult[], overloads: readonly PhaseResult[]): PhaseResult[] {
+  const baselines = measured.filter((r) => r.phase === 'none');
+  const overall = baselines.reduce((sum, r) => sum + r.healthyPerSecond, 0) / baselines.length;
+  const results = measured.map((result, i) => {
+    const around =
+      result.phase === 'none'
+        ? overall
+        : ((measured[i - 1]?.healthyPerSecond ?? overall) + (measured[i + 1]?.healthyPerSecond ?? overall)) / 2;
+    return { ...result, ratio: around > 0 ? result.healthyPerSecond / around : 0 };
+  });
+  for (const overload of overloads)
+    results.push({ ...overload, ratio: overall > 0 ? overload.healthyPerSecond / overall : 0 });
   return results;
 }
 
@@ -383,7 +474,5 @@ export function faultTable(results: readonly PhaseResult[]): string {
     String(r.payeeSilent),
     r.faultSent === 0 ? '-' : `${r.faultSent}: ${r.faultOutcome}`,
   ]);
-  const lines = [header, ...rows].map((cells) => `| ${cells.join(' | ')} |`);
-  lines.splice(1, 0, `|${header.map(() => '---').join('|')}|`);
-  return lines.join('\n');
+  return markdownTable(header, rows);
 }

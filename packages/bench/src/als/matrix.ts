@@ -1,3 +1,4 @@
+import { markdownTable } from '../report/table.js';
 import type { ScenarioResult } from './scenario.js';
 
 export interface MatrixRow {
@@ -25,22 +26,23 @@ export function matrixRow(result: ScenarioResult): MatrixRow {
 /** One row per scenario with its ratio to the sims-only baseline: the ceiling of this machine. */
 export function matrixMarkdown(rows: readonly MatrixRow[], baselineName: string, header: string): string {
   const baseline = rows.find((r) => r.name === baselineName)?.lookupsPerSecond ?? 0;
-  const lines = [
-    header,
-    '',
-    '| scenario | lookups/s | vs sims-only | e2e p50 ms | e2e p99 ms | checks | CPU (cores) |',
-    '|---|---:|---:|---:|---:|---:|---|',
-  ];
-  for (const r of rows) {
-    const ratio = baseline > 0 ? `${(r.lookupsPerSecond / baseline).toFixed(2)}×` : 'n/a';
-    const cpu = Object.entries(r.cpu)
+  const cells = rows.map((r) => [
+    r.name,
+    r.lookupsPerSecond.toFixed(0),
+    baseline > 0 ? `${(r.lookupsPerSecond / baseline).toFixed(2)}×` : 'n/a',
+    r.p50.toFixed(2),
+    r.p99.toFixed(2),
+    `${(r.checksRate * 100).toFixed(2)}%`,
+    Object.entries(r.cpu)
       .map(([k, v]) => `${k} ${v.toFixed(2)}`)
-      .join(', ');
-    lines.push(
-      `| ${r.name} | ${r.lookupsPerSecond.toFixed(0)} | ${ratio} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${(r.checksRate * 100).toFixed(2)}% | ${cpu} |`,
-    );
-  }
-  return `${lines.join('\n')}\n`;
+      .join(', '),
+  ]);
+  const table = markdownTable(
+    ['scenario', 'lookups/s', 'vs sims-only', 'e2e p50 ms', 'e2e p99 ms', 'checks', 'CPU (cores)'],
+    cells,
+    { align: ['left', 'right', 'right', 'right', 'right', 'right', 'left'] },
+  );
+  return `${header}\n\n${table}\n`;
 }
 
 const escapeXml = (s: string) => s.replace(/[<>&"]/g, (c) => `&#${c.charCodeAt(0)};`);

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { createDatabase, type TestDatabase } from '@mojafast/testkit';
 import { stateDir } from '../load/paths.js';
 import { pidFrom } from '../load/processes.js';
+import { markdownTable } from '../report/table.js';
 import { runScenario, type Scenario, type ScenarioResult } from './scenario.js';
 
 /**
@@ -101,11 +102,33 @@ export function tlsTable(comparison: TlsComparison): string {
   return [
     `scenario: ${comparison.scenario}, oracle registry in MariaDB (read per lookup)`,
     '',
-    '| round | order | plain lookups/s | plain p99 ms | plain ALS µs/lookup | plain MariaDB µs/lookup | TLS lookups/s | TLS p99 ms | TLS ALS µs/lookup | TLS MariaDB µs/lookup | TLS/plain lookups/s |',
-    '|---|---|---|---|---|---|---|---|---|---|---|',
-    ...comparison.rounds.map(
-      (r) =>
-        `| ${r.round} | ${r.order} | ${r.plain.lookupsPerSecond.toFixed(0)} | ${r.plain.p99Ms} | ${us(r.plain.alsMicrosPerLookup)} | ${us(r.plain.mariadbMicrosPerLookup)} | ${r.tls.lookupsPerSecond.toFixed(0)} | ${r.tls.p99Ms} | ${us(r.tls.alsMicrosPerLookup)} | ${us(r.tls.mariadbMicrosPerLookup)} | ${(r.tls.lookupsPerSecond / r.plain.lookupsPerSecond).toFixed(2)} |`,
+    markdownTable(
+      [
+        'round',
+        'order',
+        'plain lookups/s',
+        'plain p99 ms',
+        'plain ALS µs/lookup',
+        'plain MariaDB µs/lookup',
+        'TLS lookups/s',
+        'TLS p99 ms',
+        'TLS ALS µs/lookup',
+        'TLS MariaDB µs/lookup',
+        'TLS/plain lookups/s',
+      ],
+      comparison.rounds.map((r) => [
+        String(r.round),
+        r.order,
+        r.plain.lookupsPerSecond.toFixed(0),
+        String(r.plain.p99Ms),
+        us(r.plain.alsMicrosPerLookup),
+        us(r.plain.mariadbMicrosPerLookup),
+        r.tls.lookupsPerSecond.toFixed(0),
+        String(r.tls.p99Ms),
+        us(r.tls.alsMicrosPerLookup),
+        us(r.tls.mariadbMicrosPerLookup),
+        (r.tls.lookupsPerSecond / r.plain.lookupsPerSecond).toFixed(2),
+      ]),
     ),
     '',
     `TLS/plain (mean of rounds): lookups/s ${comparison.lookupsRatio.toFixed(2)}, ALS CPU per lookup ${comparison.alsCpuRatio.toFixed(2)}`,

@@ -1,5 +1,6 @@
 import { entryPoints } from '../load/paths.js';
 import { spawnUntilReadyLine } from '../load/processes.js';
+import { markdownTable } from '../report/table.js';
 import { runScenario, type Scenario } from './scenario.js';
 import type { AlsUnderTest } from './stack.js';
 
@@ -99,14 +100,20 @@ export function runsTable(runs: readonly SideRun[]): string {
     Object.entries(r.rssMb)
       .map(([k, v]) => `${k} ${v.toFixed(0)}`)
       .join(', ');
-  return [
-    '| round | side | lookups/s | p99 ms | ALS cores | ALS µs/lookup | failed | RSS MB at the end |',
-    '|---|---|---:|---:|---:|---:|---:|---|',
-    ...runs.map(
-      (r) =>
-        `| ${r.round} | ${r.side} | ${r.lookupsPerSecond.toFixed(0)} | ${r.p99Ms.toFixed(1)} | ${(r.cores.als ?? 0).toFixed(2)} | ${r.alsMicrosPerLookup.toFixed(0)} | ${r.failed} | ${rss(r)} |`,
-    ),
-  ].join('\n');
+  return markdownTable(
+    ['round', 'side', 'lookups/s', 'p99 ms', 'ALS cores', 'ALS µs/lookup', 'failed', 'RSS MB at the end'],
+    runs.map((r) => [
+      String(r.round),
+      r.side,
+      r.lookupsPerSecond.toFixed(0),
+      r.p99Ms.toFixed(1),
+      (r.cores.als ?? 0).toFixed(2),
+      r.alsMicrosPerLookup.toFixed(0),
+      String(r.failed),
+      rss(r),
+    ]),
+    { align: ['left', 'left', 'right', 'right', 'right', 'right', 'right', 'left'] },
+  );
 }
 
 /** The relay floor (relay.ts) in its own process, measured as `als`. */

@@ -3,6 +3,7 @@ import { describeConfig, type OriginalConfig, originalAls, originalConfigs, ours
 import type { Scenario } from '../als/scenario.js';
 import { alternate, relayFloor, runsTable, type SideRun, type SideSummary, summarise } from '../als/versus.js';
 import { writeJson } from '../report/json.js';
+import { markdownTable } from '../report/table.js';
 import { progress } from './outcome.js';
 
 const loadLine = () =>
@@ -11,14 +12,19 @@ const loadLine = () =>
     .join(' ')}`;
 
 function summaryTable(summaries: readonly SideSummary[]): string {
-  return [
-    '| side | lookups/s | p99 ms | ALS cores | ALS µs/lookup | ALS RSS MB (largest) | failed |',
-    '|---|---:|---:|---:|---:|---:|---:|',
-    ...summaries.map(
-      (s) =>
-        `| ${s.side} | ${s.lookupsPerSecond.toFixed(0)} | ${s.p99Ms.toFixed(1)} | ${s.alsCores.toFixed(2)} | ${s.alsMicrosPerLookup.toFixed(0)} | ${s.alsRssMb.toFixed(0)} | ${s.failed} |`,
-    ),
-  ].join('\n');
+  return markdownTable(
+    ['side', 'lookups/s', 'p99 ms', 'ALS cores', 'ALS µs/lookup', 'ALS RSS MB (largest)', 'failed'],
+    summaries.map((s) => [
+      s.side,
+      s.lookupsPerSecond.toFixed(0),
+      s.p99Ms.toFixed(1),
+      s.alsCores.toFixed(2),
+      s.alsMicrosPerLookup.toFixed(0),
+      s.alsRssMb.toFixed(0),
+      String(s.failed),
+    ]),
+    { align: ['left', 'right', 'right', 'right', 'right', 'right', 'right'] },
+  );
 }
 
 const bySide = (summaries: readonly SideSummary[], side: string) =>

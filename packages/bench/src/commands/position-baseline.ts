@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { cpuMicrosPerMessage, phasesJson } from '../position/result-json.js';
 import type { PhaseResult, PositionBenchOptions, PositionBenchResult } from '../position/run.js';
 import { writeJson } from '../report/json.js';
+import { markdownTable } from '../report/table.js';
 import { progress } from './outcome.js';
 
 /**
@@ -113,9 +114,7 @@ export function baselineTable(c: BaselineComparison): string {
     return xs.length === ratios.length ? xs.reduce((a, b) => a + b, 0) / xs.length : undefined;
   });
   rows.push(['mean', 'this / baseline', ...mean.map((x) => fmt(x, 2))]);
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: readonly string[]) => `| ${cells.map((x, i) => x.padEnd(widths[i] ?? 0)).join(' | ')} |`;
-  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
+  return markdownTable(header, rows, { pad: true });
 }
 
 export async function writeBaselineJson(file: string, c: BaselineComparison, command: string): Promise<void> {

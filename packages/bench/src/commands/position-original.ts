@@ -9,6 +9,7 @@ import {
   runPositionBench,
 } from '../position/run.js';
 import { writeJson } from '../report/json.js';
+import { markdownTable } from '../report/table.js';
 import { progress } from './outcome.js';
 
 /**
@@ -103,9 +104,7 @@ export function originalTable(c: OriginalComparison): string {
   }
   const mean = ratios[0]?.map((_, i) => ratios.reduce((s, r) => s + (r[i] ?? 0), 0) / ratios.length) ?? [];
   rows.push(['mean', 'ours / original', ...mean.map((x) => `${x.toFixed(1)}×`)]);
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: readonly string[]) => `| ${cells.map((x, i) => x.padEnd(widths[i] ?? 0)).join(' | ')} |`;
-  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
+  return markdownTable(header, rows, { pad: true });
 }
 
 export async function writeOriginalJson(file: string, c: OriginalComparison, command: string): Promise<void> {

@@ -18,6 +18,7 @@ import {
 import { loadInfraSettings, type PrivateCentralLedger, startCentralLedger } from '@mojafast/testkit';
 import { writeJson } from '../report/json.js';
 import { LatencyRecorder, type LatencySummary } from '../report/latency.js';
+import { markdownTable } from '../report/table.js';
 import { CpuMeter } from '../system/cpu.js';
 import { progress } from './outcome.js';
 
@@ -235,9 +236,7 @@ function table(runs: readonly SwitchRun[]): string {
     '',
     '',
   ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: readonly string[]) => `| ${cells.map((x, i) => x.padEnd(widths[i] ?? 0)).join(' | ')} |`;
-  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
+  return markdownTable(header, rows, { pad: true });
 }
 
 export async function switchCommand(o: {

@@ -1,8 +1,10 @@
+/// <reference lib="esnext.disposable" />
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type ParseArgsOptionDescriptor, parseArgs } from 'node:util';
 import { configSchema, loadConfig } from '@mojafast/position-handler';
+import { createResources } from '@mojafast/service-kit';
 import { type ActionMix, MIX_PHASES, type MixPhases } from '../position/action-mix.js';
 import { cpuMicrosPerMessage, phasesJson } from '../position/result-json.js';
 import {
@@ -15,6 +17,7 @@ import {
 } from '../position/run.js';
 import type { BenchStack } from '../position/stack.js';
 import type { Metric } from '../report/metrics.js';
+import { markdownTable } from '../report/table.js';
 import { positiveInteger } from './http.js';
 import { finish, progress } from './outcome.js';
 import { baselineFailures, baselineTable, compareWithBaseline, writeBaselineJson } from './position-baseline.js';
@@ -281,9 +284,7 @@ function variantTable(variants: readonly Variant[]): string {
     }
     return cells;
   });
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: readonly string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(' | ')} |`;
-  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
+  return markdownTable(header, rows, { pad: true });
 }
 
 /**
@@ -347,12 +348,10 @@ function tlsLines(variants: readonly Variant[]): string[] {
   );
 }
 
-export async function positionCommand(argv: string[]): Promise<void> {
-  const { values } = parseArgs({ args: argv, options });
-  if (values.help) {
-    process.stdout.write(`${positionUsage}\n`);
-    return;
-  }
+type Values = ReturnType<typeof parseArgs<{ options: typeof options }>>['values'];
+
+/** What every mode shares: the workload, the topic's shape and the handler's batch size, from the flags. */
+function benchBase(values: Values) {
   const base = {
     transfers: positiveInteger('--transfers', values.transfers),
     dfsps: positiveInteger('--dfsps', values.dfsps),
@@ -370,6 +369,36 @@ export async function positionCommand(argv: string[]): Promise<void> {
     mix: actionMix(values.actions, values.aborts, values.breaches, values.fx),
   };
   if (base.dfsps < 2) throw new Error('--dfsps must be at least 2');
+  return base;
+}
+
+type BenchBase = ReturnType<typeof benchBase>;
+
+/** The command line as a result file records it. */
+const commandOf = (argv: readonly string[]) => ['node packages/bench/dist/cli.js position', ...argv].join(' ');
+
+/** A result file's default name under bench-results/, stamped with the time. */
+const resultFile = (kind: string) =>
+  join('bench-results', `${kind}-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+
+/** One replay of one variant: the plan step it ran and what it measured. */
+interface Run {
+  readonly batchSize: number;
+  readonly target: PositionTarget;
+  readonly mix?: ActionMix;
+  readonly variant: number;
+  readonly result: PositionBenchResult;
+}
+
+type PlanStep = { batchSize: number; target: PositionTarget; mix?: ActionMix };
+
+export async function positionCommand(argv: string[]): Promise<void> {
+  const { values } = parseArgs({ args: argv, options });
+  if (values.help) {
+    process.stdout.write(`${positionUsage}\n`);
+    return;
+  }
+  const base = benchBase(values);
   if (values.switch) {
     await switchCommand({
       transfers: base.transfers,
@@ -380,54 +409,110 @@ export async function positionCommand(argv: string[]): Promise<void> {
     });
     return;
   }
-  if (values.tls && (values.original || values.switch))
+  if (values.tls && values.original)
     throw new Error(
       "--tls runs our handler on both stacks: not with --original or --switch (central-ledger's handlers run in plaintext here)",
     );
-  if (values.baseline !== undefined) {
-    if (values.original || values.floor || values['floor-only'] || values.compare || values.tls)
-      throw new Error(
-        '--baseline compares two builds of our handler alone: not with --original, --floor, --compare or --tls',
-      );
-    const comparison = await compareWithBaseline(
-      base,
-      positiveInteger('--rounds', values.rounds),
-      values.baseline,
-      runPositionBench,
+  if (values.baseline !== undefined) return baselineMode(values, base, argv);
+  if (values.original) return originalMode(values, base, argv);
+  return replayMode(values, base, argv);
+}
+
+/** --baseline DIR: another build's handler and this one's on the same messages, rounds alternating. */
+async function baselineMode(values: Values, base: BenchBase, argv: readonly string[]): Promise<void> {
+  if (values.original || values.floor || values['floor-only'] || values.compare || values.tls)
+    throw new Error(
+      '--baseline compares two builds of our handler alone: not with --original, --floor, --compare or --tls',
     );
-    process.stdout.write(`\n${baselineTable(comparison)}\n`);
-    const out =
-      values.out ?? join('bench-results', `position-baseline-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-    await writeBaselineJson(out, comparison, ['node packages/bench/dist/cli.js position', ...argv].join(' '));
-    process.stdout.write(`results written to ${out}\n`);
-    const failures = baselineFailures(comparison);
-    if (failures.length > 0) {
-      process.stderr.write(`OUTCOME CHECK FAILED:\n  ${failures.slice(0, 20).join('\n  ')}\n`);
-      process.exitCode = 1;
-    }
-    return;
-  }
-  if (values.original) {
-    const comparison = await compareWithOriginal(base, positiveInteger('--rounds', values.rounds));
-    process.stdout.write(`\n${originalTable(comparison)}\n`);
-    const out =
-      values.out ?? join('bench-results', `position-original-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-    await writeOriginalJson(out, comparison, ['node packages/bench/dist/cli.js position', ...argv].join(' '));
-    process.stdout.write(`results written to ${out}\n`);
-    const failures = originalFailures(comparison);
-    if (failures.length > 0) {
-      process.stderr.write(`OUTCOME CHECK FAILED:\n  ${failures.slice(0, 20).join('\n  ')}\n`);
-      process.exitCode = 1;
-    }
-    return;
-  }
+  const comparison = await compareWithBaseline(
+    base,
+    positiveInteger('--rounds', values.rounds),
+    values.baseline as string,
+    runPositionBench,
+  );
+  process.stdout.write(`\n${baselineTable(comparison)}\n`);
+  const out = values.out ?? resultFile('position-baseline');
+  await writeBaselineJson(out, comparison, commandOf(argv));
+  process.stdout.write(`results written to ${out}\n`);
+  reportFailures(baselineFailures(comparison));
+}
+
+/** --original: central-ledger's batch position handler and ours on the same dump, rounds alternating. */
+async function originalMode(values: Values, base: BenchBase, argv: readonly string[]): Promise<void> {
+  const comparison = await compareWithOriginal(base, positiveInteger('--rounds', values.rounds));
+  process.stdout.write(`\n${originalTable(comparison)}\n`);
+  const out = values.out ?? resultFile('position-original');
+  await writeOriginalJson(out, comparison, commandOf(argv));
+  process.stdout.write(`results written to ${out}\n`);
+  reportFailures(originalFailures(comparison));
+}
+
+/** The replay modes: each variant through the plan's steps (floors, batch sizes, the FX baseline), then the reports. */
+async function replayMode(values: Values, base: BenchBase, argv: readonly string[]): Promise<void> {
   if (values.compare && (values.floor || values['floor-only'])) throw new Error('--compare and --floor are exclusive');
+  const knob = knobOf(values.knob);
+  const variants = variantsOf(values, knob);
+  const plan = planOf(values, base, variants.length);
+  const floorClient =
+    values['floor-client'] === undefined ? undefined : kafkaClient('--floor-client', values['floor-client']);
+  const runs = await replayAll(base, variants, plan, floorClient, values['fx-baseline']);
+  const measured: Variant[] = variants.map((variant, v) => {
+    const floor = runs.find((r) => r.variant === v && r.target === 'passthrough')?.result;
+    const handler = runs.filter((r) => r.variant === v && r.target === 'handler').at(-1)?.result;
+    return { ...variant, ...(floor ? { floor } : {}), ...(handler ? { handler } : {}) };
+  });
+  const last = runs.at(-1) as Run;
+  const json: Record<string, unknown> = {
+    ...phasesJson(last.result),
+    actions: base.mix,
+    target: last.target,
+    batch_size: last.batchSize,
+    partitions: base.partitions,
+    instances: base.instances,
+    rate: base.rate,
+    transfers: base.transfers,
+    position_mismatches: last.result.positionMismatches,
+  };
+  if (values.floor) Object.assign(json, floorReport(measured, runs));
+  else if (values['fx-baseline']) Object.assign(json, fxBaselineReport(runs, base));
+  else if (values.compare) Object.assign(json, compareReport(runs));
+  json.kafka_client = (measured.at(-1) as Variant).client;
+  json.command = commandOf(argv);
+  json.bench_producer = (measured.at(-1) as Variant).benchProducer;
+  json.bench_reader = (measured.at(-1) as Variant).benchReader;
+  if (values.tls) {
+    json.tls_to_plain = tlsToPlain(measured);
+    process.stdout.write(`${tlsLines(measured).join('\n')}\n`);
+  }
+  if (measured.length > 1 || knob) {
+    json.variants = measured.map((v) => ({
+      stack: v.stack,
+      kafka_client: v.client,
+      bench_producer: v.benchProducer,
+      bench_reader: v.benchReader,
+      ...(v.knob ? { knob: v.knob } : {}),
+      ...(v.handler ? phasesJson(v.handler) : { prepare: null, commit: null, mixed: null }),
+      ...(v.floor ? { floor: phasesJson(v.floor) } : {}),
+    }));
+    process.stdout.write(`${variantTable(measured)}\n`);
+  }
+  await finish({
+    title: `bench:position — ${last.target}, batch ${last.batchSize}, ${base.partitions} partitions, ${base.instances} handler(s), ${base.rate === 0 ? 'burst' : `${base.rate}/s offered`}`,
+    metrics: metricsOf(last.result),
+    thresholds: values.threshold.map(qualify),
+    defaultMetric: 'msgs',
+    // The command with no arguments writes its JSON too: every run leaves a result file.
+    out: values.out ?? resultFile('position'),
+    json,
+  });
+  reportFailures(outcomeFailures(runs));
+}
+
+/** Every combination of stack, handler client, knob value and bench clients the flags ask for. */
+function variantsOf(values: Values, knob: ReturnType<typeof knobOf>): Variant[] {
   const clients = [
     ...new Set(values['handler-client'].split(',').map((c) => kafkaClient('--handler-client', c.trim()))),
   ];
-  const floorClient =
-    values['floor-client'] === undefined ? undefined : kafkaClient('--floor-client', values['floor-client']);
-  const knob = knobOf(values.knob);
   const benchProducers = choices<BenchProducer>('--bench-producer', values['bench-producer'], ['raw', 'platformatic']);
   const benchReaders = choices<BenchReader>('--bench-reader', values['bench-reader'], ['kafkajs', 'platformatic']);
   const stacks: BenchStack[] = values.tls ? ['plain', 'tls'] : ['plain'];
@@ -449,9 +534,14 @@ export async function positionCommand(argv: string[]): Promise<void> {
   if (values.compare && variants.length > 1) {
     throw new Error('--compare runs one client, one bench producer and reader, and no --knob');
   }
+  return variants;
+}
+
+/** The replays each variant runs: the handler alone, after its floors, at batch size 1 first, or without FX first. */
+function planOf(values: Values, base: BenchBase, variantCount: number): PlanStep[] {
   const fxBaseline = values['fx-baseline'];
   if (fxBaseline && !base.mix.fx) throw new Error('--fx-baseline needs --fx');
-  if (fxBaseline && (values.compare || values.floor || values['floor-only'] || variants.length > 1))
+  if (fxBaseline && (values.compare || values.floor || values['floor-only'] || variantCount > 1))
     throw new Error(
       '--fx-baseline runs one client, one bench producer and reader, no --knob, and excludes --compare and --floor',
     );
@@ -461,188 +551,150 @@ export async function positionCommand(argv: string[]): Promise<void> {
     progress(
       '--floor: no database floor for this mix (it replays prepares then their commits, no aborts, breaches or FX)',
     );
-  const plan: { batchSize: number; target: PositionTarget; mix?: ActionMix }[] = fxBaseline
-    ? [
-        { batchSize: base.batchSize, target: 'handler', mix: { ...base.mix, fx: 0 } },
-        { batchSize: base.batchSize, target: 'handler' },
-      ]
-    : values.compare
-      ? [
-          { batchSize: 1, target: 'handler' },
-          { batchSize: base.batchSize, target: 'handler' },
-        ]
-      : values['floor-only']
-        ? [{ batchSize: base.batchSize, target: 'passthrough' }]
-        : values.floor
-          ? [
-              { batchSize: base.batchSize, target: 'passthrough' },
-              // The database floor knows a commit's amount from its prepare: it runs the plain prepare,commit mix.
-              ...(dbFloorFits ? [{ batchSize: base.batchSize, target: 'db-floor' as const }] : []),
-              { batchSize: base.batchSize, target: 'handler' },
-            ]
-          : [{ batchSize: base.batchSize, target: 'handler' }];
-  // Every run replays the same messages: a generated workload is written to a dump by the first run and
-  // replayed from it by the others (the floor, the other client, the other knob values). --fx-baseline's
-  // two runs are two workloads (plain, then FX), so each generates its own.
-  const replays = variants.length * plan.length;
-  const scratch =
-    replays > 1 && !fxBaseline && !base.dump ? await mkdtemp(join(tmpdir(), 'bench-position-floor-')) : undefined;
-  const runs: {
-    batchSize: number;
-    target: PositionTarget;
-    mix?: ActionMix;
-    variant: number;
-    result: PositionBenchResult;
-  }[] = [];
-  try {
-    for (const [v, variant] of variants.entries()) {
-      for (const step of plan) {
-        const client = step.target === 'passthrough' ? (floorClient ?? variant.client) : variant.client;
-        progress(
-          `bench:position ${step.target} on ${client}${variant.stack === 'tls' ? ' over TLS' : ''}${variant.knob ? `, ${variant.knob.name}=${variant.knob.value}` : ''}, bench producer ${variant.benchProducer}, reader ${variant.benchReader}, batch size ${step.batchSize}, ${base.partitions} partitions, ${base.instances} process(es), ${base.rate === 0 ? 'burst' : `${base.rate}/s`}`,
-        );
-        const dumpFiles = scratch
-          ? runs.length === 0
-            ? { writeDump: join(scratch, 'dump.txt') }
-            : { dump: join(scratch, 'dump.txt') }
-          : {};
-        const handlerEnv = variant.knob ? { [variant.knob.name]: variant.knob.value } : {};
-        const result = await runPositionBench({
-          ...base,
-          ...dumpFiles,
-          ...step,
-          handlerClient: client,
-          handlerEnv,
-          benchProducer: variant.benchProducer,
-          benchReader: variant.benchReader,
-          stack: variant.stack,
-        });
-        runs.push({ ...step, variant: v, result });
-      }
+  const handler: PlanStep = { batchSize: base.batchSize, target: 'handler' };
+  if (fxBaseline) return [{ ...handler, mix: { ...base.mix, fx: 0 } }, handler];
+  if (values.compare) return [{ batchSize: 1, target: 'handler' }, handler];
+  if (values['floor-only']) return [{ batchSize: base.batchSize, target: 'passthrough' }];
+  if (values.floor)
+    return [
+      { batchSize: base.batchSize, target: 'passthrough' },
+      // The database floor knows a commit's amount from its prepare: it runs the plain prepare,commit mix.
+      ...(dbFloorFits ? [{ batchSize: base.batchSize, target: 'db-floor' as const }] : []),
+      handler,
+    ];
+  return [handler];
+}
+
+/**
+ * Runs every step of the plan for every variant. Every run replays the same messages: a generated workload is
+ * written to a dump by the first run and replayed from it by the others (the floor, the other client, the other
+ * knob values); --fx-baseline's two runs are two workloads (plain, then FX), so each generates its own.
+ */
+async function replayAll(
+  base: BenchBase,
+  variants: readonly Variant[],
+  plan: readonly PlanStep[],
+  floorClient: KafkaClient | undefined,
+  fxBaseline: boolean,
+): Promise<Run[]> {
+  await using resources = createResources();
+  const shared = variants.length * plan.length > 1 && !fxBaseline && !base.dump;
+  const scratch = shared
+    ? resources.own('dump folder', await mkdtemp(join(tmpdir(), 'bench-position-floor-')), (dir) =>
+        rm(dir, { recursive: true, force: true }),
+      )
+    : undefined;
+  const runs: Run[] = [];
+  for (const [v, variant] of variants.entries()) {
+    for (const step of plan) {
+      const client = step.target === 'passthrough' ? (floorClient ?? variant.client) : variant.client;
+      progress(
+        `bench:position ${step.target} on ${client}${variant.stack === 'tls' ? ' over TLS' : ''}${variant.knob ? `, ${variant.knob.name}=${variant.knob.value}` : ''}, bench producer ${variant.benchProducer}, reader ${variant.benchReader}, batch size ${step.batchSize}, ${base.partitions} partitions, ${base.instances} process(es), ${base.rate === 0 ? 'burst' : `${base.rate}/s`}`,
+      );
+      const dumpFiles = scratch
+        ? runs.length === 0
+          ? { writeDump: join(scratch, 'dump.txt') }
+          : { dump: join(scratch, 'dump.txt') }
+        : {};
+      const handlerEnv = variant.knob ? { [variant.knob.name]: variant.knob.value } : {};
+      const result = await runPositionBench({
+        ...base,
+        ...dumpFiles,
+        ...step,
+        handlerClient: client,
+        handlerEnv,
+        benchProducer: variant.benchProducer,
+        benchReader: variant.benchReader,
+        stack: variant.stack,
+      });
+      runs.push({ ...step, variant: v, result });
     }
-  } finally {
-    if (scratch) await rm(scratch, { recursive: true, force: true });
   }
-  const measured: Variant[] = variants.map((variant, v) => {
-    const floor = runs.find((r) => r.variant === v && r.target === 'passthrough')?.result;
-    const handler = runs.filter((r) => r.variant === v && r.target === 'handler').at(-1)?.result;
-    return { ...variant, ...(floor ? { floor } : {}), ...(handler ? { handler } : {}) };
-  });
-  const last = runs.at(-1) as (typeof runs)[number];
-  const metrics = metricsOf(last.result);
-  const json: Record<string, unknown> = {
-    ...phasesJson(last.result),
-    actions: base.mix,
-    target: last.target,
-    batch_size: last.batchSize,
-    partitions: base.partitions,
-    instances: base.instances,
-    rate: base.rate,
-    transfers: base.transfers,
-    position_mismatches: last.result.positionMismatches,
-  };
-  if (values.floor) {
-    const [first] = measured as [Variant];
-    const floor = first.floor as PositionBenchResult;
-    const handler = first.handler as PositionBenchResult;
-    json.floor = phasesJson(floor);
-    json.handler_to_floor = Object.fromEntries(
+  return runs;
+}
+
+/** --floor: the handler against the Kafka-only passthrough and the database floor, printed and for the JSON. */
+function floorReport(measured: readonly Variant[], runs: readonly Run[]): Record<string, unknown> {
+  const json: Record<string, unknown> = {};
+  const [first] = measured as [Variant];
+  const floor = first.floor as PositionBenchResult;
+  const handler = first.handler as PositionBenchResult;
+  json.floor = phasesJson(floor);
+  json.handler_to_floor = Object.fromEntries(
+    handler.phases.map((p) => {
+      const f = floor.phases.find((q) => q.action === p.action);
+      return [p.action, Number((p.msgsPerSecond / Math.max(f?.msgsPerSecond ?? 0, 1e-9)).toFixed(3))];
+    }),
+  );
+  const dbFloor = runs.find((r) => r.target === 'db-floor')?.result;
+  if (dbFloor) {
+    json.db_floor = phasesJson(dbFloor);
+    json.handler_to_db_floor = Object.fromEntries(
       handler.phases.map((p) => {
-        const f = floor.phases.find((q) => q.action === p.action);
-        return [p.action, Number((p.msgsPerSecond / Math.max(f?.msgsPerSecond ?? 0, 1e-9)).toFixed(3))];
+        const f = dbFloor.phases.find((q) => q.action === p.action);
+        const hc = cpuMicrosPerMessage(p);
+        const fc = f ? cpuMicrosPerMessage(f) : {};
+        const ratio = {
+          msgs_per_s: Number((p.msgsPerSecond / Math.max(f?.msgsPerSecond ?? 0, 1e-9)).toFixed(3)),
+          mariadb_cpu_per_msg: Number(((hc.mariadb ?? 0) / Math.max(fc.mariadb ?? 0, 1e-9)).toFixed(3)),
+        };
+        process.stdout.write(
+          `${p.action}: database floor ${f?.msgsPerSecond.toFixed(0)} msgs/s, CPU µs/msg db-floor ${fc['db-floor']} mariadb ${fc.mariadb}, SQL ${f?.sqlPerMessage.toFixed(3)}/msg, rows read ${(rowsRead(f) / (f?.messages ?? 1)).toFixed(2)}/msg; ` +
+            `handler ${p.msgsPerSecond.toFixed(0)} msgs/s, mariadb ${hc.mariadb} µs/msg, SQL ${p.sqlPerMessage.toFixed(3)}/msg, rows read ${(rowsRead(p) / p.messages).toFixed(2)}/msg; ` +
+            `handler/db-floor ${ratio.msgs_per_s} (goal >= 0.85), MariaDB CPU handler/db-floor ${ratio.mariadb_cpu_per_msg} (goal <= 1.2)\n`,
+        );
+        return [p.action, ratio];
       }),
     );
-    const dbFloor = runs.find((r) => r.target === 'db-floor')?.result;
-    if (dbFloor) {
-      json.db_floor = phasesJson(dbFloor);
-      json.handler_to_db_floor = Object.fromEntries(
-        handler.phases.map((p) => {
-          const f = dbFloor.phases.find((q) => q.action === p.action);
-          const hc = cpuMicrosPerMessage(p);
-          const fc = f ? cpuMicrosPerMessage(f) : {};
-          const ratio = {
-            msgs_per_s: Number((p.msgsPerSecond / Math.max(f?.msgsPerSecond ?? 0, 1e-9)).toFixed(3)),
-            mariadb_cpu_per_msg: Number(((hc.mariadb ?? 0) / Math.max(fc.mariadb ?? 0, 1e-9)).toFixed(3)),
-          };
-          process.stdout.write(
-            `${p.action}: database floor ${f?.msgsPerSecond.toFixed(0)} msgs/s, CPU µs/msg db-floor ${fc['db-floor']} mariadb ${fc.mariadb}, SQL ${f?.sqlPerMessage.toFixed(3)}/msg, rows read ${(rowsRead(f) / (f?.messages ?? 1)).toFixed(2)}/msg; ` +
-              `handler ${p.msgsPerSecond.toFixed(0)} msgs/s, mariadb ${hc.mariadb} µs/msg, SQL ${p.sqlPerMessage.toFixed(3)}/msg, rows read ${(rowsRead(p) / p.messages).toFixed(2)}/msg; ` +
-              `handler/db-floor ${ratio.msgs_per_s} (goal >= 0.85), MariaDB CPU handler/db-floor ${ratio.mariadb_cpu_per_msg} (goal <= 1.2)\n`,
-          );
-          return [p.action, ratio];
-        }),
-      );
-    }
-    for (const variant of measured) {
-      if (!variant.floor || !variant.handler) continue;
-      for (const p of variant.handler.phases) {
-        const f = variant.floor.phases.find((q) => q.action === p.action);
-        if (!f) continue;
-        const fc = cpuMicrosPerMessage(f);
-        const hc = cpuMicrosPerMessage(p);
-        process.stdout.write(
-          `${variantLabel(variant)} ${p.action}: Kafka floor (passthrough) ${f.msgsPerSecond.toFixed(0)} msgs/s, CPU µs/msg passthrough ${summed(fc, 'passthrough')} kafka ${fc.kafka} bench ${fc.bench}; ` +
-            `handler ${p.msgsPerSecond.toFixed(0)} msgs/s, CPU µs/msg handler ${summed(hc, 'handler')} mariadb ${hc.mariadb} kafka ${hc.kafka} bench ${hc.bench}; ` +
-            `handler/floor ${(p.msgsPerSecond / Math.max(f.msgsPerSecond, 1e-9)).toFixed(2)}\n`,
-        );
-      }
-    }
-  } else if (fxBaseline) {
-    const [plain, fx] = runs as [(typeof runs)[0], (typeof runs)[0]];
-    json.plain_baseline = phasesJson(plain.result);
-    for (const p of fx.result.phases) {
-      const b = plain.result.phases.find((q) => q.action === p.action);
-      if (!b) continue;
-      const line = (label: string, q: PhaseResult) =>
-        `${label} ${q.messages} msgs ${q.msgsPerSecond.toFixed(0)} msgs/s, handler CPU ${summed(cpuMicrosPerMessage(q), 'handler')} µs/msg, SQL ${q.sqlPerMessage.toFixed(3)}/msg, lost ${q.lost}, duplicated ${q.duplicated}`;
-      process.stdout.write(`${p.action}: ${line('plain', b)}; ${line(`fx ${base.mix.fx}`, p)}\n`);
-    }
-  } else if (values.compare) {
-    const [one, chosen] = runs as [(typeof runs)[0], (typeof runs)[0]];
-    const ratios = chosen.result.phases.map((p) => {
-      const baseline = one.result.phases.find((q) => q.action === p.action);
-      return { action: p.action, baseline: baseline?.msgsPerSecond ?? 0, chosen: p.msgsPerSecond };
-    });
-    json.compare = {
-      batch_size_1: phasesJson(one.result),
-      ratios,
-    };
-    for (const r of ratios) {
+  }
+  for (const variant of measured) {
+    if (!variant.floor || !variant.handler) continue;
+    for (const p of variant.handler.phases) {
+      const f = variant.floor.phases.find((q) => q.action === p.action);
+      if (!f) continue;
+      const fc = cpuMicrosPerMessage(f);
+      const hc = cpuMicrosPerMessage(p);
       process.stdout.write(
-        `${r.action}: batch 1 ${r.baseline.toFixed(0)} msgs/s, batch ${chosen.batchSize} ${r.chosen.toFixed(0)} msgs/s, ratio ${(r.chosen / Math.max(r.baseline, 1e-9)).toFixed(1)}×\n`,
+        `${variantLabel(variant)} ${p.action}: Kafka floor (passthrough) ${f.msgsPerSecond.toFixed(0)} msgs/s, CPU µs/msg passthrough ${summed(fc, 'passthrough')} kafka ${fc.kafka} bench ${fc.bench}; ` +
+          `handler ${p.msgsPerSecond.toFixed(0)} msgs/s, CPU µs/msg handler ${summed(hc, 'handler')} mariadb ${hc.mariadb} kafka ${hc.kafka} bench ${hc.bench}; ` +
+          `handler/floor ${(p.msgsPerSecond / Math.max(f.msgsPerSecond, 1e-9)).toFixed(2)}\n`,
       );
     }
   }
-  json.kafka_client = (measured.at(-1) as Variant).client;
-  json.command = ['node packages/bench/dist/cli.js position', ...argv].join(' ');
-  json.bench_producer = (measured.at(-1) as Variant).benchProducer;
-  json.bench_reader = (measured.at(-1) as Variant).benchReader;
-  if (values.tls) {
-    json.tls_to_plain = tlsToPlain(measured);
-    process.stdout.write(`${tlsLines(measured).join('\n')}\n`);
+  return json;
+}
+
+/** --fx-baseline: the plain workload beside the same one with FX transfers mixed in. */
+function fxBaselineReport(runs: readonly Run[], base: BenchBase): Record<string, unknown> {
+  const [plain, fx] = runs as [Run, Run];
+  for (const p of fx.result.phases) {
+    const b = plain.result.phases.find((q) => q.action === p.action);
+    if (!b) continue;
+    const line = (label: string, q: PhaseResult) =>
+      `${label} ${q.messages} msgs ${q.msgsPerSecond.toFixed(0)} msgs/s, handler CPU ${summed(cpuMicrosPerMessage(q), 'handler')} µs/msg, SQL ${q.sqlPerMessage.toFixed(3)}/msg, lost ${q.lost}, duplicated ${q.duplicated}`;
+    process.stdout.write(`${p.action}: ${line('plain', b)}; ${line(`fx ${base.mix.fx}`, p)}\n`);
   }
-  if (measured.length > 1 || knob) {
-    json.variants = measured.map((v) => ({
-      stack: v.stack,
-      kafka_client: v.client,
-      bench_producer: v.benchProducer,
-      bench_reader: v.benchReader,
-      ...(v.knob ? { knob: v.knob } : {}),
-      ...(v.handler ? phasesJson(v.handler) : { prepare: null, commit: null, mixed: null }),
-      ...(v.floor ? { floor: phasesJson(v.floor) } : {}),
-    }));
-    process.stdout.write(`${variantTable(measured)}\n`);
-  }
-  await finish({
-    title: `bench:position — ${last.target}, batch ${last.batchSize}, ${base.partitions} partitions, ${base.instances} handler(s), ${base.rate === 0 ? 'burst' : `${base.rate}/s offered`}`,
-    metrics,
-    thresholds: values.threshold.map(qualify),
-    defaultMetric: 'msgs',
-    // The command with no arguments writes its JSON too: every run leaves a result file.
-    out: values.out ?? join('bench-results', `position-${new Date().toISOString().replace(/[:.]/g, '-')}.json`),
-    json,
+  return { plain_baseline: phasesJson(plain.result) };
+}
+
+/** --compare: batch size 1 against the chosen batch size. */
+function compareReport(runs: readonly Run[]): Record<string, unknown> {
+  const [one, chosen] = runs as [Run, Run];
+  const ratios = chosen.result.phases.map((p) => {
+    const baseline = one.result.phases.find((q) => q.action === p.action);
+    return { action: p.action, baseline: baseline?.msgsPerSecond ?? 0, chosen: p.msgsPerSecond };
   });
-  const failures = runs.flatMap(({ batchSize, target, result }) => [
+  for (const r of ratios) {
+    process.stdout.write(
+      `${r.action}: batch 1 ${r.baseline.toFixed(0)} msgs/s, batch ${chosen.batchSize} ${r.chosen.toFixed(0)} msgs/s, ratio ${(r.chosen / Math.max(r.baseline, 1e-9)).toFixed(1)}×\n`,
+    );
+  }
+  return { compare: { batch_size_1: phasesJson(one.result), ratios } };
+}
+
+/** What a replay got wrong: transfers lost or notified twice, error notifications the mix does not make, positions. */
+function outcomeFailures(runs: readonly Run[]): string[] {
+  return runs.flatMap(({ batchSize, target, result }) => [
     ...result.phases
       .filter((p) => p.lost > 0 || p.duplicated > 0)
       .map((p) => `${target} batch ${batchSize} ${p.action}: ${p.lost} lost, ${p.duplicated} duplicated`),
@@ -654,8 +706,11 @@ export async function positionCommand(argv: string[]): Promise<void> {
       ),
     ...result.positionMismatches.map((m) => `batch ${batchSize}: ${m}`),
   ]);
-  if (failures.length > 0) {
-    process.stderr.write(`OUTCOME CHECK FAILED:\n  ${failures.slice(0, 20).join('\n  ')}\n`);
-    process.exitCode = 1;
-  }
+}
+
+/** Prints the failures of an outcome check and sets the exit code; nothing when there are none. */
+function reportFailures(failures: readonly string[]): void {
+  if (failures.length === 0) return;
+  process.stderr.write(`OUTCOME CHECK FAILED:\n  ${failures.slice(0, 20).join('\n  ')}\n`);
+  process.exitCode = 1;
 }

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { type SwitchBenchResult, switchTables } from '../switch/tables.js';
+import { markdownTable } from './table.js';
 
 /**
  * Tables of figures, rendered from bench result files (`--out` JSON) kept in the repository, so a page shows
@@ -189,11 +190,8 @@ function provenanceCells(file: LoadedResult): string[] {
   return [commitCell(run), dateCell(run), loadCell(run), `\`${commandOf(file)}\``];
 }
 
-/** A markdown table, cells escaped; bench:switch prints its tables with it too. */
-export function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
-  const line = (cells: readonly string[]) => `| ${cells.map((c) => c.replaceAll('|', '\\|')).join(' | ')} |`;
-  return [line(header), `|${header.map(() => '---|').join('')}`, ...rows.map(line)].join('\n');
-}
+/** A markdown table, cells escaped (report/table.ts); bench:switch prints its tables with it too. */
+export const table = (header: readonly string[], rows: readonly (readonly string[])[]) => markdownTable(header, rows);
 
 /** The phases present in any of the results, in run order. */
 function phasesOf(results: readonly Phases[]): PhaseLabel[] {
@@ -698,6 +696,50 @@ function renderPositionFloors(files: readonly LoadedResult[]): string {
     .join('\n\n');
 }
 
+/** bench:micro: a case's sides as its result file gives them (src/micro/harness.ts CaseResult). */
+interface MicroCaseResult {
+  readonly name: string;
+  readonly operation: string;
+  readonly load: string;
+  readonly unit: string;
+  readonly operations_per_sample: number;
+  readonly sides: readonly {
+    readonly label: string;
+    readonly role: string;
+    readonly median: number;
+    readonly min: number;
+    readonly max: number;
+    readonly vs_ours: number;
+  }[];
+}
+
+/**
+ * bench:micro: one row per side of each case, ours first: the median cost per operation with the spread of the
+ * samples, and the side against ours (above 1: ours is cheaper). A library within 10 % of ours replaces it.
+ */
+function renderMicro(files: readonly LoadedResult[]): string {
+  return files
+    .map((file) => {
+      const r = file.result as ResultFile & { cases?: readonly MicroCaseResult[]; samples?: number; seed?: number };
+      const rows = (r.cases ?? []).flatMap((c) =>
+        c.sides.map((side, i) => [
+          i === 0 ? `**${c.name}**: ${c.operation}; ${c.load}; ${c.operations_per_sample} operations a sample` : '',
+          side.label,
+          side.role,
+          `${side.median} ${c.unit}`,
+          `${side.min} … ${side.max}`,
+          side.role === 'ours' ? '1' : `${side.vs_ours.toFixed(2)}×`,
+        ]),
+      );
+      return [
+        caption(file, `each hand-written piece beside its alternatives, ${r.samples} samples a side, seed ${r.seed}`),
+        '',
+        table(['case', 'side', 'role', 'median', 'samples min … max', 'against ours'], rows),
+      ].join('\n');
+    })
+    .join('\n\n');
+}
+
 /** bench:switch: its three tables (switch/tables.ts) under each result file's caption. */
 function renderSwitch(files: readonly LoadedResult[]): string {
   return files
@@ -722,6 +764,7 @@ export const MEASUREMENT_KINDS: ReadonlySet<string> = new Set([
   'position-switch',
   'als-versus',
   'position-floors',
+  'micro',
   'switch',
 ]);
 
@@ -736,6 +779,7 @@ export const renderers: Record<string, (files: readonly LoadedResult[]) => strin
   'position-floors': renderPositionFloors,
   position: renderPosition,
   'position-variants': renderPositionVariants,
+  micro: renderMicro,
   switch: renderSwitch,
 };
 

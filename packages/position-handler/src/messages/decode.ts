@@ -115,7 +115,10 @@ function text(value: unknown): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
-/** Reads one Kafka message of a position topic. Throws MalformedMessageError for anything it cannot apply. */
+/**
+ * Reads one Kafka message of a position topic. Throws MalformedMessageError for anything it cannot apply.
+ * `pnpm bench:micro --case decode-message` measures it beside JSON.parse of the value alone.
+ */
 export function decodeMessage(key: Buffer | string | null, value: Buffer | string | null): PositionMessage {
   let raw: unknown;
   try {
