@@ -105,7 +105,7 @@ async function openWithRetry(
     } catch (error) {
       const secure = secureConnectFailure(error, 'database', `${config.dbHost}:${config.dbPort}`);
       if (secure) throw secure;
-      logger.error('database not reachable; retrying', { err: error, retryInMs: delay });
+      logger.error({ err: error, retryInMs: delay }, 'database not reachable; retrying');
     }
     await abortableDelay(delay, signal);
     delay = Math.min(delay * 2, config.retryMaxMs);
@@ -135,8 +135,8 @@ export async function startPositionService(
   // failed start what was opened so far, so the process exits non-zero and the orchestrator restarts it
   // instead of idling with /health at 503.
   const resources = createResources({
-    closing: (name) => logger.debug('closing', { resource: name }),
-    closed: (name) => logger.debug('closed', { resource: name }),
+    closing: (name) => logger.debug({ resource: name }, 'closing'),
+    closed: (name) => logger.debug({ resource: name }, 'closed'),
   });
   // Every close runs even when one before it failed; the failures are thrown together afterwards.
   const closeAll = () =>
@@ -211,13 +211,16 @@ export async function startPositionService(
     // The runner's stop finishes the chunk in hand (its notifications and offset commit) before the bus stops.
     const started = resources.own('kafka', runner, (r) => r.stop());
     await kafka(() => started.start());
-    logger.info('position handler started', {
-      topics: config.positionTopics,
-      group: config.consumerGroup,
-      kafkaClient: config.kafkaClient,
-      batchSize: config.batchSize,
-      http: `${http.address.address}:${http.address.port}`,
-    });
+    logger.info(
+      {
+        topics: config.positionTopics,
+        group: config.consumerGroup,
+        kafkaClient: config.kafkaClient,
+        batchSize: config.batchSize,
+        http: `${http.address.address}:${http.address.port}`,
+      },
+      'position handler started',
+    );
     let stopped: Promise<void> | undefined;
     return {
       store,
@@ -230,7 +233,7 @@ export async function startPositionService(
       },
     };
   } catch (error) {
-    await closeAll().catch((closing: unknown) => logger.error('closing after a failed start failed', { err: closing }));
+    await closeAll().catch((closing: unknown) => logger.error({ err: closing }, 'closing after a failed start failed'));
     throw error;
   }
 }

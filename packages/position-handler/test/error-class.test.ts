@@ -80,9 +80,10 @@ describe('error classes (real MariaDB and socket errors)', () => {
     const values = Array.from({ length: 400 }, (_, i) => [i + 10, i]);
     const error = await failure(c.query('INSERT INTO t (id, nosuch) VALUES ?', [values]));
     const lines: string[] = [];
-    createLogger('warn', (line) => lines.push(line)).warn('retrying', {
-      err: new Error('transaction rolled back', { cause: error }),
-    });
+    createLogger('warn', (line) => lines.push(line)).warn(
+      { err: new Error('transaction rolled back', { cause: error }) },
+      'retrying',
+    );
     const logged = JSON.parse(lines[0] as string).err;
     expect(logged).toMatchObject({ type: 'Error', message: 'transaction rolled back' });
     expect(logged.stack).toMatch(/^Error: transaction rolled back\n\s+at /);

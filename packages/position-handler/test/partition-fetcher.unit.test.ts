@@ -117,7 +117,9 @@ function capturingLogger(): Logger & { readonly errors: string[] } {
   const errors: string[] = [];
   return {
     errors,
-    error: (message) => errors.push(message),
+    error: (first: string | Record<string, unknown>, message?: string) => {
+      errors.push(typeof first === 'string' ? first : (message ?? ''));
+    },
     warn: () => {},
     info: () => {},
     debug: () => {},

@@ -47,8 +47,8 @@ export function createKafkajsBus(options: BusOptions): PositionBus {
       () =>
       ({ level, log }) => {
         const { message, ...extra } = log;
-        if (level <= logLevel.ERROR) options.logger.error(`kafkajs: ${message}`, extra);
-        else options.logger.warn(`kafkajs: ${message}`, extra);
+        if (level <= logLevel.ERROR) options.logger.error(extra, `kafkajs: ${message}`);
+        else options.logger.warn(extra, `kafkajs: ${message}`);
       },
     retry: { retries: 10, initialRetryTime: 100, maxRetryTime: 5_000 },
     ...kafkajsConnection(options.security),
@@ -96,7 +96,7 @@ export function createKafkajsBus(options: BusOptions): PositionBus {
   });
   consumer.on(consumer.events.CRASH, (event) => {
     inGroup = false;
-    options.logger.error('consumer crashed; kafkajs restarts it', { err: event.payload.error });
+    options.logger.error({ err: event.payload.error }, 'consumer crashed; kafkajs restarts it');
   });
   consumer.on(consumer.events.STOP, () => {
     inGroup = false;

@@ -275,7 +275,7 @@ export class PartitionFetcher<Route> {
       } catch (error) {
         if (pending().length === 0) return;
         const what = mode === 'committed' ? 'committed offsets' : 'earliest/latest offsets';
-        logger.error(`reading ${what} failed; retrying`, { err: error });
+        logger.error({ err: error }, `reading ${what} failed; retrying`);
         await this.#pause();
       }
     }
@@ -301,7 +301,7 @@ export class PartitionFetcher<Route> {
       route = await io.route(topics);
     } catch (error) {
       if (this.#running) {
-        logger.error('metadata failed; retrying', { err: error });
+        logger.error({ err: error }, 'metadata failed; retrying');
         await this.#pause();
       }
       this.#settle(ready);
@@ -345,9 +345,12 @@ export class PartitionFetcher<Route> {
           .filter((s): s is Partition => s !== undefined && requested.get(s) === s.epoch);
         if (outOfRange.length > 0) {
           // Retention removed the messages at the fetch position: start again where POSITION_FROM_BEGINNING says.
-          this.#options.logger.error('fetch position out of range; moved to the earliest/latest offset', {
-            partitions: outOfRange.map((s) => keyOf(s.topic, s.partition)),
-          });
+          this.#options.logger.error(
+            {
+              partitions: outOfRange.map((s) => keyOf(s.topic, s.partition)),
+            },
+            'fetch position out of range; moved to the earliest/latest offset',
+          );
           for (const state of outOfRange) {
             state.epoch += 1;
             state.offset = -1n;
@@ -357,7 +360,7 @@ export class PartitionFetcher<Route> {
           return;
         }
       }
-      this.#options.logger.error('fetch failed; retrying', { err: error });
+      this.#options.logger.error({ err: error }, 'fetch failed; retrying');
       await this.#pause();
     } finally {
       this.#settle(requested.keys());
@@ -403,11 +406,14 @@ export class PartitionFetcher<Route> {
     const work = this.#handle(batch)
       .catch((error: unknown) => {
         // What was not resolved is fetched again (the fetch position stays after the last resolved message).
-        this.#options.logger.error('batch failed; its unresolved messages are fetched again', {
-          topic: state.topic,
-          partition: state.partition,
-          err: error,
-        });
+        this.#options.logger.error(
+          {
+            topic: state.topic,
+            partition: state.partition,
+            err: error,
+          },
+          'batch failed; its unresolved messages are fetched again',
+        );
       })
       .finally(() => {
         if (state.phase === 'handling') state.phase = 'idle';

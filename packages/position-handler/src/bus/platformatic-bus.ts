@@ -87,15 +87,15 @@ export function createPlatformaticBus(options: BusOptions): PositionBus {
           if (!running || consumer.isActive()) break;
           await consumer
             .joinGroup({})
-            .catch((error: unknown) => options.logger.error('rejoin failed; retrying', { err: error }));
+            .catch((error: unknown) => options.logger.error({ err: error }, 'rejoin failed; retrying'));
         }
         rejoining = false;
       };
       consumer.on('error', (error: Error) => {
-        options.logger.error('kafka consumer error', { err: error });
+        options.logger.error({ err: error }, 'kafka consumer error');
         if (!rejoining && running && !consumer.isActive()) void rejoin();
       });
-      producer.on('error', (error: Error) => options.logger.error('kafka producer error', { err: error }));
+      producer.on('error', (error: Error) => options.logger.error({ err: error }, 'kafka producer error'));
       consumer.topics.trackAll(...topics);
       running = true;
       fetcher.start(handle);

@@ -3,12 +3,18 @@ import { stdSerializers } from 'pino';
 
 export type LogLevel = 'error' | 'warn' | 'info' | 'debug';
 
-/** The handler's logging calls: message first, then fields (the kit's pino logger takes fields first). */
+/** One level's call, in pino's order as everywhere in the project: the fields first, then the message. */
+export interface LogCall {
+  (message: string): void;
+  (fields: Record<string, unknown>, message: string): void;
+}
+
+/** The handler's logging calls: the kit's pino logger seen through the levels central-services-logger names. */
 export interface Logger {
-  error(message: string, fields?: Record<string, unknown>): void;
-  warn(message: string, fields?: Record<string, unknown>): void;
-  info(message: string, fields?: Record<string, unknown>): void;
-  debug(message: string, fields?: Record<string, unknown>): void;
+  error: LogCall;
+  warn: LogCall;
+  info: LogCall;
+  debug: LogCall;
 }
 
 /** Characters of a failed statement kept in a log line: mysql2 puts the whole batch's SQL, values inlined, on its errors. */
@@ -51,10 +57,10 @@ export function handlerLogger(pino: KitLogger, only?: ReadonlySet<string>): Logg
   const log = pino.child({}, { serializers: { err: serializeError } });
   const shown = (level: LogLevel) => only === undefined || only.has(level);
   return {
-    error: shown('error') ? (message, fields) => log.error(fields ?? {}, message) : ignore,
-    warn: shown('warn') ? (message, fields) => log.warn(fields ?? {}, message) : ignore,
-    info: shown('info') ? (message, fields) => log.info(fields ?? {}, message) : ignore,
-    debug: shown('debug') ? (message, fields) => log.debug(fields ?? {}, message) : ignore,
+    error: shown('error') ? log.error.bind(log) : ignore,
+    warn: shown('warn') ? log.warn.bind(log) : ignore,
+    info: shown('info') ? log.info.bind(log) : ignore,
+    debug: shown('debug') ? log.debug.bind(log) : ignore,
   };
 }
 

@@ -241,23 +241,23 @@ export class PositionRunner {
     if (stage === 'transaction') this.metrics.transactionRetried(failure.errorClass);
     else this.metrics.notifyRetried(failure.errorClass);
     const retryInMs = stage === 'transaction' ? this.backOff(failure.failures) : undefined;
-    this.logger.warn(message, {
-      topic,
-      partition,
-      fromOffset,
-      errorClass: failure.errorClass,
-      failures: failure.failures,
-      stalledForMs: failure.stalledForMs,
-      ...(retryInMs === undefined ? {} : { retryInMs }),
-      err: error,
-    });
+    this.logger.warn(
+      {
+        topic,
+        partition,
+        fromOffset,
+        errorClass: failure.errorClass,
+        failures: failure.failures,
+        stalledForMs: failure.stalledForMs,
+        ...(retryInMs === undefined ? {} : { retryInMs }),
+        err: error,
+      },
+      message,
+    );
     const stalled = this.progress.crossedBound(topic, partition);
     if (stalled) {
       const violated = error instanceof InvariantViolation;
       this.logger.error(
-        violated
-          ? 'partition stopped: invariant violated, its batch is not committed; /health is DOWN until it progresses'
-          : 'partition stalled: no progress; /health is DOWN until it progresses',
         {
           topic,
           partition,
@@ -265,6 +265,9 @@ export class PositionRunner {
           failures: stalled.failures,
           lastError: stalled.lastError,
         },
+        violated
+          ? 'partition stopped: invariant violated, its batch is not committed; /health is DOWN until it progresses'
+          : 'partition stalled: no progress; /health is DOWN until it progresses',
       );
     }
     return failure;
@@ -274,12 +277,15 @@ export class PositionRunner {
   private progressed(batch: PartitionBatch, offset: boolean): void {
     const ended = this.progress.progressed(batch.topic, batch.partition, offset);
     if (ended?.reported) {
-      this.logger.info('partition progresses again', {
-        topic: batch.topic,
-        partition: batch.partition,
-        stalledForSeconds: ended.stalledForSeconds,
-        failures: ended.failures,
-      });
+      this.logger.info(
+        {
+          topic: batch.topic,
+          partition: batch.partition,
+          stalledForSeconds: ended.stalledForSeconds,
+          failures: ended.failures,
+        },
+        'partition progresses again',
+      );
     }
   }
 
@@ -384,12 +390,15 @@ export class PositionRunner {
   private count(message: PositionMessage, outcome: Outcome, counts: ResultTally): void {
     counts.add(message.action, outcome.result);
     if (outcome.result === 'failed') {
-      this.logger.warn('message not applied', {
-        action: message.action,
-        transferId: message.transferId,
-        error: outcome.error?.name,
-        detail: outcome.error?.detail,
-      });
+      this.logger.warn(
+        {
+          action: message.action,
+          transferId: message.transferId,
+          error: outcome.error?.name,
+          detail: outcome.error?.detail,
+        },
+        'message not applied',
+      );
     }
   }
 
@@ -411,11 +420,11 @@ export class PositionRunner {
     const label = isPositionAction(action) ? action : 'unknown';
     if (error.envelope === undefined || error.transferId === undefined) {
       unread.add(label, 'skipped');
-      this.logger.error('malformed message skipped', where);
+      this.logger.error(where, 'malformed message skipped');
       return [];
     }
     unread.add(label, 'failed');
-    this.logger.warn('malformed message answered with an error notification', where);
+    this.logger.warn(where, 'malformed message answered with an error notification');
     const name = error.kind === 'UNSUPPORTED_ACTION' || error.kind === 'BAD_CYRIL_RESULT' ? error.kind : 'MALFORMED';
     const detail = name === 'MALFORMED' ? undefined : error.message;
     return [
