@@ -47,10 +47,18 @@ function setHttpMethod(out: OutboundHeaders, method: string): void {
  */
 const createdTraceIds = new WeakMap<object, string>();
 
+/** Random bytes drawn a few KB at a time (one getRandomValues per ~200 messages, not one per id). */
+const randomPool = new Uint8Array(4096);
+let randomAt = randomPool.length;
+const hexOfByte = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
+
 function randomHex(bytes: number): string {
-  const random = crypto.getRandomValues(new Uint8Array(bytes));
+  if (randomAt + bytes > randomPool.length) {
+    crypto.getRandomValues(randomPool);
+    randomAt = 0;
+  }
   let text = '';
-  for (const byte of random) text += byte.toString(16).padStart(2, '0');
+  for (let end = randomAt + bytes; randomAt < end; randomAt++) text += hexOfByte[randomPool[randomAt] as number];
   return text;
 }
 

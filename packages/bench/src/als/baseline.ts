@@ -91,15 +91,21 @@ export function baselineCli(dir: string): string {
 
 export async function compareWithBaseline(options: BaselineOptions): Promise<BaselineComparison> {
   const cli = baselineCli(options.dir);
+  // `--drop-in` is newer than the builds it compares against: this build's bench drives both, the baseline's
+  // ALS started from its checkout (the scenario is the bench's, the ALS is what differs).
+  const dropIn = options.args.some((a) => a === '--drop-in' || a.startsWith('--drop-in='));
+  const dropInEnv = { ...options.baselineEnv, MOJAFAST_BENCH_ALS_BUILD: resolve(options.dir) };
   const work = await mkdtemp(join(tmpdir(), 'bench-als-baseline-'));
   try {
     const rounds: BaselineRound[] = [];
     for (let round = 1; round <= options.rounds; round++) {
       const baselineFirst = round % 2 === 1;
       const run = (side: 'baseline' | 'current') =>
-        side === 'baseline'
-          ? runSide(cli, resolve(options.dir), options, options.baselineEnv, join(work, `baseline-${round}.json`))
-          : runSide(options.ownCli, process.cwd(), options, {}, join(work, `current-${round}.json`));
+        side === 'current'
+          ? runSide(options.ownCli, process.cwd(), options, {}, join(work, `current-${round}.json`))
+          : dropIn
+            ? runSide(options.ownCli, resolve(options.dir), options, dropInEnv, join(work, `baseline-${round}.json`))
+            : runSide(cli, resolve(options.dir), options, options.baselineEnv, join(work, `baseline-${round}.json`));
       options.progress(`round ${round}/${options.rounds}: ${baselineFirst ? 'baseline first' : 'this build first'}`);
       const first = await run(baselineFirst ? 'baseline' : 'current');
       const second = await run(baselineFirst ? 'current' : 'baseline');

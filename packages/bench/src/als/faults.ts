@@ -41,6 +41,10 @@ export interface FaultBenchOptions {
   readonly faultRate: number;
   readonly phaseSeconds: number;
   readonly overloadVus: number;
+  /** The overload phase this many times in a row on the same ALS (its RSS at each end shows any growth). */
+  readonly overloadRounds: number;
+  /** False: no fault phases, one no-fault phase (the overload's baseline) then the overload rounds. */
+  readonly faultPhases: boolean;
   readonly timeoutMs: number;
   readonly fsps: number;
   readonly progress: (line: string) => void;
@@ -61,6 +65,8 @@ export interface PhaseResult {
   readonly payeeSilent: number;
   readonly refusedPerSecond: number;
   readonly alsRssMb: number;
+  /** The ALS's RSS once the phase's callbacks have settled, MB. */
+  readonly alsRssEndMb: number;
   /** Cores used during the phase: ALS, simulators, generator (with the payer FSP), and the whole machine. */
   readonly cpu: Record<string, number>;
 }
@@ -272,6 +278,7 @@ export async function runFaultBench(options: FaultBenchOptions): Promise<PhaseRe
         await sleep(1_000);
       }
 
+      const rssEnd = rssOf(alsPid);
       let lost = 0;
       let duplicated = 0;
       let payeeSilent = 0;
@@ -302,6 +309,7 @@ export async function runFaultBench(options: FaultBenchOptions): Promise<PhaseRe
         payeeSilent,
         refusedPerSecond: refused / seconds,
         alsRssMb: rssMax,
+        alsRssEndMb: rssEnd,
         cpu: cores,
       };
     };
@@ -309,7 +317,9 @@ export async function runFaultBench(options: FaultBenchOptions): Promise<PhaseRe
     // A no-fault phase before and after each fault: each fault's ratio is against the two around it, so
     // a drift of the machine (other processes on the two cores) is not read as the fault's effect.
     const measured: PhaseResult[] = [];
-    const phases = faultNames.filter((f) => f !== 'none').flatMap((f) => ['none' as const, f]);
+    const phases = options.faultPhases
+      ? faultNames.filter((f) => f !== 'none').flatMap((f) => ['none' as const, f])
+      : [];
     phases.push('none');
     for (const fault of phases) {
       options.progress(
@@ -317,10 +327,14 @@ export async function runFaultBench(options: FaultBenchOptions): Promise<PhaseRe
       );
       measured.push(await runPhase(fault, options.healthyVus, fault));
     }
-    options.progress(
-      `phase overload: ${options.overloadVus} VUs honouring Retry-After, 3s ramp (not counted), ${options.phaseSeconds}s`,
-    );
-    const overload = await runPhase(`overload ${options.overloadVus} VUs`, options.overloadVus, 'none', 3);
+    const overloads: PhaseResult[] = [];
+    for (let round = 1; round <= options.overloadRounds; round++) {
+      const name = `overload ${options.overloadVus} VUs${options.overloadRounds > 1 ? `, round ${round}` : ''}`;
+      options.progress(
+        `phase ${name}: ${options.overloadVus} VUs honouring Retry-After, 3s ramp (not counted), ${options.phaseSeconds}s`,
+      );
+      overloads.push(await runPhase(name, options.overloadVus, 'none', 3));
+    }
     const baselines = measured.filter((r) => r.phase === 'none');
     const overall = baselines.reduce((sum, r) => sum + r.healthyPerSecond, 0) / baselines.length;
     measured.forEach((result, i) => {
@@ -330,7 +344,8 @@ export async function runFaultBench(options: FaultBenchOptions): Promise<PhaseRe
           : ((measured[i - 1]?.healthyPerSecond ?? overall) + (measured[i + 1]?.healthyPerSecond ?? overall)) / 2;
       results.push({ ...result, ratio: around > 0 ? result.healthyPerSecond / around : 0 });
     });
-    results.push({ ...overload, ratio: overall > 0 ? overload.healthyPerSecond / overall : 0 });
+    for (const overload of overloads)
+      results.push({ ...overload, ratio: overall > 0 ? overload.healthyPerSecond / overall : 0 });
     await pool.close();
   } finally {
     await stack.close();
@@ -348,7 +363,7 @@ export function faultTable(results: readonly PhaseResult[]): string {
     'ratio',
     'p99 ms',
     'refused/s',
-    'RSS MB',
+    'RSS MB largest / end',
     'cores als/sims/gen/machine',
     'lost',
     'dup',
@@ -361,7 +376,7 @@ export function faultTable(results: readonly PhaseResult[]): string {
     r.ratio.toFixed(2),
     r.healthyP99Ms.toFixed(1),
     r.refusedPerSecond.toFixed(0),
-    r.alsRssMb.toFixed(0),
+    `${r.alsRssMb.toFixed(0)} / ${r.alsRssEndMb.toFixed(0)}`,
     ['als', 'simulators', 'generator', 'machine'].map((name) => (r.cpu[name] ?? 0).toFixed(2)).join('/'),
     String(r.lost),
     String(r.duplicated),

@@ -7,6 +7,7 @@ import { baselineTable, compareWithBaseline, parseBaselineEnv, scenarioArgs } fr
 import type { LoadModel } from '../als/driver.js';
 import { faultNames, faultTable, runFaultBench } from '../als/faults.js';
 import { matrixMarkdown, matrixRow, matrixSvg } from '../als/matrix.js';
+import { oursDropIn } from '../als/original.js';
 import { parsePartyIdMode } from '../als/party-ids.js';
 import { alsResultJson, generatorWarning } from '../als/results.js';
 import { runScenario, type Scenario } from '../als/scenario.js';
@@ -41,6 +42,8 @@ export const alsUsage = `mojafast-bench als [options]
   --target URL         an ALS already running (configure it with the simulator URLs printed)
   --sim-port-base P    fixed simulator ports: admin P, oracle P+1, payee P+2
   --sim-arg ARG        passed to the simulators (repeatable), e.g. --sim-arg=--payee-latency=20
+  --scenario overload  one ALS: a no-fault phase, then the faults' overload phase --rounds times on the same ALS
+                       (--overload-vus, --phase-duration each), with its RSS largest and at each round's end
   --scenario faults    one ALS, --healthy-vus healthy VUs and, phase by phase, --fault-rate lookups/s into
                        one fault (payee silent, payee on a closed port, payee 500, oracle down, central-ledger
                        down with cold caches), each between two no-fault phases (the same rate into a healthy
@@ -66,6 +69,9 @@ export const alsUsage = `mojafast-bench als [options]
                        drop-in mode, the same configuration file and variables, --rounds times alternating, at
                        --original-config default (its repository default.json), chart (the chart's rendered
                        default.json, caches on) or both (default); prints lookups/s, p99, ALS CPU per lookup, RSS
+  --drop-in CONFIG     ours alone in drop-in mode at --original's configuration CONFIG (default or chart), on a
+                       database of its own, as --original runs it (needs --ids new); with --baseline, this bench
+                       drives both sides and the baseline's ALS is started from DIR
   --floor              ours and a relay with no logic on the same HTTP stack doing the same exchanges per lookup,
                        --rounds times alternating; prints ALS CPU per lookup / relay CPU per lookup (goal <= 1.3)
   --out FILE           JSON results
@@ -106,6 +112,7 @@ const options = {
   original: { type: 'boolean', default: false },
   'original-config': { type: 'string', default: 'both' },
   floor: { type: 'boolean', default: false },
+  'drop-in': { type: 'string' },
   'baseline-env': { type: 'string', multiple: true, default: [] },
   tls: { type: 'boolean', default: false },
   out: { type: 'string' },
@@ -161,6 +168,21 @@ function baseScenario(values: Values): Scenario {
   };
 }
 
+/** `--drop-in CONFIG`: ours as `--original` runs it at that configuration, callbacks told apart by party. */
+function dropInScenario(base: Scenario, config: string | undefined): Scenario {
+  if (config === undefined) return base;
+  const [only, ...more] = parseOriginalConfigs(config);
+  if (!only || more.length > 0) throw new Error(`--drop-in must be default or chart, got "${config}"`);
+  if (base.ids.kind !== 'new') throw new Error('--drop-in needs --ids new, as --original');
+  if (base.stack.simsOnly || base.stack.target || base.stack.processes !== 1)
+    throw new Error('--drop-in runs one ALS process: not with --sims-only, --target, --processes');
+  return {
+    ...base,
+    name: `${base.name}, drop-in ${only}`,
+    stack: { ...base.stack, als: oursDropIn(only), keyBy: 'party' },
+  };
+}
+
 function scenarioName(stack: Scenario['stack'], model: LoadModel): string {
   const load = model.kind === 'closed' ? `${model.vus} VUs` : `${model.rate}/s open`;
   if (stack.simsOnly) return `sims only, ${load}`;
@@ -175,11 +197,12 @@ export async function alsCommand(argv: string[]): Promise<void> {
     return;
   }
   if (values.scenario !== undefined) {
-    if (values.scenario !== 'faults') throw new Error(`--scenario must be faults, got "${values.scenario}"`);
+    if (values.scenario !== 'faults' && values.scenario !== 'overload')
+      throw new Error(`--scenario must be faults or overload, got "${values.scenario}"`);
     await runFaults(values);
     return;
   }
-  const base = baseScenario(values);
+  const base = dropInScenario(baseScenario(values), values['drop-in']);
   if (values.baseline !== undefined) {
     await runBaselineComparison(values, base, argv);
     return;
@@ -210,7 +233,7 @@ export async function alsCommand(argv: string[]): Promise<void> {
   progress(
     `bench:als ${base.name}, ids ${values.ids}, ${base.apiType === 'iso20022' ? 'ISO 20022' : 'FSPIOP'} ${base.version}: warm-up ${base.warmupSeconds}s, then ${base.iterations === undefined ? `${base.durationSeconds}s` : `${base.iterations} lookups`}`,
   );
-  if (!base.stack.simsOnly && !base.stack.target) {
+  if (!base.stack.simsOnly && !base.stack.target && !base.stack.als) {
     const settings = Object.entries(alsCacheSettings(base.stack.cache)).map(([k, v]) => `${k}=${v}`);
     progress(`ALS cache settings: ${settings.join(' ')}`);
   }
@@ -275,27 +298,38 @@ async function runTlsComparison(values: Values, base: Scenario): Promise<void> {
 }
 
 async function runFaults(values: Values): Promise<void> {
+  const overloadOnly = values.scenario === 'overload';
   const results = await runFaultBench({
     healthyVus: positiveInteger('--healthy-vus', values['healthy-vus']),
     faultRate: positiveInteger('--fault-rate', values['fault-rate']),
     phaseSeconds: positiveInteger('--phase-duration', values['phase-duration']),
     overloadVus: positiveInteger('--overload-vus', values['overload-vus']),
+    overloadRounds: overloadOnly ? positiveInteger('--rounds', values.rounds) : 1,
+    faultPhases: !overloadOnly,
     timeoutMs: positiveInteger('--timeout', values.timeout),
     fsps: positiveInteger('--fsps', values.fsps),
     progress,
   });
-  process.stdout.write(`\nbench:als --scenario faults\n\n${faultTable(results)}\n\n`);
+  process.stdout.write(`\nbench:als --scenario ${values.scenario}\n\n${faultTable(results)}\n\n`);
+  if (overloadOnly) {
+    const ends = results.filter((r) => r.phase.startsWith('overload')).map((r) => r.alsRssEndMb);
+    process.stdout.write(
+      `ALS RSS at the end of each overload round: ${ends.map((mb) => mb.toFixed(0)).join(', ')} MB (last - first: ${((ends.at(-1) ?? 0) - (ends[0] ?? 0)).toFixed(0)} MB)\n`,
+    );
+  }
   const lost = results.reduce((sum, r) => sum + r.lost, 0);
   const duplicated = results.reduce((sum, r) => sum + r.duplicated, 0);
   const ratios = results
     .filter((r) => (faultNames as readonly string[]).includes(r.phase) && r.phase !== 'none')
     .map((r) => r.ratio);
   process.stdout.write(
-    `thresholds: lost = 0 ${lost === 0 ? 'ok' : `FAILED (${lost})`}, duplicated = 0 ${duplicated === 0 ? 'ok' : `FAILED (${duplicated})`}; ` +
-      `goal healthy ratio >= 0.9 beside each fault: ${ratios.every((r) => r >= 0.9) ? 'met' : 'not met'} (lowest ${Math.min(...ratios).toFixed(2)})\n`,
+    `thresholds: lost = 0 ${lost === 0 ? 'ok' : `FAILED (${lost})`}, duplicated = 0 ${duplicated === 0 ? 'ok' : `FAILED (${duplicated})`}` +
+      (overloadOnly
+        ? '\n'
+        : `; goal healthy ratio >= 0.9 beside each fault: ${ratios.every((r) => r >= 0.9) ? 'met' : 'not met'} (lowest ${Math.min(...ratios).toFixed(2)})\n`),
   );
   if (values.out) {
-    await writeJson(values.out, { scenario: 'faults', results });
+    await writeJson(values.out, { scenario: values.scenario, results });
     process.stdout.write(`results written to ${values.out}\n`);
   }
   if (lost > 0 || duplicated > 0) process.exitCode = 99;

@@ -30,8 +30,10 @@ export const entryPoints = {
   get sim() {
     return entryOf('@mojafast/sim', 'sim.js');
   },
+  /** This checkout's ALS, or another checkout's (`--als-build DIR` sets MOJAFAST_BENCH_ALS_BUILD). */
   get als() {
-    return entryOf('@mojafast/als', 'als.js');
+    const other = process.env.MOJAFAST_BENCH_ALS_BUILD;
+    return other ? join(other, 'packages', 'als', 'dist', 'als.js') : entryOf('@mojafast/als', 'als.js');
   },
   get position() {
     return entryOf('@mojafast/position-handler', 'position.js');
