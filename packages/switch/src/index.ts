@@ -28,6 +28,8 @@ export {
 export * from './differences.js';
 export { type DriverOptions, type Received, SwitchDriver } from './driver.js';
 export * from './envelope.js';
+export { fspRequest, sendToFront } from './http-front.js';
+export { type MlApiAdapterOptions, type RunningMlApiAdapter, startMlApiAdapter } from './ml-api-adapter.js';
 export {
   deepMerge,
   packageEntry,

@@ -7,7 +7,7 @@ import { regionsOf, renderRegions } from '../report/figures.js';
 export const reportUsage = `mojafast-bench report [--check]
   Renders every <!-- figures:KIND result.json... --> region of the repository's pages (READMEs, docs/ and
   measured/ pages: see figurePages) from the result files it names (kinds: als, position, position-variants,
-  position-original, position-switch, images, als-differences), each row with the commit, date, machine load and
+  position-original, position-switch, switch, images, als-differences), each row with the commit, date, machine load and
   command of its run.
   --check              change nothing; exit 1 naming each page whose regions differ from what is rendered`;
 

@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import { type SwitchBenchResult, switchTables } from '../switch/tables.js';
 
 /**
  * Tables of figures, rendered from bench result files (`--out` JSON) kept in the repository, so a page shows
@@ -181,7 +182,8 @@ function provenanceCells(file: LoadedResult): string[] {
   return [commitCell(run), dateCell(run), loadCell(run), `\`${commandOf(file)}\``];
 }
 
-function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
+/** A markdown table, cells escaped; bench:switch prints its tables with it too. */
+export function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
   const line = (cells: readonly string[]) => `| ${cells.map((c) => c.replaceAll('|', '\\|')).join(' | ')} |`;
   return [line(header), `|${header.map(() => '---|').join('')}`, ...rows.map(line)].join('\n');
 }
@@ -631,6 +633,19 @@ function renderPositionFloors(files: readonly LoadedResult[]): string {
     .join('\n\n');
 }
 
+/** bench:switch: its three tables (switch/tables.ts) under each result file's caption. */
+function renderSwitch(files: readonly LoadedResult[]): string {
+  return files
+    .map((file) =>
+      [
+        caption(file, 'bench:switch: lookup then transfer through the whole switch, the originals and ours'),
+        '',
+        switchTables(file.result as unknown as SwitchBenchResult, table),
+      ].join('\n'),
+    )
+    .join('\n\n');
+}
+
 /** The kinds that render measurements: only pages under a `measured/` folder hold them. */
 export const MEASUREMENT_KINDS: ReadonlySet<string> = new Set([
   'images',
@@ -641,6 +656,7 @@ export const MEASUREMENT_KINDS: ReadonlySet<string> = new Set([
   'position-switch',
   'als-versus',
   'position-floors',
+  'switch',
 ]);
 
 export const renderers: Record<string, (files: readonly LoadedResult[]) => string> = {
@@ -653,6 +669,7 @@ export const renderers: Record<string, (files: readonly LoadedResult[]) => strin
   'position-floors': renderPositionFloors,
   position: renderPosition,
   'position-variants': renderPositionVariants,
+  switch: renderSwitch,
 };
 
 const REGION = /<!-- figures:([a-z-]+)((?:[ \t]+[^\s]+?)*)[ \t]*-->\n([\s\S]*?)<!-- \/figures -->/g;
