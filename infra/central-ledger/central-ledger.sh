@@ -38,13 +38,13 @@ cl_pid_file() { echo "$CL_RUN_DIR/$1.pid"; }
 cl_log() { echo "$CL_RUN_DIR/logs/$1.log"; }
 
 # The topics its handlers consume and produce (topic-<functionality>-<action> of its GENERAL_TOPIC_TEMPLATE),
-# as name:partitions. The position topics keep KAFKA_TOPICS' partition counts.
+# as name:partitions; topic-bulk-processing takes the position handlers' answers to the bulk actions. The position topics keep KAFKA_TOPICS' partition counts.
 cl_topics() {
   local p=$CENTRAL_LEDGER_TOPIC_PREFIX entry topics="" batch=$CENTRAL_LEDGER_POSITION_TOPIC
   for entry in $KAFKA_TOPICS; do [[ ${entry%%:*} == "$batch" ]] && batch=$entry; done
   [[ $batch == *:* ]] || batch="$batch:1"
   for entry in topic-transfer-prepare:1 topic-transfer-fulfil:1 topic-transfer-get:1 topic-admin-transfer:1 \
-    topic-transfer-position:1 topic-notification-event:1 "$batch"; do
+    topic-transfer-position:1 topic-notification-event:1 topic-bulk-processing:1 "$batch"; do
     topics+=" $p$entry"
   done
   echo "$topics"

@@ -148,6 +148,13 @@ kafka_cluster_id() {
   done
 }
 
+# KRaft storage must be formatted once with a cluster id, before the first start.
+kafka_server_format() {
+  [[ -f "$K_DIR/data/meta.properties" ]] && return 0
+  "${K_JAVA[@]}" kafka.tools.StorageTool format -t "$(kafka_cluster_id)" -c "$K_DIR/server.properties" >"$K_DIR/logs/format.log" 2>&1 \
+    || die "formatting $K_NAME's storage failed (see ${K_DIR#"$ROOT"/}/logs/format.log); run '$K_RESET' and re-run"
+}
+
 kafka_server_running_pid() { running_pid "$K_PID_FILE"; }
 
 kafka_server_status() {
@@ -172,11 +179,7 @@ kafka_server_start() {
   command -v java >/dev/null || die "Java is not installed; Kafka needs Java 17+ (apt-get install openjdk-17-jre-headless) and re-run"
   kafka_jars
   kafka_write_config
-  if [[ ! -f "$K_DIR/data/meta.properties" ]]; then
-    # KRaft storage must be formatted once with a cluster id.
-    "${K_JAVA[@]}" kafka.tools.StorageTool format -t "$(kafka_cluster_id)" -c "$K_DIR/server.properties" >"$K_DIR/logs/format.log" 2>&1 \
-      || die "formatting $K_NAME's storage failed (see ${K_DIR#"$ROOT"/}/logs/format.log); run '$K_RESET' and re-run"
-  fi
+  kafka_server_format
   log "starting $K_NAME $KAFKA_VERSION on $K_LISTENING (heap ${K_HEAP_MB} MiB)"
   # Readiness is read from server.log, so this start's log must not begin with the last start's lines.
   : >"$K_DIR/logs/stdout.log"

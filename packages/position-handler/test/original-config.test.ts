@@ -50,6 +50,7 @@ describe("central-ledger's configuration", () => {
       // (src/handlers/positions/handlerBatch.js), as the original does.
       positionTopics: ['topic-transfer-position'],
       notificationTopic: 'topic-notification-event',
+      bulkProcessingTopic: 'topic-bulk-processing',
       positionCommitTopic: 'topic-transfer-position',
       acks: 'all',
     });

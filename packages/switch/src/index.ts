@@ -7,6 +7,7 @@ export {
   onboardDfsp,
   type Position,
 } from './admin.js';
+export * from './batch-cases.js';
 export {
   completedTimestamp,
   type FxSpec,

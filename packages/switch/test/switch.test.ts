@@ -90,6 +90,17 @@ describe('central-ledger 19.14.0 with our position handler, then with its own', 
     });
   }
 
+  // central-ledger's two-step fx-abort throws at its follow-up and tells no one, so what its last step would send
+  // is judged where it does finish an fx-abort: the FXP's error before the dependent transfer. The fxTransfer's
+  // callbacks (to the FXP from the Hub, to the payer from the FXP) must be the same.
+  it("the two-step fx-abort tells the FXP and the payer of the fxTransfer as central-ledger's finished fx-abort does", () => {
+    const fxLines = (o: Observation | undefined) =>
+      (o?.notifications ?? []).filter((n) => n.startsWith('F1 fx-abort '));
+    const theirs = fxLines(observed.original.find((o) => o.scenario === 'fx-abort-fxp-first'));
+    expect(theirs).toHaveLength(2);
+    expect([...fxLines(oursOf('fx-abort-two-step'))].sort()).toEqual([...theirs].sort());
+  });
+
   it('ml-api-adapter refuses none of the notifications of either handler', () => {
     expect(observed.ours.flatMap((o) => o.refused)).toEqual([]);
     expect(observed.original.flatMap((o) => o.refused)).toEqual([]);

@@ -418,6 +418,13 @@ export function mapCentralLedger(
       text: generalTopic(tree, 'notification', 'event'),
       key: 'KAFKA.TOPIC_TEMPLATES.GENERAL_TOPIC_TEMPLATE.TEMPLATE',
     });
+    // The one-at-a-time handler's Kafka.proceed sends the bulk actions' results as functionality bulk-processing,
+    // which central-services-shared's TopicMap names bulk/processing: the template's topic-bulk-processing.
+    values.push({
+      field: 'bulkProcessingTopic',
+      text: generalTopic(tree, 'bulk', 'processing'),
+      key: 'KAFKA.TOPIC_TEMPLATES.GENERAL_TOPIC_TEMPLATE.TEMPLATE',
+    });
     const commit = valueAt(tree, ['KAFKA', 'EVENT_TYPE_ACTION_TOPIC_MAP', 'POSITION', 'COMMIT']);
     seen(['KAFKA', 'EVENT_TYPE_ACTION_TOPIC_MAP', 'POSITION', 'COMMIT']);
     values.push({

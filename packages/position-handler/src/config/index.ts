@@ -82,6 +82,7 @@ const declared = {
     aliases: ['BULK_PROCESSING_TOPIC'],
     default: 'topic-bulk-processing',
     doc: "topic the results of bulk-prepare, bulk-commit, bulk-timeout-reserved and bulk-abort go to (central-ledger's `GENERAL_TOPIC_TEMPLATE` for bulk/processing: the one-at-a-time handler's `Kafka.proceed` with functionality `bulk-processing`)",
+    original: 'KAFKA.TOPIC_TEMPLATES.GENERAL_TOPIC_TEMPLATE.TEMPLATE',
   }),
   fromBeginning: setting.bool({
     env: 'POSITION_FROM_BEGINNING',
