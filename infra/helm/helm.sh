@@ -1,5 +1,6 @@
 # helm, and Mojaloop's own charts for the services we replace, as a user deploys them.
-# Sourced, never run. Expects ROOT, STATE_DIR and CACHE_DIR (infra/lib/common.sh).
+# Sourced, never run, after infra/originals/originals.sh (originals_dir). Expects ROOT, STATE_DIR and CACHE_DIR
+# (infra/lib/common.sh).
 #   ensure_helm        helm $HELM_VERSION on PATH: the machine's when it is that version, else built once with
 #                      `go install` from the Go module proxy into $CACHE_DIR/tools (no release download site
 #                      is needed)
@@ -27,18 +28,6 @@ ensure_helm() {
     SETUP_DID+=("helm $HELM_VERSION")
   fi
   export PATH="$(dirname "$bin"):$PATH"
-}
-
-# The originals' folder: ORIGINALS_DIR, else shared/originals in this checkout's parent or an ancestor of it
-# (a workplace's shared folder beside its clones).
-originals_dir() {
-  local dir=${ORIGINALS_DIR:-} up=$ROOT
-  if [[ -n $dir ]]; then [[ -d $dir ]] && (cd "$dir" && pwd); return; fi
-  while [[ $up != / ]]; do
-    up=$(dirname "$up")
-    [[ -d $up/shared/originals ]] && { echo "$up/shared/originals"; return 0; }
-  done
-  return 1
 }
 
 # The charts found are kept in the cache, so a later clone elsewhere on this machine (CI's) finds them too.

@@ -21,7 +21,14 @@ done < "$ROOT/infra/services.env"
 log() { printf '[infra] %s\n' "$*" >&2; }
 
 # One line naming the cause and the fix, then a non-zero exit.
-die() { printf '[infra] ERROR: %s\n' "$*" >&2; exit 1; }
+# A die inside $(...) ends only that subshell: the mark it leaves (named by the script's PID, which $$ keeps
+# in subshells) tells on_error that the one line was said, so the assignment that failed adds no second.
+DIED_MARK="${TMPDIR:-/tmp}/mojafast-died.$$"
+die() {
+  printf '[infra] ERROR: %s\n' "$*" >&2
+  : >"$DIED_MARK" 2>/dev/null || true
+  exit 1
+}
 
 port_open() { (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null; }
 
@@ -82,11 +89,13 @@ run_cleanups() {
   local c
   for c in "${CLEANUPS[@]}"; do eval "$c" || true; done
   CLEANUPS=()
+  rm -f "$DIED_MARK"
 }
 # A step that fails without its own die line (under set -e, or a command nobody checked) still ends in
 # one line naming the command and where it ran; the exit code is kept.
 on_error() {
   local rc=$1 command=$2 where=${3#"$ROOT"/}
+  if [[ -e $DIED_MARK && $command == *'$('* ]]; then rm -f "$DIED_MARK"; exit "$rc"; fi
   printf '[infra] ERROR: %s failed (exit %s) at %s\n' "$command" "$rc" "$where" >&2
   exit "$rc"
 }

@@ -2,12 +2,24 @@
 # the cache, on the Node its .nvmrc names, with its native Kafka client (node-rdkafka) built from source
 # against that Node's headers. Sourced by infra/svc and ./run after common.sh.
 #
-# The source is ORIGINALS_DIR/<name>-<version>.tar.gz (a `git archive` of the tag; default ../shared/originals
-# beside the repository), else the tag cloned from the public repository. Either way its commit is checked.
+# The source is <originals>/<name>-<version>.tar.gz (a `git archive` of the tag; originals_dir below), else the
+# tag cloned from the public repository. Either way its commit is checked.
 # The npm registry may lack a version its package.json pins: the pins below take the next patch release
 # (recorded in the stamp), and its package-lock.json, which names such versions, is dropped.
 
-ORIGINALS_DIR=${ORIGINALS_DIR:-$ROOT/../shared/originals}
+# The originals' folder: ORIGINALS_DIR, else shared/originals in this checkout's parent or an ancestor of it
+# (a workplace's shared folder beside its clones); nothing when neither exists. Not assigned to ORIGINALS_DIR:
+# the charts' lookup (infra/helm/helm.sh) reads a set ORIGINALS_DIR as the user's choice and stops when it
+# lacks helm/, where a default that is not there must fall back to the cache or a clone.
+originals_dir() {
+  local dir=${ORIGINALS_DIR:-} up=$ROOT
+  if [[ -n $dir ]]; then [[ -d $dir ]] && (cd "$dir" && pwd); return; fi
+  while [[ $up != / ]]; do
+    up=$(dirname "$up")
+    [[ -d $up/shared/originals ]] && { echo "$up/shared/originals"; return 0; }
+  done
+  return 1
+}
 
 # Prints the commit a `git archive` tarball was made from (git stores it in the tar header).
 # git stops reading after the header: gzip's broken pipe is not a failure.
@@ -31,7 +43,9 @@ originals_step() {
 # Usage: originals_unpack LABEL NAME VERSION COMMIT REPOSITORY DEST LOG_DIR
 originals_unpack() {
   local label=$1 name=$2 version=$3 commit=$4 repository=$5 dest=$6 logs=$7
-  local tarball="$ORIGINALS_DIR/$name-$version.tar.gz" found
+  local originals tarball found
+  originals=$(originals_dir || true)
+  tarball="${originals:-${ORIGINALS_DIR:-../shared/originals}}/$name-$version.tar.gz"
   mkdir -p "$dest"
   if [[ -f $tarball ]]; then
     found=$(originals_tar_commit "$tarball") || die "$label build: $tarball is not a git archive (no commit in its header)"

@@ -235,3 +235,58 @@ describe('infra/svc start central-ledger with a failing npm', () => {
     }
   });
 });
+
+describe("the charts' folder of a checkout outside a workplace (no shared/originals beside it)", () => {
+  // ./run sources the originals' build (originals.sh) before the charts' lookup (helm.sh): a default folder
+  // the first assumed must not read as the user's ORIGINALS_DIR to the second, which stops on a folder
+  // without helm/ instead of falling back to the cache or a clone.
+  function lookUp(originalsDir?: string): ReturnType<typeof spawnSync> {
+    const { ORIGINALS_DIR: _inherited, ...inherited } = process.env;
+    const checkout = join(work, 'checkout');
+    spawnSync('mkdir', ['-p', join(checkout, 'infra')]);
+    spawnSync('cp', [
+      '-R',
+      join(root, 'infra/lib'),
+      join(root, 'infra/originals'),
+      join(root, 'infra/helm'),
+      join(root, 'infra/services.env'),
+      join(checkout, 'infra'),
+    ]);
+    return spawnSync(
+      'bash',
+      [
+        '-c',
+        `set -euo pipefail; ROOT='${checkout}'; SETUP_DID=(); source infra/lib/common.sh; source infra/originals/originals.sh; source infra/helm/helm.sh; echo "originals=[$(originals_dir || true)]"; charts=$(charts_dir); echo "charts=$charts"`,
+      ],
+      {
+        cwd: checkout,
+        encoding: 'utf8',
+        timeout: 30_000,
+        env: {
+          ...inherited,
+          MOJAFAST_STATE_DIR: join(work, 'state'),
+          MOJAFAST_CACHE_DIR: join(work, 'cache'),
+          ...(originalsDir === undefined ? {} : { ORIGINALS_DIR: originalsDir }),
+        },
+      },
+    );
+  }
+
+  it('takes the charts kept in the cache when no ORIGINALS_DIR is set', () => {
+    spawnSync('mkdir', ['-p', join(work, 'cache/originals/helm/account-lookup-service')]);
+    const result = lookUp();
+    expect(result.stderr).not.toContain('ERROR');
+    expect(result.status).toBe(0);
+    expect(result.stdout).toBe(`originals=[]\ncharts=${join(work, 'cache/originals/helm')}\n`);
+  });
+
+  it('stops in one line when the ORIGINALS_DIR the user set has no helm/', () => {
+    const result = lookUp(join(work, 'empty-originals'));
+    expect(result.status).toBe(1);
+    expect(
+      String(result.stderr)
+        .split('\n')
+        .filter((line) => line.includes('ERROR')),
+    ).toEqual([expect.stringMatching(/ORIGINALS_DIR=\S+empty-originals has no helm\/ folder/)]);
+  });
+});
