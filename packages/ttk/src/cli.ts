@@ -36,7 +36,7 @@ async function main(): Promise<void> {
   );
   const judge = await startJudge({
     simsPortBase: Number(values['sims-port-base']),
-    ...(iso ? { config: { apiType: 'iso20022' as const } } : {}),
+    ...(iso ? { config: { apiType: 'iso20022' as const, hubFspiopVersion: '2.0' as const } } : {}),
     ...(values.als && values.admin ? { als: { url: values.als, adminUrl: values.admin } } : {}),
   });
   let passed = 0;

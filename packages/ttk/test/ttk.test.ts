@@ -29,7 +29,9 @@ describe.each([
         dbUser: user,
         dbPassword: password,
         dbName: database.name,
-        ...(apiType === 'iso20022' ? { apiType } : {}),
+        // The Hub's own messages at 2.0, as an ISO scheme configures it (the charts' and the original's
+        // default.json): the ISO media types are defined from API 2.0 on, and the Hub's error callbacks carry it.
+        ...(apiType === 'iso20022' ? { apiType, hubFspiopVersion: '2.0' as const } : {}),
       },
     });
     // The first run on a machine installs the toolkit (npm ci, a minute or more).
