@@ -8,6 +8,10 @@ const conditions = ['source', ...defaultServerConditions];
 // The lanes (docs/testing.md). A unit test needs no Kafka, MariaDB or Redis and no dist/: it is named
 // *.unit.test.ts, and its lane starts no service and builds nothing.
 const unit = ['packages/*/test/**/*.unit.test.ts'];
+// Unit files that replace a module (vi.mock) need it loaded afresh: their own project. `pnpm test:unit` runs the
+// others with --no-isolate (each worker keeps the modules it loaded, and imports are most of the lane's time),
+// then these; the whole suite runs every file isolated.
+const unitMocking = ['packages/als/test/one-callback.unit.test.ts'];
 // The integrity suite: processes killed, faults injected and services taken away under load, then the
 // outcome checked against a pure replay or the one-callback rule. The slowest files, run on their own by
 // `pnpm test:integrity`.
@@ -33,7 +37,8 @@ export default defineConfig({
     hookTimeout: 60_000,
     reporters: ['default'],
     projects: [
-      { extends: true, test: { name: 'unit', include: unit } },
+      { extends: true, test: { name: 'unit', include: unit, exclude: [...configDefaults.exclude, ...unitMocking] } },
+      { extends: true, test: { name: 'unit-mocking', include: unitMocking } },
       {
         extends: true,
         test: {
