@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PhaseLabel, PhaseResult } from '../src/position/measure-phase.js';
-import { phasesJson } from '../src/position/result-json.js';
+import { comparedRunFailures, comparedRunJson, phasesJson } from '../src/position/result-json.js';
 import { type StatementCounts, statusCounters } from '../src/system/mysql-status.js';
 
 function phase(action: PhaseLabel, messages: number): PhaseResult {
@@ -41,5 +41,21 @@ describe('bench:position JSON phases', () => {
   it('gives CPU per message from the cores a process used over the phase', () => {
     // 0.5 cores over 2 s is 1 s of CPU; over 10 messages, 100,000 µs each.
     expect(phasesJson({ phases: [phase('commit', 10)] }).commit?.cpu_us_per_msg).toEqual({ handler: 100_000 });
+  });
+});
+
+describe('one run of a side-by-side comparison (--baseline, --original)', () => {
+  it('names each phase that lost or doubled messages and each wrong position, with the round and the side', () => {
+    const run = {
+      phases: [{ ...phase('prepare', 100), lost: 2, duplicated: 1 }, phase('commit', 100)],
+      positionMismatches: ['account 7: 10 ≠ 12'],
+    };
+    expect(comparedRunFailures(3, 'this build', run)).toEqual([
+      'round 3 this build prepare: 2 lost, 1 duplicated',
+      'round 3 this build: account 7: 10 ≠ 12',
+    ]);
+    expect(comparedRunFailures(1, 'ours', { phases: [phase('commit', 100)], positionMismatches: [] })).toEqual([]);
+    expect(comparedRunJson(run).position_mismatches).toEqual(['account 7: 10 ≠ 12']);
+    expect(comparedRunJson(run).prepare?.lost).toBe(2);
   });
 });

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { cpuMicrosPerMessage, phasesJson } from '../position/result-json.js';
+import { comparedRunFailures, comparedRunJson, cpuMicrosPerMessage } from '../position/result-json.js';
 import type { PhaseResult, PositionBenchOptions, PositionBenchResult } from '../position/run.js';
 import { writeJson } from '../report/json.js';
 import { markdownTable } from '../report/table.js';
@@ -123,25 +123,16 @@ export async function writeBaselineJson(file: string, c: BaselineComparison, com
     baseline_dir: c.baselineDir,
     rounds: c.rounds.map((r) => ({
       round: r.round,
-      baseline: { ...phasesJson(r.baseline), position_mismatches: r.baseline.positionMismatches },
-      current: { ...phasesJson(r.current), position_mismatches: r.current.positionMismatches },
+      baseline: comparedRunJson(r.baseline),
+      current: comparedRunJson(r.current),
     })),
   });
 }
 
 /** Lost, duplicated or wrong positions in any run: the figures are not worth printing as a result then. */
 export function baselineFailures(c: BaselineComparison): string[] {
-  return c.rounds.flatMap((r) =>
-    (
-      [
-        ['baseline', r.baseline],
-        ['this build', r.current],
-      ] as const
-    ).flatMap(([who, result]) => [
-      ...result.phases
-        .filter((p) => p.lost > 0 || p.duplicated > 0)
-        .map((p) => `round ${r.round} ${who} ${p.action}: ${p.lost} lost, ${p.duplicated} duplicated`),
-      ...result.positionMismatches.map((m) => `round ${r.round} ${who}: ${m}`),
-    ]),
-  );
+  return c.rounds.flatMap((r) => [
+    ...comparedRunFailures(r.round, 'baseline', r.baseline),
+    ...comparedRunFailures(r.round, 'this build', r.current),
+  ]);
 }

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cpuMicrosPerMessage, phasesJson } from '../position/result-json.js';
+import { comparedRunFailures, comparedRunJson, cpuMicrosPerMessage } from '../position/result-json.js';
 import {
   type PhaseResult,
   type PositionBenchOptions,
@@ -112,25 +112,16 @@ export async function writeOriginalJson(file: string, c: OriginalComparison, com
     command,
     rounds: c.rounds.map((r) => ({
       round: r.round,
-      original: { ...phasesJson(r.original), position_mismatches: r.original.positionMismatches },
-      ours: { ...phasesJson(r.ours), position_mismatches: r.ours.positionMismatches },
+      original: comparedRunJson(r.original),
+      ours: comparedRunJson(r.ours),
     })),
   });
 }
 
 /** Lost, duplicated or wrong positions in any run: the figures are not worth printing as a result then. */
 export function originalFailures(c: OriginalComparison): string[] {
-  return c.rounds.flatMap((r) =>
-    (
-      [
-        ['original', r.original],
-        ['ours', r.ours],
-      ] as const
-    ).flatMap(([who, result]) => [
-      ...result.phases
-        .filter((p) => p.lost > 0 || p.duplicated > 0)
-        .map((p) => `round ${r.round} ${who} ${p.action}: ${p.lost} lost, ${p.duplicated} duplicated`),
-      ...result.positionMismatches.map((m) => `round ${r.round} ${who}: ${m}`),
-    ]),
-  );
+  return c.rounds.flatMap((r) => [
+    ...comparedRunFailures(r.round, 'original', r.original),
+    ...comparedRunFailures(r.round, 'ours', r.ours),
+  ]);
 }

@@ -1,5 +1,11 @@
 import type { PhaseLabel, PhaseResult } from './measure-phase.js';
 
+/** What the side-by-side comparisons read of one run (run.ts's PositionBenchResult). */
+interface ComparedRun {
+  readonly phases: readonly PhaseResult[];
+  readonly positionMismatches: readonly string[];
+}
+
 /** One phase as bench:position's JSON (`--out`) gives it: snake_case, rounded. */
 export function phaseJson(phase: PhaseResult | undefined) {
   if (!phase) return null;
@@ -31,6 +37,21 @@ export function phaseJson(phase: PhaseResult | undefined) {
 export function phasesJson(result: { readonly phases: readonly PhaseResult[] }) {
   const of = (label: PhaseLabel) => phaseJson(result.phases.find((p) => p.action === label));
   return { prepare: of('prepare'), commit: of('commit'), mixed: of('mixed') };
+}
+
+/** One run of a side-by-side comparison as its JSON gives it: the phases and the positions that did not match. */
+export function comparedRunJson(result: ComparedRun) {
+  return { ...phasesJson(result), position_mismatches: result.positionMismatches };
+}
+
+/** Lost, duplicated or wrong positions of one run of a comparison, a line each naming the round and the side. */
+export function comparedRunFailures(round: number, side: string, result: ComparedRun): string[] {
+  return [
+    ...result.phases
+      .filter((p) => p.lost > 0 || p.duplicated > 0)
+      .map((p) => `round ${round} ${side} ${p.action}: ${p.lost} lost, ${p.duplicated} duplicated`),
+    ...result.positionMismatches.map((m) => `round ${round} ${side}: ${m}`),
+  ];
 }
 
 /** CPU time of each measured process over the phase, per message: comparable across rates and durations. */
