@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callbackHeaders, lookupHeaders, newTraceId, type Stack, startStack } from './helpers.js';
-import { head, type RawResponse, rawExchange } from './raw-client.js';
+import { expectFspiopError, head, rawExchange } from './raw-client.js';
 
 /**
  * A body sent slower than the request timeout, as raw bytes on a socket: answered 408 and closed, and a good
@@ -18,12 +18,6 @@ afterAll(() => stack?.close());
 
 function lookupHead(path: string, traceId: string, extra: Record<string, string> = {}, version = 'HTTP/1.1') {
   return head(`GET ${path} ${version}`, { host: 'als', ...lookupHeaders(traceId), ...extra });
-}
-
-function expectFspiopError(response: RawResponse | undefined, status: number, code: string): void {
-  expect(response?.status).toBe(status);
-  expect(response?.headers['content-type']).toMatch(/^application\/json/);
-  expect(JSON.parse(response?.body ?? '')).toMatchObject({ errorInformation: { errorCode: code } });
 }
 
 /** A valid lookup over a fresh raw connection: 202, then the payee's PUT reaches the payer. */

@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildFakeAls, type FakeAls, sentFor } from './fake-app.js';
 import { callbackHeaders, lookupHeaders, newTraceId } from './helpers.js';
-import { head, type RawResponse, rawExchange } from './raw-client.js';
+import { expectFspiopError, head, rawExchange } from './raw-client.js';
 
 /**
  * Bad input sent as raw bytes on a socket (an HTTP client would fix the framing): every case gets an
@@ -46,12 +46,6 @@ function without(headers: Record<string, string>, name: string): Record<string, 
   const copy = { ...headers };
   delete copy[name];
   return copy;
-}
-
-function expectFspiopError(response: RawResponse | undefined, status: number, code: string): void {
-  expect(response?.status).toBe(status);
-  expect(response?.headers['content-type']).toMatch(/^application\/json/);
-  expect(JSON.parse(response?.body ?? '')).toMatchObject({ errorInformation: { errorCode: code } });
 }
 
 /** A valid lookup over a fresh raw connection: 202, then the payee's PUT reaches the payer. */

@@ -1,4 +1,5 @@
 import net from 'node:net';
+import { expect } from 'vitest';
 
 export interface RawResponse {
   readonly status: number;
@@ -83,4 +84,11 @@ export function head(requestLine: string, headers: Record<string, string>): stri
   return `${requestLine}\r\n${Object.entries(headers)
     .map(([name, value]) => `${name}: ${value}\r\n`)
     .join('')}\r\n`;
+}
+
+/** A synchronous FSPIOP error answer: its status, a JSON body, and the error code in it. */
+export function expectFspiopError(response: RawResponse | undefined, status: number, code: string): void {
+  expect(response?.status).toBe(status);
+  expect(response?.headers['content-type']).toMatch(/^application\/json/);
+  expect(JSON.parse(response?.body ?? '')).toMatchObject({ errorInformation: { errorCode: code } });
 }
