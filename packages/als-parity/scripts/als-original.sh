@@ -8,6 +8,8 @@
 #   als-original.sh stop               stop the processes started by `start` with the same ports
 #   als-original.sh status
 #
+# Source: account-lookup-service-17.16.1.tar.gz in ORIGINALS_DIR (else shared/originals of a folder above this
+# checkout), else the tag from ALS_ORIGINAL_REPO.
 # Settings (environment): ALS_ORIGINAL_REPO (a git directory or URL holding the tag; default the GitHub
 # repository), ALS_ORIGINAL_API_PORT (41002), ALS_ORIGINAL_ADMIN_PORT (41001), ALS_ORIGINAL_SWITCH_ENDPOINT
 # (central-ledger's admin API: the simulator; http://127.0.0.1:41100), ALS_ORIGINAL_DB (als_original_<api port>),
