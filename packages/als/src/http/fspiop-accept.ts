@@ -114,10 +114,10 @@ export class FspiopRouteContext {
   }
 
   /**
-   * Every accepted request ends in a callback (docs/failures.md "Limits and failures"): a flow that threw (a serialiser,
-   * an answer of a shape nothing expected, a bug) or returned without sending anything is logged at warn with
+   * Every accepted request ends in a callback (docs/failures.md "Limits and failures"): a flow that threw (a
+   * serialiser, an answer of a shape nothing expected, a bug) or resolved to no outcome is logged at warn with
    * its trace id, counted (`callback_missing`), and its requester gets the error callback the original's
-   * catch-all sends, 2001.
+   * catch-all sends, 2001. Resolves to how the request ended: the flow's outcome, or that error callback's.
    */
   ensureCallback(
     running: Promise<FlowOutcome>,
@@ -133,7 +133,7 @@ export class FspiopRouteContext {
       this.deps.ports.observe.event('callback_missing');
       return errorCallback(new AlsError('UNEXPECTED_FAILURE'));
     };
-    // A flow's type promises an outcome; one that resolved to none (plain JavaScript, a cast) is made good too.
+    // A flow's type promises an outcome; one that resolves to none anyway (plain JavaScript, a cast) is made good.
     return running.then((outcome) => (outcome === undefined ? missing(undefined) : outcome), missing);
   }
 
