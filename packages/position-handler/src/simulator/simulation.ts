@@ -245,6 +245,9 @@ export async function simulate(
     }
   };
 
+  /** Messages whose notifications a member got acknowledged while it was stopping (member id and key). */
+  const acknowledgedInStop = new Set<string>();
+
   const produce = (member: MemberState, messages: readonly OutboundMessage[]): Promise<void> => {
     const owner = member.id;
     if (member.stopped) broken(`member ${owner} produced after its graceful stop returned`);
@@ -306,8 +309,6 @@ export async function simulate(
     );
     return answered;
   };
-  /** Messages whose notifications a member got acknowledged while it was stopping (member id and key). */
-  const acknowledgedInStop = new Set<string>();
 
   const applyCommit = (owner: number, partition: number, next: bigint) => {
     const before = committed[partition] as bigint;
