@@ -36,16 +36,26 @@ export class SimulatedDbError extends Error {
 
 /**
  * central-ledger's tables as the handler uses them, in memory: positions with row locks (FOR UPDATE, waited for
- * in order), each transfer's state history, the payee amounts, and the position changes. A transaction sees the
+ * in order), each transfer's and fxTransfer's state history, the payee amounts, the fxTransfers' reserved changes,
+ * and the position changes. A transaction sees the
  * committed state (READ COMMITTED) and writes only at its COMMIT, all at once; every await of it is a scheduler
  * event that may fail, and a member's crash rolls back its transactions and releases their locks.
  */
 export class SimStore {
   readonly positions = new Map<string, { id: string; value: Amount }>();
   readonly histories = new Map<string, StateRecord[]>();
+  /** Each fxTransfer's fxTransferStateChange history, by commitRequestId. */
+  readonly fxHistories = new Map<string, StateRecord[]>();
+  /** commitRequestId → account → change of the position change of its RESERVED state. */
+  readonly fxReserved = new Map<string, Map<string, Amount>>();
   readonly payeeAmounts = new Map<string, Amount>();
-  /** Every participantPositionChange written: account and change. */
-  readonly changes: { readonly account: string; readonly change: Amount }[] = [];
+  /** Every participantPositionChange written: account, change, and the transfer (or fxTransfer) it is of. */
+  readonly changes: {
+    readonly account: string;
+    readonly change: Amount;
+    readonly transferId: string;
+    readonly transferStateId: string;
+  }[] = [];
   readonly #locks = new Map<string, Lock>();
   readonly #open = new Set<Tx>();
 
@@ -60,14 +70,22 @@ export class SimStore {
       this.positions.set(id, { id: `9${id}`, value: workload.initialValue(id) });
     }
     for (const t of workload.transfers) {
-      this.histories.set(t.id, [{ transferStateId: TransferState.RECEIVED_PREPARE, reason: null }]);
-      this.payeeAmounts.set(t.id, -t.amount);
+      const prepared = [{ transferStateId: TransferState.RECEIVED_PREPARE, reason: null }];
+      if (t.kind === 'fx') {
+        this.fxHistories.set(t.id, prepared);
+      } else {
+        this.histories.set(t.id, prepared);
+        this.payeeAmounts.set(t.id, -t.amount);
+      }
     }
   }
 
-  /** What upstream writes outside the handler (the fulfil handler's RECEIVED_FULFIL, RECEIVED_ERROR). */
+  /**
+   * What upstream writes outside the handler (the fulfil handler's RECEIVED_FULFIL, RECEIVED_ERROR, the timeout
+   * handler's RESERVED_TIMEOUT), on a transfer or an fxTransfer.
+   */
   record(transferId: string, transferStateId: string, reason: string | null = null): void {
-    this.histories.get(transferId)?.push({ transferStateId, reason });
+    (this.histories.get(transferId) ?? this.fxHistories.get(transferId))?.push({ transferStateId, reason });
   }
 
   /** Open transactions and held locks, for a trace. */
@@ -118,10 +136,26 @@ export class SimStore {
         write: (plan) =>
           this.#call(owner, () => {
             if (!tx.open) throw new SimulatedDbError('transaction no longer open');
-            for (const change of plan.stateChanges)
-              this.record(change.transferId, change.transferStateId, change.reason);
+            for (const change of plan.stateChanges) {
+              const histories = change.fx ? this.fxHistories : this.histories;
+              histories
+                .get(change.transferId)
+                ?.push({ transferStateId: change.transferStateId, reason: change.reason });
+            }
             for (const change of plan.positionChanges) {
-              this.changes.push({ account: change.participantCurrencyId, change: change.change });
+              // A position change naming no state change is booked on no transfer: the replay's check finds it.
+              const state = plan.stateChanges[change.stateChange];
+              this.changes.push({
+                account: change.participantCurrencyId,
+                change: change.change,
+                transferId: state?.transferId ?? 'none',
+                transferStateId: state?.transferStateId ?? 'none',
+              });
+              if (state?.fx && state.transferStateId === TransferState.RESERVED) {
+                const reserved = this.fxReserved.get(state.transferId) ?? new Map<string, Amount>();
+                reserved.set(change.participantCurrencyId, change.change);
+                this.fxReserved.set(state.transferId, reserved);
+              }
             }
             for (const update of plan.positionUpdates) {
               const position = [...this.positions.values()].find((p) => p.id === update.participantPositionId);
@@ -202,6 +236,16 @@ export class SimStore {
       const amount = this.payeeAmounts.get(id);
       if (amount !== undefined) payeeAmounts.set(id, amount);
     }
-    return { positions, histories, payeeAmounts, fxHistories: new Map(), fxReservedChanges: new Map() };
+    const fxHistories = new Map<string, StateRecord[]>();
+    for (const id of reads.fxTransferIds) {
+      const history = this.fxHistories.get(id);
+      if (history) fxHistories.set(id, [...history]);
+    }
+    const fxReservedChanges = new Map<string, ReadonlyMap<string, Amount>>();
+    for (const id of reads.fxReservedIds) {
+      const reserved = this.fxReserved.get(id);
+      if (reserved) fxReservedChanges.set(id, new Map(reserved));
+    }
+    return { positions, histories, payeeAmounts, fxHistories, fxReservedChanges };
   }
 }

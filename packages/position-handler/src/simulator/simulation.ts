@@ -1,15 +1,14 @@
 import { type FetcherIo, PartitionFetcher } from '../bus/partition-fetcher.js';
 import type { InboundMessage, OutboundMessage, PositionBus } from '../bus/types.js';
-import type { Amount } from '../ledger/amount.js';
-import { TransferState } from '../ledger/types.js';
 import type { Logger } from '../observe/logger.js';
 import type { PositionMetrics } from '../observe/metrics.js';
 import { PartitionProgress } from '../observe/progress.js';
 import { PositionRunner } from '../runner/runner.js';
 import { Prng } from './prng.js';
+import { checkAgainstReplay } from './replay-check.js';
 import { Scheduler } from './scheduler.js';
 import { SimStore, type StoreFaults } from './sim-store.js';
-import { type SimMessage, type SimTransfer, Workload } from './workload.js';
+import { type SimKind, type SimMessage, type SimStep, type SimTransfer, Workload } from './workload.js';
 
 const TOPIC = 'sim-positions';
 /** The simulated clock's origin (the dates in notifications). */
@@ -18,12 +17,14 @@ const EPOCH = Date.UTC(2026, 0, 1);
 const LONG_POLL_MS = 100;
 /** A seed that has not settled after this many events has lost liveness. */
 const MAX_STEPS = 40_000;
-const RESULT_STATES = new Set<string>([
-  TransferState.RESERVED,
-  TransferState.ABORTED_REJECTED,
-  TransferState.COMMITTED,
-  TransferState.ABORTED_ERROR,
-]);
+/** The kinds of transfers a seed draws from: each seed leaves some out (swarm testing). */
+const KIND_SETS: readonly (readonly SimKind[])[] = [
+  ['plain'],
+  ['plain', 'bulk'],
+  ['plain', 'fx'],
+  ['bulk', 'fx'],
+  ['plain', 'bulk', 'fx'],
+];
 
 /** How often each fault happens in one seed (swarm testing: each seed leaves some faults out entirely). */
 export interface Faults extends StoreFaults {
@@ -39,6 +40,11 @@ export interface Faults extends StoreFaults {
   readonly crash: number;
   /** Per step: a member joins the group (a rebalance). */
   readonly join: number;
+  /**
+   * Per step: a member is stopped gracefully (SIGTERM: the runner's stop finishes the batch in hand, commits what
+   * was acknowledged, leaves the group; a rebalance gives its partitions to the others).
+   */
+  readonly stop: number;
 }
 
 const NO_FAULTS: Faults = {
@@ -52,6 +58,7 @@ const NO_FAULTS: Faults = {
   offsetsReadFails: 0,
   crash: 0,
   join: 0,
+  stop: 0,
 };
 
 export interface SimResult {
@@ -62,15 +69,29 @@ export interface SimResult {
   readonly messages: number;
   readonly members: number;
   readonly crashes: number;
+  /** Graceful stops that returned. */
+  readonly stops: number;
   readonly simulatedMs: number;
   /** The last events (with `trace`), to read a failure. */
   readonly trace: readonly string[];
 }
 
-interface Member {
+/** A member's state as the simulated log and store see it. */
+interface MemberState {
   readonly id: number;
-  readonly fetcher: PartitionFetcher<number>;
+  /** In the group: running, or stopping (a graceful stop still finishing its work). */
   alive: boolean;
+  /** Its graceful stop was asked for. */
+  stopping: boolean;
+  /** Its graceful stop returned: it must not call the log or the store again. */
+  stopped: boolean;
+  /** Its produces and offset commits not answered yet: a stop returns only once there are none. */
+  pending: number;
+}
+
+interface Member extends MemberState {
+  readonly fetcher: PartitionFetcher<number>;
+  readonly runner: PositionRunner;
 }
 
 class SimulatedFailure extends Error {
@@ -109,11 +130,14 @@ function readNotification(message: OutboundMessage): { key: string; result: stri
 
 /**
  * One seed: a partitioned log, a group of handler members (the real PartitionFetcher and PositionRunner, each on
- * the simulated log and store), upstream sending prepares and then commits or aborts, and faults, all ordered by
- * one PRNG. Checked while it runs (no offset committed past a notification not acknowledged, never moved back;
- * nothing notified again once its offset is committed; a message's results agree) and at the end against the
- * pure replay (one result per transfer, the replay's; positions = initial + Σ changes = the replay's; every
- * message notified, every offset committed).
+ * the simulated log and store), upstream sending each transfer's messages one after the other (plain, bulk and FX
+ * ones), and faults (crashes, graceful stops, rebalances, failed calls), all ordered by one PRNG. Checked while it
+ * runs (no offset committed past a notification not acknowledged, never moved back; nothing notified again once
+ * its offset is committed; a message's results agree; a stopped member calls nothing again, and its stop returned
+ * only after its produces and commits were answered and what it had acknowledged was committed) and at the end
+ * against the pure replay (one result per transfer, the replay's; positions = initial + Σ changes = the replay's;
+ * each transfer's reservation made once and released or committed once, on the replay's accounts; every message
+ * notified, every offset committed).
  */
 export async function simulate(
   seed: number,
@@ -121,7 +145,11 @@ export async function simulate(
 ): Promise<SimResult> {
   const prng = new Prng(seed);
   const scheduler = new Scheduler(prng);
-  const workload = new Workload(prng, { dfsps: prng.int(2, 4), transfers: prng.int(3, 14) });
+  const workload = new Workload(prng, {
+    dfsps: prng.int(2, 4),
+    transfers: prng.int(3, 14),
+    kinds: prng.pick(KIND_SETS),
+  });
   const replay = workload.replay();
   const partitions = prng.int(1, 3);
   const faultSteps = prng.int(0, 800);
@@ -137,7 +165,10 @@ export async function simulate(
     offsetsReadFails: rate(0.3),
     crash: rate(0.01),
     join: rate(0.01),
+    stop: rate(0.01),
   };
+  /** Graceful stops after the faults are over (when every acknowledged message of the stop must be committed). */
+  let lateStops = prng.int(0, 1);
   let steps = 0;
   const faults = () => (steps < faultSteps ? seedFaults : NO_FAULTS);
   const store = new SimStore(scheduler, prng, workload, faults);
@@ -148,13 +179,16 @@ export async function simulate(
     string,
     { readonly partition: number; readonly offset: number; readonly message: SimMessage }
   >();
+  const atOffset = new Map<string, string>();
   const acknowledged = new Set<string>();
   const results = new Map<string, string>();
-  const endingSent = new Set<string>();
+  /** The last step of each transfer upstream has sent. */
+  const sentStep = new Map<string, number>();
   const members: Member[] = [];
   const trace: string[] = [];
   let violation: string | undefined;
   let crashes = 0;
+  let stops = 0;
   let appended = 0;
 
   const note = (line: string) => {
@@ -165,55 +199,58 @@ export async function simulate(
     note(`VIOLATION ${what}`);
   };
   const now = () => new Date(EPOCH + scheduler.now);
+  const transferOf = (id: string) => workload.transfers.find((t) => t.id === id) as SimTransfer;
 
   const append = (message: SimMessage) => {
     const partition = (Number(message.key) >> 1) % partitions;
     const messages = log[partition] as InboundMessage[];
     const offset = messages.length;
     messages.push({ key: Buffer.from(message.key), value: Buffer.from(message.value), offset: String(offset) });
-    source.set(keyOf(message.transferId, message.action), { partition, offset, message });
+    const key = keyOf(message.transferId, message.action);
+    source.set(key, { partition, offset, message });
+    atOffset.set(`${partition}@${offset}`, key);
+    sentStep.set(message.transferId, message.step);
     appended += 1;
     note(`append ${message.action} ${message.transferId.slice(-4)} at ${partition}@${offset}`);
+  };
+
+  /** Upstream sends a transfer's step: records the state it writes first (fulfil, timeout handler), then the message. */
+  const send = (transfer: SimTransfer, step: number) => {
+    const { upstreamState } = workload.steps(transfer)[step] as SimStep;
+    if (upstreamState !== undefined) store.record(transfer.id, upstreamState);
+    append(workload.message(transfer, step, now()));
   };
 
   // Upstream: the prepares, one at a time at steps the scheduler picks.
   let nextPrepare = 0;
   const sendPrepare = () => {
-    const transfer = workload.transfers[nextPrepare++] as SimTransfer;
-    append(workload.message(transfer, 'prepare', now()));
+    send(workload.transfers[nextPrepare++] as SimTransfer, 0);
     if (nextPrepare < workload.transfers.length) scheduler.post(0, sendPrepare);
   };
   scheduler.post(0, sendPrepare);
 
-  /** The first acknowledged result of a message: checked against the replay; upstream answers a reserved prepare. */
+  /** The first acknowledged result of a message: checked against the replay; upstream then sends the next step. */
   const firstResult = (key: string, result: string) => {
     const entry = source.get(key);
     if (!entry) return;
     const { message } = entry;
-    const transfer = workload.transfers.find((t) => t.id === message.transferId) as SimTransfer;
-    const expected =
-      message.action === 'prepare'
-        ? transfer.breach
-          ? 'error 4200'
-          : 'success'
-        : message.action === 'commit'
-          ? 'success'
-          : undefined;
-    if (expected !== undefined && result !== expected)
-      broken(`${key}: notified ${result}, the replay says ${expected}`);
-    if (message.action === 'prepare' && result === 'success' && !endingSent.has(transfer.id)) {
-      endingSent.add(transfer.id);
-      scheduler.post(0, () => {
-        store.record(
-          transfer.id,
-          transfer.ending === 'commit' ? TransferState.RECEIVED_FULFIL : TransferState.RECEIVED_ERROR,
-        );
-        append(workload.message(transfer, transfer.ending, now()));
-      });
+    const transfer = transferOf(message.transferId);
+    const lifeSteps = workload.steps(transfer);
+    const { expected } = lifeSteps[message.step] as SimStep;
+    if (result !== expected) broken(`${key}: notified ${result}, the replay says ${expected}`);
+    const next = message.step + 1;
+    if (result === expected && next < lifeSteps.length && (sentStep.get(transfer.id) ?? 0) < next) {
+      sentStep.set(transfer.id, next);
+      scheduler.post(0, () => send(transfer, next));
     }
   };
 
-  const produce = (owner: number, messages: readonly OutboundMessage[]): Promise<void> => {
+  /** Messages whose notifications a member got acknowledged while it was stopping (member id and key). */
+  const acknowledgedInStop = new Set<string>();
+
+  const produce = (member: MemberState, messages: readonly OutboundMessage[]): Promise<void> => {
+    const owner = member.id;
+    if (member.stopped) broken(`member ${owner} produced after its graceful stop returned`);
     const notes = messages.map(readNotification);
     for (const { key } of notes) {
       const entry = source.get(key);
@@ -225,7 +262,8 @@ export async function simulate(
       }
     }
     note(`member ${owner} produces ${notes.map((n) => n.key.slice(-12)).join(', ')}`);
-    return new Promise((resolve, reject) =>
+    member.pending += 1;
+    const answered = new Promise<void>((resolve, reject) =>
       scheduler.post(owner, () => {
         const f = faults();
         if (prng.chance(f.produceFails)) {
@@ -242,14 +280,18 @@ export async function simulate(
           }
           for (const { key, result } of notes) {
             acknowledged.add(key);
+            if (member.stopping) acknowledgedInStop.add(`${owner} ${key}`);
             const first = results.get(key);
             if (first === undefined) {
               results.set(key, result);
               firstResult(key, result);
             } else if (first !== result) {
-              // A redelivered prepare of a transfer that moved on since gets 2001 (docs/design.md, idempotency).
-              const [transferId, action] = key.split(' ');
-              const movedOn = action === 'prepare' && result === 'error 2001' && endingSent.has(transferId as string);
+              // A redelivered message of a transfer that moved on since gets 2001 (docs/design.md, idempotency).
+              const entry = source.get(key);
+              const movedOn =
+                result === 'error 2001' &&
+                entry !== undefined &&
+                (sentStep.get(entry.message.transferId) ?? 0) > entry.message.step;
               if (!movedOn) broken(`${key} notified ${first}, then ${result}`);
             }
           }
@@ -257,6 +299,15 @@ export async function simulate(
         });
       }),
     );
+    answered.then(
+      () => {
+        member.pending -= 1;
+      },
+      () => {
+        member.pending -= 1;
+      },
+    );
+    return answered;
   };
 
   const applyCommit = (owner: number, partition: number, next: bigint) => {
@@ -266,8 +317,7 @@ export async function simulate(
     const messages = log[partition] as InboundMessage[];
     if (next > BigInt(messages.length)) broken(`offset ${next} committed past the log end ${messages.length}`);
     for (let offset = Number(before); offset < Number(next) && offset < messages.length; offset++) {
-      const entry = [...source.values()].find((e) => e.partition === partition && e.offset === offset);
-      const key = entry ? keyOf(entry.message.transferId, entry.message.action) : `${partition}@${offset}`;
+      const key = atOffset.get(`${partition}@${offset}`) ?? `${partition}@${offset}`;
       if (!acknowledged.has(key))
         broken(
           `member ${owner} committed ${partition}@${next} past ${key} (offset ${offset}), whose notification was not acknowledged`,
@@ -277,70 +327,90 @@ export async function simulate(
     note(`member ${owner} commits ${partition}@${next}`);
   };
 
-  const ioOf = (owner: number): FetcherIo<number> => ({
-    route: async () => 0,
-    leaderOf: () => 0,
-    fetch: (_route, _node, positions) => {
-      const answer = () => {
-        if (prng.chance(faults().fetchFails)) throw new SimulatedFailure('fetch failed');
-        return positions.map(({ topic, partition, offset }) => {
-          const messages = log[partition] as InboundMessage[];
-          if (offset > BigInt(messages.length))
-            broken(`member ${owner} fetched ${partition}@${offset}, past the log end`);
-          const taken = messages.slice(Number(offset), Number(offset) + prng.int(1, 6));
-          note(`member ${owner} fetched ${partition}@${offset}: ${taken.length} messages`);
-          return {
-            topic,
-            partition,
-            messages: taken,
-            nextOffset: offset + BigInt(taken.length),
-            highWatermark: String(messages.length),
-          };
+  const ioOf = (member: MemberState): FetcherIo<number> => {
+    const owner = member.id;
+    const check = (call: string) => {
+      if (member.stopped) broken(`member ${owner} called ${call} after its graceful stop returned`);
+    };
+    return {
+      route: async () => 0,
+      leaderOf: () => 0,
+      fetch: (_route, _node, positions) => {
+        check('fetch');
+        const answer = () => {
+          if (prng.chance(faults().fetchFails)) throw new SimulatedFailure('fetch failed');
+          return positions.map(({ topic, partition, offset }) => {
+            const messages = log[partition] as InboundMessage[];
+            if (offset > BigInt(messages.length))
+              broken(`member ${owner} fetched ${partition}@${offset}, past the log end`);
+            const taken = messages.slice(Number(offset), Number(offset) + prng.int(1, 6));
+            note(`member ${owner} fetched ${partition}@${offset}: ${taken.length} messages`);
+            return {
+              topic,
+              partition,
+              messages: taken,
+              nextOffset: offset + BigInt(taken.length),
+              highWatermark: String(messages.length),
+            };
+          });
+        };
+        const readable = positions.some((p) => p.offset < BigInt((log[p.partition] as InboundMessage[]).length));
+        if (readable) return scheduler.reply(owner, answer);
+        return new Promise((resolve, reject) =>
+          scheduler.at(owner, LONG_POLL_MS, () => {
+            try {
+              resolve(answer());
+            } catch (error) {
+              reject(error);
+            }
+          }),
+        );
+      },
+      committedOffsets: () => {
+        check('committedOffsets');
+        return scheduler.reply(owner, () => {
+          if (prng.chance(faults().offsetsReadFails)) throw new SimulatedFailure('committed offsets not available');
+          const snapshot = [...committed];
+          return (_topic, partition) => snapshot[partition];
         });
-      };
-      const readable = positions.some((p) => p.offset < BigInt((log[p.partition] as InboundMessage[]).length));
-      if (readable) return scheduler.reply(owner, answer);
-      return new Promise((resolve, reject) =>
-        scheduler.at(owner, LONG_POLL_MS, () => {
-          try {
-            resolve(answer());
-          } catch (error) {
-            reject(error);
-          }
-        }),
-      );
-    },
-    committedOffsets: () =>
-      scheduler.reply(owner, () => {
-        if (prng.chance(faults().offsetsReadFails)) throw new SimulatedFailure('committed offsets not available');
-        const snapshot = [...committed];
-        return (_topic, partition) => snapshot[partition];
-      }),
-    listOffsets: () => scheduler.reply(owner, () => () => 0n),
-    commit: (_topic, partition, next) => {
-      // The group's generation goes with the request: one sent before a rebalance is refused after it, as
-      // Kafka's coordinator refuses a stale generation.
-      const sentIn = generation;
-      return new Promise((resolve, reject) =>
-        scheduler.post(owner, () => {
-          const f = faults();
-          if (sentIn !== generation) {
-            note(`member ${owner} commit ${partition}@${next} refused: generation ${sentIn} is over`);
-            reject(new SimulatedFailure('offset commit of an older generation'));
-            return;
-          }
-          if (prng.chance(f.commitFails)) {
-            note(`member ${owner} commit ${partition}@${next} refused`);
-            reject(new SimulatedFailure('offset commit refused'));
-            return;
-          }
-          applyCommit(owner, partition, next);
-          const lost = prng.chance(f.commitAckLost);
-          scheduler.post(owner, () => (lost ? reject(new SimulatedFailure('offset commit reply lost')) : resolve()));
-        }),
-      );
-    },
-  });
+      },
+      listOffsets: () => scheduler.reply(owner, () => () => 0n),
+      commit: (_topic, partition, next) => {
+        check(`commit ${partition}@${next}`);
+        // The group's generation goes with the request: one sent before a rebalance is refused after it, as
+        // Kafka's coordinator refuses a stale generation.
+        const sentIn = generation;
+        member.pending += 1;
+        const answered = new Promise<void>((resolve, reject) =>
+          scheduler.post(owner, () => {
+            const f = faults();
+            if (sentIn !== generation) {
+              note(`member ${owner} commit ${partition}@${next} refused: generation ${sentIn} is over`);
+              reject(new SimulatedFailure('offset commit of an older generation'));
+              return;
+            }
+            if (prng.chance(f.commitFails)) {
+              note(`member ${owner} commit ${partition}@${next} refused`);
+              reject(new SimulatedFailure('offset commit refused'));
+              return;
+            }
+            applyCommit(owner, partition, next);
+            const lost = prng.chance(f.commitAckLost);
+            scheduler.post(owner, () => (lost ? reject(new SimulatedFailure('offset commit reply lost')) : resolve()));
+          }),
+        );
+        answered.then(
+          () => {
+            member.pending -= 1;
+          },
+          () => {
+            member.pending -= 1;
+          },
+        );
+        return answered;
+      },
+    };
+  };
 
   const live = () => members.filter((m) => m.alive);
   /** The group's generation: one more at each rebalance. */
@@ -356,8 +426,9 @@ export async function simulate(
   };
   const start = async () => {
     const id = members.length + 1;
+    const state: MemberState = { id, alive: true, stopping: false, stopped: false, pending: 0 };
     const fetcher = new PartitionFetcher<number>({
-      io: ioOf(id),
+      io: ioOf(state),
       topics: [TOPIC],
       concurrency: prng.int(1, 3),
       fromBeginning: true,
@@ -367,15 +438,21 @@ export async function simulate(
     });
     const bus: PositionBus = {
       start: async (handle) => fetcher.start(handle),
-      produce: (messages) => produce(id, messages),
+      produce: (messages) => produce(state, messages),
       commit: (topic, partition, next) => fetcher.commit(topic, partition, BigInt(next)),
       seek: (topic, partition, offset) => fetcher.seek(topic, partition, BigInt(offset)),
       isReady: () => true,
       stop: () => fetcher.stop(),
     };
+    const memberStore = store.forMember(id);
     const runner = new PositionRunner(
       bus,
-      store.forMember(id),
+      {
+        transaction: (work) => {
+          if (state.stopped) broken(`member ${id} opened a transaction after its graceful stop returned`);
+          return memberStore.transaction(work);
+        },
+      },
       noMetrics,
       nullLogger,
       {
@@ -388,7 +465,7 @@ export async function simulate(
       },
       now,
     );
-    members.push({ id, fetcher, alive: true });
+    members.push(Object.assign(state, { fetcher, runner }));
     await runner.start();
     note(`member ${id} starts`);
     rebalance();
@@ -401,8 +478,42 @@ export async function simulate(
     note(`member ${member.id} crashes`);
     rebalance();
   };
+  /**
+   * SIGTERM: the runner's stop, with the member still in the group while it finishes (a crash may still cut it
+   * short). Once it returns, the member leaves the group. When nothing failed and nobody joined or left while it
+   * stopped, each message it got acknowledged meanwhile is committed.
+   */
+  const stop = (member: Member) => {
+    member.stopping = true;
+    const startedIn = generation;
+    const faultless = faults() === NO_FAULTS;
+    note(`member ${member.id} stops`);
+    void member.runner.stop().then(
+      () => {
+        if (!member.alive) return;
+        member.stopped = true;
+        member.alive = false;
+        stops += 1;
+        note(`member ${member.id} stopped`);
+        if (member.pending > 0)
+          broken(`member ${member.id}'s stop returned with ${member.pending} produces or commits unanswered`);
+        if (faultless && faults() === NO_FAULTS && generation === startedIn) {
+          for (const [key, entry] of source) {
+            if (!acknowledgedInStop.has(`${member.id} ${key}`)) continue;
+            if (BigInt(entry.offset) >= (committed[entry.partition] as bigint)) {
+              broken(
+                `member ${member.id}'s stop returned with ${key} (${entry.partition}@${entry.offset}) acknowledged but not committed (${committed[entry.partition]})`,
+              );
+            }
+          }
+        }
+        rebalance();
+      },
+      (error: unknown) => broken(`member ${member.id}'s stop failed: ${String(error)}`),
+    );
+  };
 
-  const totalMessages = workload.transfers.reduce((n, t) => n + (t.breach ? 1 : 2), 0);
+  const totalMessages = workload.transfers.reduce((n, t) => n + workload.steps(t).length, 0);
   const finished = () =>
     appended === totalMessages &&
     log.every((messages, p) => committed[p] === BigInt(messages.length)) &&
@@ -430,36 +541,20 @@ export async function simulate(
     }
     const f = faults();
     const alive = live();
+    const running = alive.filter((m) => !m.stopping);
     if (alive.length > 0 && prng.chance(f.crash)) crash(prng.pick(alive));
-    else if (alive.length < 3 && prng.chance(f.join)) await start();
-    else if (alive.length === 0 && f === NO_FAULTS) await start();
+    else if (running.length > 0 && prng.chance(f === NO_FAULTS && lateStops > 0 ? seedFaults.stop : f.stop)) {
+      if (f === NO_FAULTS) lateStops -= 1;
+      stop(prng.pick(running));
+    } else if (alive.length < 3 && prng.chance(f.join)) await start();
+    else if (running.length === 0 && f === NO_FAULTS) await start();
     if (!scheduler.step() && live().length > 0) {
       broken('stuck: no event left, and the work is not done');
       break;
     }
   }
 
-  if (violation === undefined) {
-    for (const transfer of workload.transfers) {
-      const history = store.histories.get(transfer.id) ?? [];
-      const outcomes = history.map((s) => s.transferStateId).filter((s) => RESULT_STATES.has(s));
-      if (new Set(outcomes).size !== outcomes.length) broken(`transfer ${transfer.id}: results ${outcomes.join(', ')}`);
-      const last = history.at(-1)?.transferStateId;
-      if (last !== replay.states.get(transfer.id)) {
-        broken(`transfer ${transfer.id} ended ${last}, the replay says ${replay.states.get(transfer.id)}`);
-      }
-    }
-    const sums = new Map<string, Amount>();
-    for (const { account, change } of store.changes) sums.set(account, (sums.get(account) ?? 0n) + change);
-    for (const [account, position] of store.positions) {
-      const summed = workload.initialValue(account) + (sums.get(account) ?? 0n);
-      if (position.value !== summed)
-        broken(`account ${account}: position ${position.value} ≠ initial + Σ changes ${summed}`);
-      if (position.value !== replay.values.get(account)) {
-        broken(`account ${account}: position ${position.value}, the replay says ${replay.values.get(account)}`);
-      }
-    }
-  }
+  if (violation === undefined) checkAgainstReplay(workload, replay, store, broken);
   return {
     seed,
     violation,
@@ -467,6 +562,7 @@ export async function simulate(
     messages: appended,
     members: members.length,
     crashes,
+    stops,
     simulatedMs: scheduler.now,
     trace: trace.slice(-(options.traceLines ?? 60)),
   };
