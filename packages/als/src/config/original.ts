@@ -475,13 +475,9 @@ function readInstrumentation(r: Reader) {
   if (disabled !== undefined) r.fromFile.ALS_ORIGINAL_METRICS = String(!disabled);
   r.take('metricsPrefix');
   const labelsPath = [...instrumentation, 'config', 'defaultLabels'];
-  r.take('metricsDefaultLabels', (value, name) => {
-    const labels = metricLabelsText(value);
-    if (labels === undefined)
-      throw new ConfigError(name, `must be an object of label names and values, got ${JSON.stringify(value)}`);
-    for (const path of labels.paths) r.seen([...labelsPath, ...path]);
-    return labels.text;
-  });
+  r.take('metricsDefaultLabels', (value, name) =>
+    metricLabelsText(value, name, (path) => r.seen([...labelsPath, ...path])),
+  );
   // Accepted whatever their value, as the original does nothing with them either: `timeout` was
   // prom-client's collection interval, which its version (15, under central-services-metrics 12) no longer
   // reads (process metrics are sampled on scrape, as ours); `labels` (INSTRUMENTATION_METRICS_LABELS in

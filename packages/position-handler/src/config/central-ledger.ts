@@ -532,13 +532,9 @@ function mapInstrumentation(m: Mapper) {
   });
   m.take('metricsPrefix', [...instrumentation, 'config', 'prefix']);
   const labelsPath = [...instrumentation, 'config', 'defaultLabels'];
-  m.take('metricsDefaultLabels', labelsPath, (value, key) => {
-    const labels = metricLabelsText(value);
-    if (labels === undefined)
-      throw new ConfigError(key, `must be an object of label names and values, got ${JSON.stringify(value)}`);
-    for (const path of labels.paths) m.seen([...labelsPath, ...path]);
-    return labels.text;
-  });
+  m.take('metricsDefaultLabels', labelsPath, (value, key) =>
+    metricLabelsText(value, key, (path) => m.seen([...labelsPath, ...path]), ConfigError),
+  );
   // Accepted whatever its value: `timeout` was prom-client's collection interval, which its version (15,
   // under central-services-metrics 12) no longer reads; process metrics are sampled on scrape, as ours.
   // `labels`: only its fspId is read, by the one-at-a-time handler alone (mapCentralLedger); the batch handler
