@@ -171,7 +171,7 @@ export function mapCentralLedger(
 ): CentralLedgerMapping {
   // src/handlers/positions/handler.js labels its transfer_position {success, fspId, action}, fspId being
   // Config.INSTRUMENTATION_METRICS_LABELS.fspId; handlerBatch.js's has no fspId. With both handlers the
-  // one-at-a-time label set is kept (one label set per name: see the README's differences).
+  // one-at-a-time label set is kept (one label set per name: docs/differences.md, `transfer_position`'s labels).
   const oneAtATime = handlers.includes('position');
   const tree = source.tree;
   if (tree === undefined) return { values: oneAtATime ? [fspIdLabel(source)] : [], notHonoured: [] };
