@@ -8,6 +8,8 @@
 #   als-original.sh stop               stop the processes started by `start` with the same ports
 #   als-original.sh status
 #
+# Source: account-lookup-service-17.16.1.tar.gz in ORIGINALS_DIR (else shared/originals of a folder above this
+# checkout), else the tag from ALS_ORIGINAL_REPO.
 # Settings (environment): ALS_ORIGINAL_REPO (a git directory or URL holding the tag; default the GitHub
 # repository), ALS_ORIGINAL_API_PORT (41002), ALS_ORIGINAL_ADMIN_PORT (41001), ALS_ORIGINAL_SWITCH_ENDPOINT
 # (central-ledger's admin API: the simulator; http://127.0.0.1:41100), ALS_ORIGINAL_DB (als_original_<api port>),
@@ -41,9 +43,21 @@ die() { echo "als-original: $*" >&2; exit 1; }
 command -v node >/dev/null || die "node is not on the PATH (the original wants Node >= 20)"
 command -v npm >/dev/null || die "npm is not on the PATH"
 
-install() {
-  if [[ -f $HOME_DIR/installed && "$(cat "$HOME_DIR/installed")" == "$STAMP" ]]; then return 0; fi
-  rm -rf "$APP" && mkdir -p "$APP"
+# The release tarball (`git archive` of the tag) in the originals' folder: ORIGINALS_DIR, else shared/originals
+# beside this checkout or an ancestor of it, where no git host is reachable.
+originals_tarball() {
+  local name=account-lookup-service-$VERSION.tar.gz up
+  if [[ -n ${ORIGINALS_DIR:-} ]]; then [[ -f $ORIGINALS_DIR/$name ]] && echo "$ORIGINALS_DIR/$name"; return; fi
+  up=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+  while [[ $up != / ]]; do
+    up=$(dirname "$up")
+    [[ -f $up/shared/originals/$name ]] && { echo "$up/shared/originals/$name"; return 0; }
+  done
+  return 1
+}
+
+# The tag from ALS_ORIGINAL_REPO (a git directory or URL), unpacked into APP.
+unpack_tag() {
   local git_dir
   if [[ -d $REPO ]]; then git_dir=$REPO; else
     git_dir=$HOME_DIR/repo.git
@@ -54,6 +68,21 @@ install() {
   found=$(git --git-dir="$git_dir" rev-parse "$TAG^{commit}" 2>/dev/null) || die "$REPO has no tag $TAG"
   [[ $found == "$COMMIT" ]] || die "$TAG in $REPO is $found, expected $COMMIT"
   git --git-dir="$git_dir" archive "$TAG" | tar -x -C "$APP" || die "cannot unpack $TAG into $APP"
+}
+
+install() {
+  if [[ -f $HOME_DIR/installed && "$(cat "$HOME_DIR/installed")" == "$STAMP" ]]; then return 0; fi
+  rm -rf "$APP" && mkdir -p "$APP"
+  local tarball found
+  if tarball=$(originals_tarball); then
+    # A `git archive` of the tag: git keeps the commit in its header.
+    found=$({ gzip -dc "$tarball" 2>/dev/null || true; } | git get-tar-commit-id 2>/dev/null) ||
+      die "$tarball is not a git archive (no commit in its header)"
+    [[ $found == "$COMMIT" ]] || die "$tarball is commit $found, expected $TAG's $COMMIT"
+    tar -xzf "$tarball" -C "$APP" --strip-components=1 || die "cannot unpack $tarball into $APP"
+  else
+    unpack_tag
+  fi
   (cd "$APP" && node -e '
     const fs = require("node:fs"); const pins = JSON.parse(process.argv[1]);
     const pkg = JSON.parse(fs.readFileSync("package.json", "utf8"));

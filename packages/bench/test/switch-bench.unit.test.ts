@@ -91,6 +91,13 @@ describe('figures', () => {
     expect(summary.stacks[1]?.marginalCoresPer1000.als).toBeCloseTo(0.99, 6);
     expect(summary.positionMarginalCoresRatio).toBeCloseTo(6, 6);
     expect(summary.allValid).toBe(true);
+    // One stack alone (--stacks): its figures, and no ratio to give.
+    const alone = summarise(runs.filter((r) => r.stack === 'ours'));
+    expect(alone.stacks.map((s) => s.stack)).toEqual(['ours']);
+    expect(alone.alsCoresRatio).toBeUndefined();
+    const aloneText = switchTables({ runs: runs.filter((r) => r.stack === 'ours'), summary: alone }, table);
+    expect(aloneText).toContain('| ours (mojafast ALS and position handler) | 2 |');
+    expect(aloneText).not.toContain('originals / ours');
     expect(summarise([{ ...runOf('ours', 1, {}), failed: 1 }]).allValid).toBe(false);
     expect(summarise([{ ...runOf('ours', 1, {}), dropped: 1 }]).allValid).toBe(false);
 
@@ -141,6 +148,9 @@ describe('command line', () => {
     expect(() => parseSwitchArgs(['--rate', '0'])).toThrow('--rate must be a positive integer');
     expect(() => parseSwitchArgs(['--als-config', 'helm'])).toThrow('--als-config must be one of');
     expect(() => parseSwitchArgs(['--warmup', '1.5'])).toThrow('--warmup must be a whole number');
+    expect(parseSwitchArgs([]).stacks).toEqual(['originals', 'ours']);
+    expect(parseSwitchArgs(['--stacks', 'ours']).stacks).toEqual(['ours']);
+    expect(() => parseSwitchArgs(['--stacks', 'mine'])).toThrow('--stacks must be one of both, ours, originals');
   });
 
   it('alternates which stack goes first', () => {
@@ -149,6 +159,7 @@ describe('command line', () => {
       ['ours', 'originals'],
       ['originals', 'ours'],
     ]);
+    expect([roundOrder(1, ['ours']), roundOrder(2, ['originals'])]).toEqual([['ours'], ['originals']]);
   });
 });
 

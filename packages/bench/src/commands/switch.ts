@@ -27,7 +27,9 @@ export const switchUsage = `mojafast-bench switch [options]
   --warmup S           seconds at the same rate before measuring, not counted (default 5)
   --idle S             seconds with no load after the warm-up, each process's idle CPU (default 5): the cost
                        per transfer is also given above it, as at a high rate where the idle use vanishes
-  --rounds N           rounds, each runs both stacks, the order swapped each round (default 2)
+  --rounds N           rounds, each runs the stacks, the order swapped each round (default 2)
+  --stacks S           both (default), ours or originals: one stack alone, e.g. ours at a rate the originals
+                       cannot keep up with on this machine (no ratio is given then)
   --max-in-flight N    transfers in flight at most; beyond, arrivals are dropped and counted (default 200)
   --timeout MS         per step (lookup, transfer), request to callback (default 30000)
   --als-config C       both ALSs' configuration file: chart (default: the helm chart's, caches on) or default
@@ -38,12 +40,19 @@ export const switchUsage = `mojafast-bench switch [options]
 
 export interface SwitchOptions extends Omit<RunOptions, 'seed'> {
   readonly rounds: number;
+  readonly stacks: readonly Stack[];
   readonly alsConfig: OriginalConfig;
   readonly alsPort: number;
   readonly thresholds: string[];
   readonly out: string | undefined;
   readonly help: boolean;
 }
+
+const stackChoices: Readonly<Record<string, readonly Stack[]>> = {
+  both: ['originals', 'ours'],
+  ours: ['ours'],
+  originals: ['originals'],
+};
 
 function wholeNumber(flag: string, text: string): number {
   const value = Number(text);
@@ -60,6 +69,7 @@ export function parseSwitchArgs(argv: readonly string[]): SwitchOptions {
       warmup: { type: 'string', default: '5' },
       idle: { type: 'string', default: '5' },
       rounds: { type: 'string', default: '2' },
+      stacks: { type: 'string', default: 'both' },
       'max-in-flight': { type: 'string', default: '200' },
       timeout: { type: 'string', default: '30000' },
       'als-config': { type: 'string', default: 'chart' },
@@ -72,12 +82,16 @@ export function parseSwitchArgs(argv: readonly string[]): SwitchOptions {
   const alsConfig = values['als-config'] as OriginalConfig;
   if (!originalConfigs.includes(alsConfig))
     throw new Error(`--als-config must be one of ${originalConfigs.join(', ')}, got "${alsConfig}"`);
+  const stacks = stackChoices[values.stacks];
+  if (!stacks)
+    throw new Error(`--stacks must be one of ${Object.keys(stackChoices).join(', ')}, got "${values.stacks}"`);
   return {
     rate: positiveInteger('--rate', values.rate),
     durationS: positiveInteger('--duration', values.duration),
     warmupS: wholeNumber('--warmup', values.warmup),
     idleS: wholeNumber('--idle', values.idle),
     rounds: positiveInteger('--rounds', values.rounds),
+    stacks,
     maxInFlight: positiveInteger('--max-in-flight', values['max-in-flight']),
     timeoutMs: positiveInteger('--timeout', values.timeout),
     alsConfig,
@@ -88,9 +102,10 @@ export function parseSwitchArgs(argv: readonly string[]): SwitchOptions {
   };
 }
 
-/** Round r runs the originals first when r is odd, ours first when even. */
-export function roundOrder(round: number): Stack[] {
-  return round % 2 === 1 ? ['originals', 'ours'] : ['ours', 'originals'];
+/** Round r runs the originals first when r is odd, ours first when even; of `stacks` only. */
+export function roundOrder(round: number, stacks: readonly Stack[] = ['originals', 'ours']): Stack[] {
+  const order: Stack[] = round % 2 === 1 ? ['originals', 'ours'] : ['ours', 'originals'];
+  return order.filter((s) => stacks.includes(s));
 }
 
 /** The k6 metrics of each stack over its runs: latency trends, completed transfers, and checks (completed). */
@@ -140,7 +155,7 @@ export async function switchCommand(argv: string[]): Promise<void> {
   };
   try {
     for (let round = 1; round <= o.rounds; round++) {
-      for (const stack of roundOrder(round)) {
+      for (const stack of roundOrder(round, o.stacks)) {
         progress(`round ${round}: ${stack}, ${o.rate} transfers/s offered for ${o.durationS} s`);
         runs.push(await measureRun(sw, stack, round, { ...o, seed }, progress, sinks[stack]));
       }
@@ -155,10 +170,10 @@ export async function switchCommand(argv: string[]): Promise<void> {
     'Quotes are out of scope: each transfer is a lookup then a transfer, with no quoting service (the programme also times POST /quotes).';
   process.stdout.write(`\n${switchTables({ runs, summary }, table)}\n\n${scope}\n`);
   await finish({
-    title: `bench:switch ${o.rate} transfers/s offered, ${o.durationS} s per run, ${o.rounds} rounds`,
+    title: `bench:switch ${o.rate} transfers/s offered, ${o.durationS} s per run, ${o.rounds} rounds${o.stacks.length === 1 ? `, ${o.stacks[0]} alone` : ''}`,
     metrics: switchMetrics(runs, sinks),
     thresholds: o.thresholds,
-    defaultMetric: 'ours_e2e',
+    defaultMetric: `${o.stacks.includes('ours') ? 'ours' : 'originals'}_e2e`,
     out: o.out ?? join('bench-results', `switch-${new Date().toISOString().replace(/[:.]/g, '-')}.json`),
     json: { bench: 'switch', scope, options: { ...o, help: undefined }, runs, summary },
   });

@@ -743,13 +743,16 @@ function renderMicro(files: readonly LoadedResult[]): string {
 /** bench:switch: its three tables (switch/tables.ts) under each result file's caption. */
 function renderSwitch(files: readonly LoadedResult[]): string {
   return files
-    .map((file) =>
-      [
-        caption(file, 'bench:switch: lookup then transfer through the whole switch, the originals and ours'),
+    .map((file) => {
+      const result = file.result as unknown as SwitchBenchResult;
+      const stacks = result.summary.stacks.map((s) => s.stack);
+      const which = stacks.length === 1 ? `${stacks[0]} alone` : 'the originals and ours';
+      return [
+        caption(file, `bench:switch: lookup then transfer through the whole switch, ${which}`),
         '',
-        switchTables(file.result as unknown as SwitchBenchResult, table),
-      ].join('\n'),
-    )
+        switchTables(result, table),
+      ].join('\n');
+    })
     .join('\n\n');
 }
 

@@ -75,12 +75,13 @@ export interface StackSummary {
 }
 
 export interface SwitchBenchSummary {
+  /** The stacks that ran (`--stacks` may run one alone). */
   readonly stacks: readonly StackSummary[];
-  /** Originals' cores over ours': how many times fewer cores ours needs for the same rate. */
-  readonly alsCoresRatio: number;
-  readonly positionCoresRatio: number;
-  readonly alsMarginalCoresRatio: number;
-  readonly positionMarginalCoresRatio: number;
+  /** Originals' cores over ours': how many times fewer cores ours needs for the same rate; absent unless both ran. */
+  readonly alsCoresRatio?: number;
+  readonly positionCoresRatio?: number;
+  readonly alsMarginalCoresRatio?: number;
+  readonly positionMarginalCoresRatio?: number;
   /** Every run held the gate and completed every arrival (none failed, none dropped). */
   readonly allValid: boolean;
 }
@@ -88,24 +89,30 @@ export interface SwitchBenchSummary {
 const mean = (xs: readonly number[]) => (xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length);
 
 export function summarise(runs: readonly SwitchBenchRun[]): SwitchBenchSummary {
-  const stacks = (['originals', 'ours'] as const).map((stack): StackSummary => {
+  const stacks = (['originals', 'ours'] as const).flatMap((stack): StackSummary[] => {
     const mine = runs.filter((r) => r.stack === stack);
-    return {
-      stack,
-      runs: mine.length,
-      completedPerSecond: mean(mine.map((r) => r.completedPerSecond)),
-      e2eP95: mean(mine.map((r) => r.e2e.p95)),
-      coresPer1000: {
-        als: mean(mine.map((r) => r.coresPer1000.als)),
-        position: mean(mine.map((r) => r.coresPer1000.position)),
+    if (mine.length === 0) return [];
+    return [
+      {
+        stack,
+        runs: mine.length,
+        completedPerSecond: mean(mine.map((r) => r.completedPerSecond)),
+        e2eP95: mean(mine.map((r) => r.e2e.p95)),
+        coresPer1000: {
+          als: mean(mine.map((r) => r.coresPer1000.als)),
+          position: mean(mine.map((r) => r.coresPer1000.position)),
+        },
+        marginalCoresPer1000: {
+          als: mean(mine.map((r) => r.marginalCoresPer1000.als)),
+          position: mean(mine.map((r) => r.marginalCoresPer1000.position)),
+        },
       },
-      marginalCoresPer1000: {
-        als: mean(mine.map((r) => r.marginalCoresPer1000.als)),
-        position: mean(mine.map((r) => r.marginalCoresPer1000.position)),
-      },
-    };
+    ];
   });
-  const [originals, ours] = stacks as [StackSummary, StackSummary];
+  const allValid = runs.length > 0 && runs.every((r) => r.gate.valid && r.failed === 0 && r.dropped === 0);
+  const originals = stacks.find((s) => s.stack === 'originals');
+  const ours = stacks.find((s) => s.stack === 'ours');
+  if (!originals || !ours) return { stacks, allValid };
   const ratio = (a: number, b: number) => (b === 0 ? 0 : a / b);
   return {
     stacks,
@@ -113,6 +120,6 @@ export function summarise(runs: readonly SwitchBenchRun[]): SwitchBenchSummary {
     positionCoresRatio: ratio(originals.coresPer1000.position, ours.coresPer1000.position),
     alsMarginalCoresRatio: ratio(originals.marginalCoresPer1000.als, ours.marginalCoresPer1000.als),
     positionMarginalCoresRatio: ratio(originals.marginalCoresPer1000.position, ours.marginalCoresPer1000.position),
-    allValid: runs.length > 0 && runs.every((r) => r.gate.valid && r.failed === 0 && r.dropped === 0),
+    allValid,
   };
 }

@@ -102,19 +102,23 @@ export function coresTable(summary: SwitchBenchSummary, table: TableWriter): str
     s.coresPer1000.position.toFixed(3),
     s.marginalCoresPer1000.position.toFixed(3),
   ];
-  return table(header, [
-    ...summary.stacks.map(row),
-    [
-      'originals / ours (how many times fewer cores ours needs)',
-      '',
-      '',
-      '',
-      `${summary.alsCoresRatio.toFixed(1)}×`,
-      `${summary.alsMarginalCoresRatio.toFixed(1)}×`,
-      `${summary.positionCoresRatio.toFixed(1)}×`,
-      `${summary.positionMarginalCoresRatio.toFixed(1)}×`,
-    ],
-  ]);
+  const times = (x: number | undefined) => (x === undefined ? '' : `${x.toFixed(1)}×`);
+  const ratios =
+    summary.alsCoresRatio === undefined
+      ? []
+      : [
+          [
+            'originals / ours (how many times fewer cores ours needs)',
+            '',
+            '',
+            '',
+            times(summary.alsCoresRatio),
+            times(summary.alsMarginalCoresRatio),
+            times(summary.positionCoresRatio),
+            times(summary.positionMarginalCoresRatio),
+          ],
+        ];
+  return table(header, [...summary.stacks.map(row), ...ratios]);
 }
 
 export function switchTables(result: SwitchBenchResult, table: TableWriter): string {
