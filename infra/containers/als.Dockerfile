@@ -48,7 +48,7 @@ WORKDIR /opt/app
 # The application layer is the deploy output alone: package.json, dist/ (with the FSPIOP schemas it
 # validates with, generated at build time: packages/als/scripts/fspiop-schemas.ts), config/ (the embedded
 # oracles.json, read relative to dist/) and the production node_modules (no @mojaloop/api-snippets).
-# Measure it without Docker: node packages/deploy-check/dist/image-size-cli.js (packages/deploy-check/README.md).
+# Measure it without Docker: node packages/deploy-check/dist/image-size-cli.js (packages/deploy-check/docs/reference.md).
 COPY --from=build /out ./
 # The original's entry points (infra/containers/entry/), which only import dist/als.js.
 COPY infra/containers/entry/als/ ./

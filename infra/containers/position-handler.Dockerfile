@@ -47,7 +47,7 @@ WORKDIR /opt/app
 # Code stays owned by root and read-only to the service user; on-demand CPU profiles go to a writable dir.
 # The application layer is the deploy output alone: package.json, dist/ and the production node_modules,
 # plus the original's entry point (infra/containers/entry/), which only imports dist/position.js.
-# Measure it without Docker: node packages/deploy-check/dist/image-size-cli.js (packages/deploy-check/README.md).
+# Measure it without Docker: node packages/deploy-check/dist/image-size-cli.js (packages/deploy-check/docs/reference.md).
 COPY --from=build /out ./
 COPY infra/containers/entry/position-handler/ ./
 # Any user may write profiles (the charts run uid 1001); with a read-only root it is a volume or nothing.

@@ -36,13 +36,13 @@ RUN --mount=type=secret,id=extra_ca --mount=type=cache,id=pnpm-store,target=/roo
     pnpm --filter @mojafast/sim deploy --legacy --prod /out
 
 FROM ${NODE_IMAGE}
-# admin = SIM_PORT_BASE, oracle +1, payee +2, payer +3 (packages/sim/README.md); 3001 is where a
+# admin = SIM_PORT_BASE, oracle +1, payee +2, payer +3 (docs/deployment.md, the images); 3001 is where a
 # Mojaloop cluster finds central-ledger's admin API.
 ENV NODE_ENV=production \
     SIM_PORT_BASE=3001
 WORKDIR /app
 # The application layer is the deploy output alone: package.json, dist/ and the production node_modules.
-# Measure it without Docker: node packages/deploy-check/dist/image-size-cli.js (packages/deploy-check/README.md).
+# Measure it without Docker: node packages/deploy-check/dist/image-size-cli.js (packages/deploy-check/docs/reference.md).
 COPY --from=build /out ./
 USER node
 EXPOSE 3001 3002 3003 3004

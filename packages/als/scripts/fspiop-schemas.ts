@@ -7,14 +7,14 @@
 //   node packages/als/scripts/fspiop-schemas.ts           rewrite the file
 //   node packages/als/scripts/fspiop-schemas.ts --check   exit 1 if the file is stale
 //
-// Node runs this file as it is (type stripping): it imports no local module and uses erasable syntax only.
-import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+// Node runs this file as it is (type stripping): it uses erasable syntax only and imports its local module by
+// its .ts name.
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { isDeepStrictEqual } from 'node:util';
 import { parse as parseYaml } from 'yaml';
+import { refsIn, sortedByName, writeOrCheck } from './generated-json.ts';
 
 /** The request bodies the ALS validates; the same list as bodySchemaNames in src/fspiop/schemas.ts. */
 export const bodySchemaNames: readonly string[] = [
@@ -72,18 +72,6 @@ export function readSnippets(dir = snippetsDir()): Snippets {
   return { source: `@mojaloop/api-snippets@${version}`, v11Components: v11.components, v20Schemas: v20 };
 }
 
-/** Every `$ref` string under a value. */
-function refsIn(value: unknown, out: string[] = []): string[] {
-  if (Array.isArray(value)) for (const item of value) refsIn(item, out);
-  else if (value && typeof value === 'object') {
-    for (const [key, child] of Object.entries(value)) {
-      if (key === '$ref' && typeof child === 'string') out.push(child);
-      else refsIn(child, out);
-    }
-  }
-  return out;
-}
-
 const unescapePointer = (segment: string): string => segment.replaceAll('~1', '/').replaceAll('~0', '~');
 
 /**
@@ -105,10 +93,9 @@ function v11Closure(components: Components, names: readonly string[]): Component
       pending.push([unescapePointer(match[1] ?? ''), unescapePointer(match[2] ?? '')]);
     }
   }
-  // Sorted, so the file does not change with the walk order.
-  const sorted = <T>(record: Record<string, T>): Record<string, T> =>
-    Object.fromEntries(Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-  return Object.fromEntries(Object.entries(sorted(picked)).map(([section, schemas]) => [section, sorted(schemas)]));
+  return Object.fromEntries(
+    Object.entries(sortedByName(picked)).map(([section, schemas]) => [section, sortedByName(schemas)]),
+  );
 }
 
 /** v2.0's schemas are self-contained (no $ref); the named ones are copied as they are. */
@@ -172,27 +159,7 @@ export function extractFspiopSchemas(snippets: Snippets, names: readonly string[
   });
 }
 
-/** The file as Biome formats it, so `pnpm run lint` accepts what this script writes. */
-function formatted(content: ExtractedSchemas): string {
-  const biome = join(packageDir, '../../node_modules/.bin/biome');
-  const result = spawnSync(biome, ['format', `--stdin-file-path=${generatedFile}`], {
-    input: `${JSON.stringify(content, null, 2)}\n`,
-    encoding: 'utf8',
-  });
-  if (result.status !== 0) throw new Error(`biome format failed: ${result.stderr}`);
-  return result.stdout;
-}
-
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const content = extractFspiopSchemas(readSnippets());
-  if (process.argv.includes('--check')) {
-    const current = JSON.parse(readFileSync(generatedFile, 'utf8'));
-    if (!isDeepStrictEqual(current, content)) {
-      process.stderr.write(`${generatedFile} is stale; run: pnpm --filter @mojafast/als run schemas\n`);
-      process.exit(1);
-    }
-  } else {
-    writeFileSync(generatedFile, formatted(content));
-    process.stdout.write(`wrote ${generatedFile} from ${content.source}\n`);
-  }
+  writeOrCheck(generatedFile, content, 'pnpm --filter @mojafast/als run schemas', content.source);
 }

@@ -9,13 +9,12 @@
 //
 // FILE defaults to the yaml of the original installed by packages/als-parity/scripts/als-original.sh
 // (${MOJAFAST_CACHE_DIR:-~/.cache/mojafast}/als-original-17.16.1/app). Node runs this file as it is (type stripping).
-import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { isDeepStrictEqual } from 'node:util';
 import { parse as parseYaml } from 'yaml';
+import { refsIn, sortedByName, writeOrCheck } from './generated-json.ts';
 
 /** The ISO 20022 bodies of PUT /parties/{Type}/{ID}[/{SubId}] and of .../error. */
 export const isoBodySchemaNames: readonly string[] = [
@@ -52,17 +51,6 @@ function stripped(value: unknown, inProperties = false): unknown {
   return out;
 }
 
-function refsIn(value: unknown, out: string[] = []): string[] {
-  if (Array.isArray(value)) for (const item of value) refsIn(item, out);
-  else if (value && typeof value === 'object') {
-    for (const [key, child] of Object.entries(value)) {
-      if (key === '$ref' && typeof child === 'string') out.push(child);
-      else refsIn(child, out);
-    }
-  }
-  return out;
-}
-
 /** The named schemas of the document and every schema they reference, transitively, sorted by name. */
 export function extractIsoSchemas(yamlText: string, source: string): IsoSchemas {
   const document = parseYaml(yamlText) as { info?: { version?: string }; components: { schemas: Loose } };
@@ -80,26 +68,14 @@ export function extractIsoSchemas(yamlText: string, source: string): IsoSchemas 
       pending.push(match[1] as string);
     }
   }
-  const schemas = Object.fromEntries(Object.entries(picked).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   return {
     source: `${source} (info.version ${document.info?.version ?? '?'})`,
     bodySchemas: [...isoBodySchemaNames],
-    components: { schemas },
+    components: { schemas: sortedByName(picked) },
   };
 }
 
 export const sourceName = 'account-lookup-service v17.16.1 src/interface/fspiop-rest-v2.0-ISO20022_parties.yaml';
-
-/** The file as Biome formats it, so `pnpm run lint` accepts what this script writes. */
-function formatted(content: IsoSchemas): string {
-  const biome = join(packageDir, '../../node_modules/.bin/biome');
-  const result = spawnSync(biome, ['format', `--stdin-file-path=${isoGeneratedFile}`], {
-    input: `${JSON.stringify(content, null, 2)}\n`,
-    encoding: 'utf8',
-  });
-  if (result.status !== 0) throw new Error(`biome format failed: ${result.stderr}`);
-  return result.stdout;
-}
 
 export function readOriginalYaml(file = originalYaml): string | undefined {
   return existsSync(file) ? readFileSync(file, 'utf8') : undefined;
@@ -113,14 +89,10 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     process.stderr.write(`${file} not found: install the original (als-original.sh install) or pass --from FILE\n`);
     process.exit(2);
   }
-  const content = extractIsoSchemas(text, sourceName);
-  if (process.argv.includes('--check')) {
-    if (!isDeepStrictEqual(JSON.parse(readFileSync(isoGeneratedFile, 'utf8')), content)) {
-      process.stderr.write(`${isoGeneratedFile} is stale; run: node packages/als/scripts/iso20022-schemas.ts\n`);
-      process.exit(1);
-    }
-  } else {
-    writeFileSync(isoGeneratedFile, formatted(content));
-    process.stdout.write(`wrote ${isoGeneratedFile} from ${file}\n`);
-  }
+  writeOrCheck(
+    isoGeneratedFile,
+    extractIsoSchemas(text, sourceName),
+    'node packages/als/scripts/iso20022-schemas.ts',
+    file,
+  );
 }

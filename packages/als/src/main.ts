@@ -18,24 +18,25 @@ import { causeOf, withErrorHandling } from './fspiop/error-handling.js';
 import { isoPartiesErrorBody } from './fspiop/iso20022.js';
 import { fspiopPartyIdTypes, oraclePartyIdTypes } from './fspiop/party-id.js';
 import { loadFspiopSchemas, shippedIsoSchemas, shippedSchemas } from './fspiop/schemas.js';
-import { createSerialisers } from './fspiop/serialisers.js';
+import { createSerialisers, type Serialisers } from './fspiop/serialisers.js';
 import { buildAdminApp } from './http/admin-app.js';
 import { createAdmission } from './http/admission.js';
 import { buildApiApp, quiet } from './http/api-app.js';
 import { createInflight } from './http/inflight.js';
 import { registerObserveRoutes } from './http/observe-routes.js';
-import { createFailureReporter } from './observe/failures.js';
-import { createMetrics } from './observe/metrics.js';
-import { setUpProxyAndJws } from './proxy-jws-setup.js';
-import { createCentralLedger } from './upstream/central-ledger.js';
+import { createFailureReporter, type FailureReporter } from './observe/failures.js';
+import { createMetrics, type Metrics } from './observe/metrics.js';
+import { type ProxyJws, setUpProxyAndJws } from './proxy-jws-setup.js';
+import { type CentralLedger, createCentralLedger } from './upstream/central-ledger.js';
 import { timedDirectory, timedEgress } from './upstream/egress-timing.js';
 import { createHealthProbe } from './upstream/health-probe.js';
-import { createHttpClient } from './upstream/http-client.js';
-import { createOracleClient } from './upstream/oracle-client.js';
+import { createHttpClient, type HttpClient } from './upstream/http-client.js';
+import { createOracleClient, type OracleClient } from './upstream/oracle-client.js';
 import {
   createMemoryOracleStore,
   createOracleRegistry,
   type OracleInput,
+  type OracleRegistry,
   type OracleStore,
   readOraclesFile,
 } from './upstream/oracle-registry.js';
@@ -168,16 +169,9 @@ async function openAls(
   loggerInstance: FastifyBaseLogger,
   close: () => Promise<void>,
 ): Promise<RunningAlsProcess> {
-  // The timeout handler runs where the role puts it. The original's handler process connects its proxy
-  // cache whatever PROXY_CACHE.enabled says (src/server.js initializeHandlers): so does `handlers --timeout`.
+  const config = roleConfig(given, role);
   const handlerProcess = role.timeoutHandler === true;
-  const config: Config = handlerProcess
-    ? { ...given, proxyCache: true }
-    : role.timeoutHandler === false
-      ? { ...given, timeoutHandler: false }
-      : given;
-  const startedAt = new Date();
-  const version = packageVersion(import.meta.url);
+  const service = { startedAt: new Date(), version: packageVersion(import.meta.url) };
   // First, so a bad registry file or database stops start-up before anything holds a socket. The handler
   // process reads no registry (the original's connects no database either).
   const store = resources.own(
@@ -186,9 +180,112 @@ async function openAls(
     (opened) => opened.close(),
   );
   const registry = new Registry();
-  // The original's names with the deployment's prefix and default labels, bound once here (no cost per request).
+  const metrics = resources.own('metrics', openMetrics(config, registry, service.version), (created) => created.stop());
+  const schemas = loadFspiopSchemas(
+    shippedSchemas,
+    config.apiType === 'iso20022' ? { iso20022: shippedIsoSchemas } : {},
+  );
+  const serialisers = createSerialisers();
+  // Every error answer, error callback and upstream call without an answer counted and logged (rate-limited).
+  const failures = createFailureReporter(registry, loggerInstance);
+  const upstream = openUpstream(config, store, metrics, failures, resources);
+  // Proxy cache, timeout handler and JWS: all off by default, then nothing of them is wired in.
+  const extras = await setUpProxyAndJws(config, upstream.centralLedger, loggerInstance, resources);
+  const ports = discoveryPorts(config, upstream, extras, metrics, failures, serialisers);
+  const inflight = createInflight();
+  const probe = healthProbe(config, upstream.http, store, extras.proxyCache);
+  // What each process's /health reports, as the original's process of that role: the API's needs the
+  // datastore, the proxy cache when on and (ours) central-ledger; the admin API's only its datastore
+  // (src/api/health.js getSubServices); the timeout handler's only the proxy cache
+  // (src/handlers/monitoring/plugins/health.js). A process serving both APIs reports the API's on both ports.
+  const health = role.api
+    ? probe({ centralLedger: true, datastore: true, proxyCache: true })
+    : probe({ centralLedger: false, datastore: true, proxyCache: false });
+
+  let app: FastifyInstance | undefined;
+  if (role.api) {
+    const admission = createAdmission(config.maxLookupsInFlight, config.lookupCallbackWaitMs);
+    resources.own('admission sweep', admission, (created) => created.close());
+    metrics.watchAdmission(() => admission);
+    app = buildApiApp({
+      config,
+      ports,
+      schemas,
+      serialisers,
+      metrics,
+      registry,
+      failures,
+      admission,
+      health,
+      service,
+      loggerInstance,
+      inflight,
+      jws: extras.jws,
+      clearEndpointCache: () => upstream.centralLedger.clear(),
+    });
+  }
+  const profiler = createCpuProfiler({ directory: config.profileDir, prefix: 'als' });
+  resources.own('profiler', profiler, (created) => created.stop());
+  const admin = role.admin
+    ? buildAdminApp({
+        registry: upstream.oracleRegistry,
+        currencies: schemas.currencies,
+        metrics: registry,
+        profiler,
+        defaultProfileSeconds: config.profileSeconds,
+        bodyLimitBytes: config.bodyLimitBytes,
+        health,
+        service,
+        loggerInstance,
+      })
+    : undefined;
+  let monitoring: FastifyInstance | undefined;
+  if (handlerProcess) {
+    monitoring = Fastify({ loggerInstance, logController: quiet() });
+    // The handler's /health is central-services-health's defaultHealthHandler: 502 while a service is DOWN.
+    const handlerHealth = probe({ centralLedger: false, datastore: false, proxyCache: true });
+    registerObserveRoutes(monitoring, registry, service, handlerHealth, 502);
+  }
+  // Closed first (opened last): the servers stop accepting before what they use is closed.
+  const servers = [app, admin, monitoring].filter((server) => server !== undefined);
+  resources.own('servers', servers, (opened) => Promise.all(opened.map((server) => server.close())));
+
+  const local = (address: string) => address.replace('0.0.0.0', '127.0.0.1').replace('[::]', '127.0.0.1');
+  const url = app && local(await app.listen({ port: config.port, host: config.host, backlog: listenBacklog }));
+  const adminUrl = admin && local(await admin.listen({ port: config.adminPort, host: config.host }));
+  const monitoringUrl =
+    monitoring && local(await monitoring.listen({ port: config.monitoringPort, host: config.host }));
+  extras.startTimeoutHandler(ports, (error) => loggerInstance.warn({ err: error }, 'timeout handler run failed'));
+
+  return {
+    url,
+    adminUrl,
+    monitoringUrl,
+    app,
+    admin,
+    registry,
+    profiler,
+    log: loggerInstance,
+    idle: inflight.idle,
+    close,
+  };
+}
+
+/**
+ * The settings as the role runs them. The timeout handler runs where the role puts it; the original's handler
+ * process connects its proxy cache whatever PROXY_CACHE.enabled says (src/server.js initializeHandlers): so
+ * does `handlers --timeout`.
+ */
+function roleConfig(given: Config, role: AlsRole): Config {
+  if (role.timeoutHandler === true) return { ...given, proxyCache: true };
+  if (role.timeoutHandler === false) return { ...given, timeoutHandler: false };
+  return given;
+}
+
+/** Our metrics, and the original's names with the deployment's prefix and default labels (bound once here). */
+function openMetrics(config: Config, registry: Registry, version: string): Metrics {
   const defaultLabels = parseMetricLabels(config.metricsDefaultLabels) ?? {};
-  const metrics = createMetrics(
+  return createMetrics(
     registry,
     config.originalMetrics && {
       prefix: config.metricsPrefix,
@@ -198,12 +295,23 @@ async function openAls(
         Object.keys(defaultLabels).length > 0 ? { ...defaultLabels, serviceVersion: version } : defaultLabels,
     },
   );
-  resources.own('metrics', metrics, (created) => created.stop());
-  const iso = config.apiType === 'iso20022';
-  const schemas = loadFspiopSchemas(shippedSchemas, iso ? { iso20022: shippedIsoSchemas } : {});
-  const serialisers = createSerialisers();
-  // Every error answer, error callback and upstream call without an answer counted and logged (rate-limited).
-  const failures = createFailureReporter(registry, loggerInstance);
+}
+
+/** The upstream pools and what the flows reach through them: central-ledger, the oracles, their registry. */
+interface Upstream {
+  readonly http: HttpClient;
+  readonly centralLedger: CentralLedger;
+  readonly oracles: OracleClient;
+  readonly oracleRegistry: OracleRegistry;
+}
+
+function openUpstream(
+  config: Config,
+  store: OracleStore,
+  metrics: Metrics,
+  failures: FailureReporter,
+  resources: Resources,
+): Upstream {
   const http = createHttpClient({
     connections: config.upstreamConnections,
     connectTimeoutMs: config.connectTimeoutMs,
@@ -238,20 +346,29 @@ async function openAls(
     maxStaleMs: config.cacheMaxStaleMs,
     record,
   });
+  return { http, centralLedger, oracles, oracleRegistry };
+}
 
-  // Proxy cache, timeout handler and JWS: all off by default, then nothing of them is wired in.
-  const extras = await setUpProxyAndJws(config, centralLedger, loggerInstance, resources);
-
+/** What the flows are given: the upstreams timed and watched, the codec, the observers. */
+function discoveryPorts(
+  config: Config,
+  upstream: Upstream,
+  extras: ProxyJws,
+  metrics: Metrics,
+  failures: FailureReporter,
+  serialisers: Serialisers,
+): DiscoveryPorts {
+  const { http, oracles, oracleRegistry } = upstream;
   const errorHandling = {
     includeCauseExtension: config.errorCauseExtension,
     truncateExtensions: config.truncateExtensions,
   };
   // The egress timers of the original run here, at the upstream edge: the flows measure nothing of it.
-  const ports: DiscoveryPorts = {
+  return {
     hubName: config.hubName,
     hubVersion: config.hubFspiopVersion,
     apiType: config.apiType,
-    directory: timedDirectory(centralLedger, metrics.egress),
+    directory: timedDirectory(upstream.centralLedger, metrics.egress),
     oracles: {
       oracleFor: (type, currency) => oracleRegistry.oracleFor(type, currency),
       lookup: (url, party, currency, headers) => oracles.lookup(url, party, currency, headers),
@@ -272,19 +389,16 @@ async function openAls(
       ...serialisers,
       error: (information, cause) =>
         serialisers.error(withErrorHandling(information, errorHandling, () => causeOf(information, cause))),
-      ...(iso ? { partiesError: isoPartiesErrorBody } : {}),
+      ...(config.apiType === 'iso20022' ? { partiesError: isoPartiesErrorBody } : {}),
     },
     observe: { stage: metrics.observeStage, endToEnd: metrics.endToEnd, event: metrics.event },
     interScheme: extras.proxy && acrossSchemes(extras.proxy),
   };
+}
 
-  const inflight = createInflight();
-  const proxyCache = extras.proxyCache;
-  // What each process's /health reports, as the original's process of that role: the API's needs the
-  // datastore, the proxy cache when on and (ours) central-ledger; the admin API's only its datastore
-  // (src/api/health.js getSubServices); the timeout handler's only the proxy cache
-  // (src/handlers/monitoring/plugins/health.js). A process serving both APIs reports the API's on both ports.
-  const probe = (checks: { centralLedger: boolean; datastore: boolean; proxyCache: boolean }) =>
+/** A /health probe of the services named (each process checks those its original role does). */
+function healthProbe(config: Config, http: HttpClient, store: OracleStore, proxyCache: ProxyJws['proxyCache']) {
+  return (checks: { centralLedger: boolean; datastore: boolean; proxyCache: boolean }) =>
     createHealthProbe(http, {
       intervalMs: config.healthCheckIntervalMs,
       timeoutMs: config.connectTimeoutMs,
@@ -293,88 +407,4 @@ async function openAls(
       ...(checks.datastore && store.ping ? { pingDatastore: () => (store.ping as () => Promise<void>)() } : {}),
       ...(checks.proxyCache && proxyCache ? { pingProxyCache: () => proxyCache.healthCheck() } : {}),
     });
-  const health = role.api
-    ? probe({ centralLedger: true, datastore: true, proxyCache: true })
-    : probe({ centralLedger: false, datastore: true, proxyCache: false });
-  const service = { startedAt, version };
-
-  const servers: FastifyInstance[] = [];
-  let app: FastifyInstance | undefined;
-  if (role.api) {
-    const admission = createAdmission(config.maxLookupsInFlight, config.lookupCallbackWaitMs);
-    resources.own('admission sweep', admission, (created) => created.close());
-    metrics.watchAdmission(() => admission);
-    app = buildApiApp({
-      config,
-      ports,
-      schemas,
-      serialisers,
-      metrics,
-      registry,
-      failures,
-      admission,
-      health,
-      service,
-      loggerInstance,
-      inflight,
-      jws: extras.jws,
-      clearEndpointCache: () => centralLedger.clear(),
-    });
-    servers.push(app);
-  }
-
-  const profiler = createCpuProfiler({ directory: config.profileDir, prefix: 'als' });
-  resources.own('profiler', profiler, (created) => created.stop());
-  let admin: FastifyInstance | undefined;
-  if (role.admin) {
-    admin = buildAdminApp({
-      registry: oracleRegistry,
-      currencies: schemas.currencies,
-      metrics: registry,
-      profiler,
-      defaultProfileSeconds: config.profileSeconds,
-      bodyLimitBytes: config.bodyLimitBytes,
-      health,
-      service,
-      loggerInstance,
-    });
-    servers.push(admin);
-  }
-
-  let monitoring: FastifyInstance | undefined;
-  if (handlerProcess) {
-    monitoring = Fastify({ loggerInstance, logController: quiet() });
-    // The handler's /health is central-services-health's defaultHealthHandler: 502 while a service is DOWN.
-    registerObserveRoutes(
-      monitoring,
-      registry,
-      service,
-      probe({ centralLedger: false, datastore: false, proxyCache: true }),
-      502,
-    );
-    servers.push(monitoring);
-  }
-
-  // Closed first (opened last): the servers stop accepting before what they use is closed.
-  resources.own('servers', servers, (opened) => Promise.all(opened.map((server) => server.close())));
-
-  const local = (address: string) => address.replace('0.0.0.0', '127.0.0.1').replace('[::]', '127.0.0.1');
-  const url = app && local(await app.listen({ port: config.port, host: config.host, backlog: listenBacklog }));
-  const adminUrl = admin && local(await admin.listen({ port: config.adminPort, host: config.host }));
-  const monitoringUrl =
-    monitoring && local(await monitoring.listen({ port: config.monitoringPort, host: config.host }));
-  extras.startTimeoutHandler(ports, (error) => loggerInstance.warn({ err: error }, 'timeout handler run failed'));
-
-  return {
-    url,
-    adminUrl,
-    monitoringUrl,
-    app,
-    admin,
-    registry,
-    profiler,
-    log: loggerInstance,
-    idle: inflight.idle,
-    close,
-  };
 }

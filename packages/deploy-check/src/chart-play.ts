@@ -1,21 +1,23 @@
+/// <reference lib="esnext.disposable" />
 import { spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createKnex, migrateLatest } from '@mojafast/position-handler';
 import { generatePositionMessages, insertTransfers, provisionLedger } from '@mojafast/position-handler/testing';
-import { createResources } from '@mojafast/service-kit';
+import { createResources, type Resources } from '@mojafast/service-kit';
 import {
   createDatabase,
   createTopic,
   type InfraSettings,
   registerOracle,
+  type TestDatabase,
   testKafka,
   uniqueName,
 } from '@mojafast/testkit';
 import { parseAllDocuments } from 'yaml';
 import { freePorts } from './cluster-plan.js';
-import { followContainer, imageOf, mainProcessIds, type RunningContainer } from './containers.js';
+import { followContainer, imageOf, mainProcessIds, playedContainerName, type RunningContainer } from './containers.js';
 import { exec, execOk } from './engine.js';
 import { lookupParty, refused, until as untilProbe } from './probes.js';
 import { startService } from './process.js';
@@ -155,6 +157,8 @@ interface Planned {
 }
 
 interface Adapted {
+  /** The port the chart's service listens on (its probes moved with it). */
+  readonly port: number;
   readonly documents: Manifest[];
   readonly deployment: Manifest;
   readonly main: Container;
@@ -195,264 +199,319 @@ function adapt(planned: Planned, manifests: Manifest[], suffix: string): Adapted
   const volumes = (pod as { volumes?: { configMap?: { name: string } }[] }).volumes ?? [];
   for (const v of volumes) if (v.configMap) v.configMap.name = rename(v.configMap.name);
   const documents = manifests.filter((m) => m.kind === 'Deployment' || m.kind === 'ConfigMap');
-  return { documents, deployment, main, rendered, dropped };
+  return { port: planned.port, documents, deployment, main, rendered, dropped };
 }
 
-export async function runChartPlay(options: {
-  repoRoot: string;
-  settings: InfraSettings;
-  runDir: string;
-  transfers?: number;
-  log?: (line: string) => void;
-}): Promise<ChartPlayReport> {
+export interface ChartPlayOptions {
+  readonly repoRoot: string;
+  readonly settings: InfraSettings;
+  readonly runDir: string;
+  readonly transfers?: number;
+  readonly log?: (line: string) => void;
+}
+
+export async function runChartPlay(options: ChartPlayOptions): Promise<ChartPlayReport> {
   const log = options.log ?? (() => {});
   const started = Date.now();
   const count = options.transfers ?? 200;
-  // What the play made (databases, topics, clients, simulators), closed last opened first; a close that fails
-  // is named in the log, the others still run.
-  const resources = createResources();
-  const file = join(options.runDir, 'charts.yaml');
-  let played = false;
+  // What the play made (databases, topics, clients, the simulators, the pods), closed last opened first,
+  // however it ends; a close that fails fails the play, naming what did not close.
+  await using resources = createResources();
+  const ledger = await prepareLedger(options.settings, resources);
+  const ports = await choosePorts();
+  const sim = await startSimulators(options.repoRoot, ports, resources);
+  const plans = planCharts(options.settings, ledger, ports, new URL(sim.ready.admin));
+  const { file, adapted } = await renderCharts(options, plans);
   const containers = new Map<ChartId, RunningContainer>();
   try {
-    const { settings } = options;
-    const [kafkaHost, kafkaPort] = (settings.kafka.brokers[0] ?? '127.0.0.1:9092').split(':');
-    // The databases a chart user points the charts at: central-ledger's, migrated and provisioned, and the
-    // ALS's own (its tables are made by the ALS on an empty database).
-    const ledgerDb = await createDatabase({ prefix: 'chart_central_ledger', settings });
-    resources.own('ledgerDb', ledgerDb, (opened) => opened.drop());
-    const alsDb = await createDatabase({ prefix: 'chart_account_lookup', settings });
-    resources.own('alsDb', alsDb, (opened) => opened.drop());
-    const topic = async (prefix: string, partitions = 1) => {
-      const created = await createTopic({ prefix, partitions, settings });
-      resources.own(`topic ${created.name}`, created, (opened) => opened.drop());
-      return created.name;
-    };
-    const topics = {
-      batch: await topic('chart-transfer-position-batch', 2),
-      single: await topic('chart-transfer-position', 2),
-      notification: await topic('chart-notification-event'),
-      bulk: await topic('chart-bulk-processing'),
-    };
-    const knex = createKnex(ledgerDb.connection);
-    resources.own('knex', knex, (opened) => opened.destroy());
-    await migrateLatest(knex);
-    const payers = ['chartpayer0', 'chartpayer1', 'chartpayer2', 'chartpayer3'];
-    const payee = 'chartpayee';
-    const ledger = await provisionLedger(knex, {
-      currencies: ['USD'],
-      dfsps: [...payers, payee].map((name) => ({ name, netDebitCap: '1000000', liquidity: '1000000' })),
-    });
-    const accountOf = (dfsp: string) => ledger.accounts.get(`${dfsp}:USD`)?.position as number;
-
-    const ports = {
-      api: await freePorts(),
-      admin: await freePorts(),
-      batch: await freePorts(),
-      single: await freePorts(),
-      // The port each ALS deployment is not meant to serve: nothing may listen there.
-      apiOfAdmin: await freePorts(),
-      adminOfApi: await freePorts(),
-    };
-    // central-ledger's admin API, the oracle and the FSPs, as simulators on this host.
-    const sim = await startService<{ admin: string; oracle: string; payer: string }>(
-      join(options.repoRoot, 'packages/sim/dist/sim.js'),
-      {
-        cwd: options.repoRoot,
-        env: {},
-        args: ['--als-url', `http://127.0.0.1:${ports.api}`, '--port-base', '0'],
-        readyWhen: (line) => (line.startsWith('{"ready":true') ? JSON.parse(line) : undefined),
-        timeoutMs: 30_000,
-      },
-    );
-    resources.own('sim', sim, (opened) => opened.stop());
-    const adminSim = new URL(sim.ready.admin);
-    const { connection: ldb } = ledgerDb;
-    const { connection: adb } = alsDb;
-    const group = uniqueName('chart-position');
-
-    const als = (db: typeof adb) => ({
-      'config.db_host': db.host,
-      'config.db_port': String(db.port),
-      'config.db_user': db.user,
-      'config.db_password': db.password,
-      'config.db_database': db.database,
-      'config.central_services_host': adminSim.hostname,
-      'config.central_services_port': adminSim.port,
-    });
-    const ledgerValues = {
-      'image.repository': `localhost/${imageOf('position-handler').split(':')[0]}`,
-      'image.tag': 'latest',
-      'config.kafka_host': kafkaHost ?? '127.0.0.1',
-      'config.kafka_port': kafkaPort ?? '9092',
-      'config.db_host': ldb.host,
-      'config.db_port': String(ldb.port),
-      'config.db_user': ldb.user,
-      'config.db_password': ldb.password,
-      'config.db_database': ldb.database,
-    };
-    const positionEnv = (topicName: string, port: number) => ({
-      POSITION_HTTP_PORT: String(port),
-      POSITION_TOPICS: topicName,
-      POSITION_NOTIFICATION_TOPIC: topics.notification,
-      POSITION_COMMIT_TOPIC: topics.single,
-      POSITION_BULK_PROCESSING_TOPIC: topics.bulk,
-      POSITION_CONSUMER_GROUP: `${group}-${topicName}`,
-    });
-    const alsImage = `localhost/${imageOf('als').split(':')[0]}`;
-    const plans: Planned[] = [
-      {
-        chart: 'als-admin',
-        // The stored admin chart is of the older layout: its image is under containers.admin.
-        values: { 'containers.admin.image.repository': alsImage, 'containers.admin.image.tag': 'latest', ...als(adb) },
-        env: { ALS_ADMIN_PORT: String(ports.admin), ALS_PORT: String(ports.apiOfAdmin) },
-        port: ports.admin,
-      },
-      {
-        chart: 'als-api',
-        values: { 'image.repository': alsImage, 'image.tag': 'latest', ...als(adb) },
-        env: { ALS_PORT: String(ports.api), ALS_ADMIN_PORT: String(ports.adminOfApi) },
-        port: ports.api,
-      },
-      { chart: 'position-batch', values: ledgerValues, env: positionEnv(topics.batch, ports.batch), port: ports.batch },
-      { chart: 'position', values: ledgerValues, env: positionEnv(topics.single, ports.single), port: ports.single },
-    ];
-    const suffix = randomBytes(3).toString('hex');
-    const adapted = new Map<ChartId, Adapted>();
-    for (const planned of plans) {
-      adapted.set(
-        planned.chart,
-        adapt(planned, await renderChart(options.repoRoot, planned.chart, planned.values), suffix),
-      );
-    }
-    const documents = [...adapted.values()].flatMap((a) => a.documents);
-    writeFileSync(file, documents.map((d) => JSON.stringify(d)).join('\n---\n'));
     log(`chart play: ${plans.map((p) => `${p.chart} on ${p.port}`).join(', ')}`);
-    played = true;
+    resources.own('kube play', file, (played) => exec('podman', ['kube', 'down', played], { timeoutMs: 120_000 }));
     await execOk('podman', ['kube', 'play', file], { timeoutMs: 180_000 });
-
-    const { stdout: names } = await execOk('podman', ['ps', '-a', '--format', '{{.Names}}']);
     for (const [chart, a] of adapted) {
-      // podman names a Deployment's pod <deployment>-pod and its containers <pod>-<container>.
-      const name = names
-        .split('\n')
-        .map((l) => l.trim())
-        .find((l) => l.startsWith(`${a.deployment.metadata.name}-pod`) && l.endsWith(`-${a.main.name}`));
-      if (!name) throw new Error(`chart play: no container of ${chart} among ${names.trim().split('\n').join(', ')}`);
+      const name = await playedContainerName('chart play', a.deployment.metadata.name, a.main.name);
       containers.set(chart, await followContainer('podman', name, readyWhen[ours[chart]], 90_000));
     }
-
     // The admin deployment registers the oracle; the API deployment answers a lookup through it.
     const oracleStatus = await registerOracle(`http://127.0.0.1:${ports.admin}`, sim.ready.oracle, 10_000);
     const lookup = await lookupParty(`http://127.0.0.1:${ports.api}`, sim.ready.payer, 30_000);
     log(`chart play: oracle ${oracleStatus}, lookup ${lookup.status}, callback ${lookup.callback.kind ?? 'none'}`);
-
-    // Transfers through each position handler: half on the batch topic, half on the one-at-a-time topic.
-    const transfers = Array.from({ length: count }, (_, i) => ({
-      transferId: randomUUID(),
-      payer: payers[i % payers.length] as string,
-      payee,
-      currency: 'USD',
-      amount: String(1 + (i % 5)),
-    }));
-    await insertTransfers(
-      knex,
-      transfers.map((t) => ({ ...t, state: 'RECEIVED_PREPARE' as const })),
-      ledger.accounts,
-    );
-    const notified = new Set<string>();
-    const kafka = testKafka(settings, 'mojafast-chart-play');
-    const reader = kafka.consumer({ groupId: uniqueName('chart-reader') });
-    await reader.connect();
-    resources.own('reader', reader, (opened) => opened.disconnect());
-    await reader.subscribe({ topic: topics.notification, fromBeginning: true });
-    await reader.run({
-      eachMessage: async ({ message }) => {
-        const value = JSON.parse(String(message.value)) as { id: string; metadata?: { event?: { action?: string } } };
-        notified.add(`${value.metadata?.event?.action}:${value.id}`);
-      },
-    });
-    const producer = kafka.producer();
-    await producer.connect();
-    resources.own('producer', producer, (opened) => opened.disconnect());
-    const half = Math.ceil(count / 2);
-    const byTopic: [string, typeof transfers][] = [
-      [topics.batch, transfers.slice(0, half)],
-      [topics.single, transfers.slice(half)],
-    ];
-    const state = async (id: string) => {
-      const [row] = await knex('transferStateChange').count({ n: '*' }).where('transferStateId', id);
-      return Number(row?.n);
-    };
-    for (const [name, list] of byTopic) {
-      const messages = generatePositionMessages({ transfers: list, action: 'prepare', accountOf });
-      await producer.send({ topic: name, messages: [...messages] });
-    }
-    const reserved = await until(`${count} transfers reserved`, 90_000, async () => {
-      const n = await state('RESERVED');
-      return n >= count ? n : undefined;
-    });
-    // What central-ledger's fulfil handler records before it sends the commit to the position topic.
-    await knex('transferStateChange').insert(
-      transfers.map((t) => ({ transferId: t.transferId, transferStateId: 'RECEIVED_FULFIL' })),
-    );
-    for (const [name, list] of byTopic) {
-      const messages = generatePositionMessages({ transfers: list, action: 'commit', accountOf });
-      await producer.send({ topic: name, messages: [...messages] });
-    }
-    const committed = await until(`${count} transfers committed`, 90_000, async () => {
-      const n = await state('COMMITTED');
-      return n >= count ? n : undefined;
-    });
-    await until(`${2 * count} notifications`, 60_000, async () => (notified.size >= 2 * count ? true : undefined));
-    log(`chart play: ${reserved} reserved, ${committed} committed, ${notified.size} notified`);
-
-    // Probes, user and writes, then SIGTERM as the kubelet sends it.
+    const transfers = await moveTransfers(options.settings, ledger, count, resources);
+    log(`chart play: ${transfers.reserved} reserved, ${transfers.committed} committed, ${transfers.notified} notified`);
     const charts: ChartResult[] = [];
     for (const [chart, a] of adapted) {
-      const container = containers.get(chart) as RunningContainer;
-      const probes: ChartResult['probes'] = {};
-      for (const kind of ['readinessProbe', 'livenessProbe'] as const) {
-        const path = a.main[kind]?.httpGet?.path;
-        if (path === undefined) continue;
-        const port = plans.find((p) => p.chart === chart)?.port;
-        const answer = await fetch(`http://127.0.0.1:${port}${path}`, { signal: AbortSignal.timeout(5000) });
-        await answer.arrayBuffer();
-        probes[kind] = { path, status: answer.status };
-      }
-      const other = chart === 'als-api' ? ports.adminOfApi : chart === 'als-admin' ? ports.apiOfAdmin : undefined;
-      const otherPortRefused = other === undefined ? undefined : await refused(other);
-      const { uid } = await mainProcessIds('podman', container.name);
-      const mounts = (a.main.volumeMounts ?? []).map((m) => m.mountPath);
-      const written = await writtenPaths(container.name, mounts);
-      const grace = a.deployment.spec?.template.spec.terminationGracePeriodSeconds ?? 30;
-      const stop = await container.stop(grace);
-      charts.push({
-        chart,
-        command: [...(a.rendered.command ?? []), ...(a.rendered.args ?? [])],
-        runAsUser: a.rendered.securityContext?.runAsUser ?? null,
-        readOnlyRootFilesystem: a.rendered.securityContext?.readOnlyRootFilesystem === true,
-        mounts,
-        probes,
-        ...(otherPortRefused === undefined ? {} : { otherPortRefused }),
-        uid,
-        written,
-        dropped: a.dropped,
-        stop: { code: stop.code, ms: stop.ms, graceSeconds: grace },
-      });
-      log(`chart play: ${chart} stopped in ${stop.ms} ms with ${stop.code}`);
+      const result = await inspectAndStop(chart, a, containers.get(chart) as RunningContainer, ports);
+      log(`chart play: ${chart} stopped in ${result.stop.ms} ms with ${result.stop.code}`);
+      charts.push(result);
     }
     return {
       charts,
       lookup: { oracleStatus, status: lookup.status, callback: lookup.callback.kind ?? 'none' },
-      transfers: { count, reserved, committed, notified: notified.size },
+      transfers,
       seconds: Math.round((Date.now() - started) / 1000),
     };
   } catch (error) {
     for (const [chart, container] of containers) log(`--- ${chart} output ---\n${container.output().slice(-3000)}`);
     throw error;
-  } finally {
-    if (played) await exec('podman', ['kube', 'down', file], { timeoutMs: 120_000 });
-    for (const { name, error } of await resources.close()) log(`closing ${name} failed: ${String(error)}`);
   }
+}
+
+type Knex = ReturnType<typeof createKnex>;
+type Connection = TestDatabase['connection'];
+
+const PAYERS = ['chartpayer0', 'chartpayer1', 'chartpayer2', 'chartpayer3'];
+const PAYEE = 'chartpayee';
+
+/** The run's topics and databases, central-ledger's migrated and provisioned with the payers and the payee. */
+interface ChartLedger {
+  readonly topics: {
+    readonly batch: string;
+    readonly single: string;
+    readonly notification: string;
+    readonly bulk: string;
+  };
+  readonly ledgerDb: Connection;
+  readonly alsDb: Connection;
+  readonly knex: Knex;
+  readonly accounts: Awaited<ReturnType<typeof provisionLedger>>['accounts'];
+  readonly group: string;
+}
+
+async function prepareLedger(settings: InfraSettings, resources: Resources): Promise<ChartLedger> {
+  // The databases a chart user points the charts at: central-ledger's, migrated and provisioned, and the
+  // ALS's own (its tables are made by the ALS on an empty database).
+  const database = async (prefix: string) =>
+    resources.own(prefix, await createDatabase({ prefix, settings }), (opened) => opened.drop()).connection;
+  const ledgerDb = await database('chart_central_ledger');
+  const alsDb = await database('chart_account_lookup');
+  const topic = async (prefix: string, partitions = 1) => {
+    const created = await createTopic({ prefix, partitions, settings });
+    return resources.own(`topic ${created.name}`, created, (opened) => opened.drop()).name;
+  };
+  const topics = {
+    batch: await topic('chart-transfer-position-batch', 2),
+    single: await topic('chart-transfer-position', 2),
+    notification: await topic('chart-notification-event'),
+    bulk: await topic('chart-bulk-processing'),
+  };
+  const knex = resources.own('knex', createKnex(ledgerDb), (opened) => opened.destroy());
+  await migrateLatest(knex);
+  const { accounts } = await provisionLedger(knex, {
+    currencies: ['USD'],
+    dfsps: [...PAYERS, PAYEE].map((name) => ({ name, netDebitCap: '1000000', liquidity: '1000000' })),
+  });
+  return { topics, ledgerDb, alsDb, knex, accounts, group: uniqueName('chart-position') };
+}
+
+interface ChartPorts {
+  readonly api: number;
+  readonly admin: number;
+  readonly batch: number;
+  readonly single: number;
+  /** The port each ALS deployment is not meant to serve: nothing may listen there. */
+  readonly apiOfAdmin: number;
+  readonly adminOfApi: number;
+}
+
+async function choosePorts(): Promise<ChartPorts> {
+  return {
+    api: await freePorts(),
+    admin: await freePorts(),
+    batch: await freePorts(),
+    single: await freePorts(),
+    apiOfAdmin: await freePorts(),
+    adminOfApi: await freePorts(),
+  };
+}
+
+/** central-ledger's admin API, the oracle and the FSPs, as simulators on this host. */
+async function startSimulators(repoRoot: string, ports: ChartPorts, resources: Resources) {
+  const sim = await startService<{ admin: string; oracle: string; payer: string }>(
+    join(repoRoot, 'packages/sim/dist/sim.js'),
+    {
+      cwd: repoRoot,
+      env: {},
+      args: ['--als-url', `http://127.0.0.1:${ports.api}`, '--port-base', '0'],
+      readyWhen: (line) => (line.startsWith('{"ready":true') ? JSON.parse(line) : undefined),
+      timeoutMs: 30_000,
+    },
+  );
+  return resources.own('sim', sim, (opened) => opened.stop());
+}
+
+/** Each chart's values (our image, the addresses of Kafka, the databases and the admin simulator) and env. */
+function planCharts(settings: InfraSettings, ledger: ChartLedger, ports: ChartPorts, adminSim: URL): Planned[] {
+  const [kafkaHost, kafkaPort] = (settings.kafka.brokers[0] ?? '127.0.0.1:9092').split(':');
+  const { topics, ledgerDb: ldb, alsDb: adb } = ledger;
+  const als = {
+    'config.db_host': adb.host,
+    'config.db_port': String(adb.port),
+    'config.db_user': adb.user,
+    'config.db_password': adb.password,
+    'config.db_database': adb.database,
+    'config.central_services_host': adminSim.hostname,
+    'config.central_services_port': adminSim.port,
+  };
+  const ledgerValues = {
+    'image.repository': `localhost/${imageOf('position-handler').split(':')[0]}`,
+    'image.tag': 'latest',
+    'config.kafka_host': kafkaHost ?? '127.0.0.1',
+    'config.kafka_port': kafkaPort ?? '9092',
+    'config.db_host': ldb.host,
+    'config.db_port': String(ldb.port),
+    'config.db_user': ldb.user,
+    'config.db_password': ldb.password,
+    'config.db_database': ldb.database,
+  };
+  const positionEnv = (topicName: string, port: number) => ({
+    POSITION_HTTP_PORT: String(port),
+    POSITION_TOPICS: topicName,
+    POSITION_NOTIFICATION_TOPIC: topics.notification,
+    POSITION_COMMIT_TOPIC: topics.single,
+    POSITION_BULK_PROCESSING_TOPIC: topics.bulk,
+    POSITION_CONSUMER_GROUP: `${ledger.group}-${topicName}`,
+  });
+  const alsImage = `localhost/${imageOf('als').split(':')[0]}`;
+  return [
+    {
+      chart: 'als-admin',
+      // The stored admin chart is of the older layout: its image is under containers.admin.
+      values: { 'containers.admin.image.repository': alsImage, 'containers.admin.image.tag': 'latest', ...als },
+      env: { ALS_ADMIN_PORT: String(ports.admin), ALS_PORT: String(ports.apiOfAdmin) },
+      port: ports.admin,
+    },
+    {
+      chart: 'als-api',
+      values: { 'image.repository': alsImage, 'image.tag': 'latest', ...als },
+      env: { ALS_PORT: String(ports.api), ALS_ADMIN_PORT: String(ports.adminOfApi) },
+      port: ports.api,
+    },
+    { chart: 'position-batch', values: ledgerValues, env: positionEnv(topics.batch, ports.batch), port: ports.batch },
+    { chart: 'position', values: ledgerValues, env: positionEnv(topics.single, ports.single), port: ports.single },
+  ];
+}
+
+/** Each chart rendered and adapted (its pod and ConfigMaps under one suffix), all written to one file to play. */
+async function renderCharts(
+  options: ChartPlayOptions,
+  plans: readonly Planned[],
+): Promise<{ file: string; adapted: Map<ChartId, Adapted> }> {
+  const suffix = randomBytes(3).toString('hex');
+  const adapted = new Map<ChartId, Adapted>();
+  for (const planned of plans) {
+    const manifests = await renderChart(options.repoRoot, planned.chart, planned.values);
+    adapted.set(planned.chart, adapt(planned, manifests, suffix));
+  }
+  const documents = [...adapted.values()].flatMap((a) => a.documents);
+  const file = join(options.runDir, 'charts.yaml');
+  writeFileSync(file, documents.map((d) => JSON.stringify(d)).join('\n---\n'));
+  return { file, adapted };
+}
+
+const stateCount = async (knex: Knex, state: string) => {
+  const [row] = await knex('transferStateChange').count({ n: '*' }).where('transferStateId', state);
+  return Number(row?.n);
+};
+
+/**
+ * Transfers through each position handler, half on the batch topic and half on the one-at-a-time topic:
+ * prepared until all are reserved, then committed until all are, each of the two steps notified.
+ */
+async function moveTransfers(
+  settings: InfraSettings,
+  ledger: ChartLedger,
+  count: number,
+  resources: Resources,
+): Promise<ChartPlayReport['transfers']> {
+  const { knex, topics } = ledger;
+  const accountOf = (dfsp: string) => ledger.accounts.get(`${dfsp}:USD`)?.position as number;
+  const transfers = Array.from({ length: count }, (_, i) => ({
+    transferId: randomUUID(),
+    payer: PAYERS[i % PAYERS.length] as string,
+    payee: PAYEE,
+    currency: 'USD',
+    amount: String(1 + (i % 5)),
+  }));
+  await insertTransfers(
+    knex,
+    transfers.map((t) => ({ ...t, state: 'RECEIVED_PREPARE' as const })),
+    ledger.accounts,
+  );
+  const notified = new Set<string>();
+  const kafka = testKafka(settings, 'mojafast-chart-play');
+  const reader = resources.own('reader', kafka.consumer({ groupId: uniqueName('chart-reader') }), (opened) =>
+    opened.disconnect(),
+  );
+  await reader.connect();
+  await reader.subscribe({ topic: topics.notification, fromBeginning: true });
+  await reader.run({
+    eachMessage: async ({ message }) => {
+      const value = JSON.parse(String(message.value)) as { id: string; metadata?: { event?: { action?: string } } };
+      notified.add(`${value.metadata?.event?.action}:${value.id}`);
+    },
+  });
+  const producer = resources.own('producer', kafka.producer(), (opened) => opened.disconnect());
+  await producer.connect();
+  const half = Math.ceil(count / 2);
+  const byTopic: [string, typeof transfers][] = [
+    [topics.batch, transfers.slice(0, half)],
+    [topics.single, transfers.slice(half)],
+  ];
+  const send = async (action: 'prepare' | 'commit') => {
+    for (const [name, list] of byTopic) {
+      const messages = generatePositionMessages({ transfers: list, action, accountOf });
+      await producer.send({ topic: name, messages: [...messages] });
+    }
+  };
+  const allIn = (state: string) =>
+    until(`${count} transfers ${state.toLowerCase()}`, 90_000, async () => {
+      const n = await stateCount(knex, state);
+      return n >= count ? n : undefined;
+    });
+  await send('prepare');
+  const reserved = await allIn('RESERVED');
+  // What central-ledger's fulfil handler records before it sends the commit to the position topic.
+  await knex('transferStateChange').insert(
+    transfers.map((t) => ({ transferId: t.transferId, transferStateId: 'RECEIVED_FULFIL' })),
+  );
+  await send('commit');
+  const committed = await allIn('COMMITTED');
+  await until(`${2 * count} notifications`, 60_000, async () => (notified.size >= 2 * count ? true : undefined));
+  return { count, reserved, committed, notified: notified.size };
+}
+
+/** One chart's probes, user and writes, then SIGTERM as the kubelet sends it. */
+async function inspectAndStop(
+  chart: ChartId,
+  a: Adapted,
+  container: RunningContainer,
+  ports: ChartPorts,
+): Promise<ChartResult> {
+  const probes: ChartResult['probes'] = {};
+  for (const kind of ['readinessProbe', 'livenessProbe'] as const) {
+    const path = a.main[kind]?.httpGet?.path;
+    if (path === undefined) continue;
+    const answer = await fetch(`http://127.0.0.1:${a.port}${path}`, { signal: AbortSignal.timeout(5000) });
+    await answer.arrayBuffer();
+    probes[kind] = { path, status: answer.status };
+  }
+  const other = chart === 'als-api' ? ports.adminOfApi : chart === 'als-admin' ? ports.apiOfAdmin : undefined;
+  const otherPortRefused = other === undefined ? undefined : await refused(other);
+  const { uid } = await mainProcessIds('podman', container.name);
+  const mounts = (a.main.volumeMounts ?? []).map((m) => m.mountPath);
+  const written = await writtenPaths(container.name, mounts);
+  const grace = a.deployment.spec?.template.spec.terminationGracePeriodSeconds ?? 30;
+  const stop = await container.stop(grace);
+  return {
+    chart,
+    command: [...(a.rendered.command ?? []), ...(a.rendered.args ?? [])],
+    runAsUser: a.rendered.securityContext?.runAsUser ?? null,
+    readOnlyRootFilesystem: a.rendered.securityContext?.readOnlyRootFilesystem === true,
+    mounts,
+    probes,
+    ...(otherPortRefused === undefined ? {} : { otherPortRefused }),
+    uid,
+    written,
+    dropped: a.dropped,
+    stop: { code: stop.code, ms: stop.ms, graceSeconds: grace },
+  };
 }

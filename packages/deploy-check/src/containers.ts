@@ -70,6 +70,21 @@ export function followContainer(
   });
 }
 
+/**
+ * The name podman gave a container of a played Deployment: its pod is <deployment>-pod and each container
+ * <pod>-<container>. No such container is an error naming the play and the containers there are.
+ */
+export async function playedContainerName(play: string, deployment: string, container: string): Promise<string> {
+  const { stdout } = await execOk('podman', ['ps', '-a', '--format', '{{.Names}}']);
+  const names = stdout
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
+  const name = names.find((l) => l.startsWith(`${deployment}-pod`) && l.endsWith(`-${container}`));
+  if (!name) throw new Error(`${play}: no container of ${deployment} among ${names.join(', ')}`);
+  return name;
+}
+
 /** `<engine> run -d` of one service's image on the host's network, with the env and command given. */
 export async function runContainer(
   engine: EngineName,

@@ -21,7 +21,14 @@ import {
 } from '@mojafast/testkit';
 import { stringify } from 'yaml';
 import { freePorts, planCluster } from './cluster-plan.js';
-import { followContainer, imageOf, mainProcessIds, type RunningContainer, type StopResult } from './containers.js';
+import {
+  followContainer,
+  imageOf,
+  mainProcessIds,
+  playedContainerName,
+  type RunningContainer,
+  type StopResult,
+} from './containers.js';
 import { type EngineName, exec, execOk } from './engine.js';
 import { type K8sContainer, type K8sObject, k8sObject, loadK8s } from './infra.js';
 import { until as untilProbe } from './probes.js';
@@ -127,7 +134,10 @@ export async function runKubePlay(options: KubePlayOptions): Promise<KubePlayRep
     );
     resources.own('kube play', rendered.file, (file) => exec('podman', ['kube', 'down', file], { timeoutMs: 120_000 }));
     await execOk('podman', ['kube', 'play', rendered.file], { timeoutMs: 120_000 });
-    for (const name of rendered.names) containers.push(await replicaContainer(name));
+    for (const name of rendered.names) {
+      const played = await playedContainerName('kube play', name, DEPLOYMENT);
+      containers.push(await followContainer('podman', played, readyWhen['position-handler'], 60_000));
+    }
     const replicas = await probeReplicas(options.settings, ledger, rendered, containers, resources, log);
     const killed = await killDuringPrepares(
       options.settings,
@@ -297,18 +307,6 @@ async function renderReplicas(
       .terminationGracePeriodSeconds ?? 30,
   );
   return { file, names, ports, documents, grace };
-}
-
-/** The played replica's container, followed until it is ready: podman names it <deployment>-pod-<container>. */
-async function replicaContainer(name: string): Promise<RunningContainer> {
-  const { stdout } = await execOk('podman', ['ps', '-a', '--format', '{{.Names}}']);
-  const containerName = stdout
-    .split('\n')
-    .map((l) => l.trim())
-    .find((l) => l.startsWith(`${name}-pod`) && l.endsWith(`-${DEPLOYMENT}`));
-  if (!containerName)
-    throw new Error(`kube play: no container of ${name} among ${stdout.trim().split('\n').join(', ')}`);
-  return followContainer('podman', containerName, readyWhen['position-handler'], 60_000);
 }
 
 /** Both replicas in the group, each holding partitions; then each one's probes, user and partitions. */

@@ -1,4 +1,5 @@
 import { collectDefaultMetrics, type Registry } from 'prom-client';
+import { ConfigError, type ConfigErrorClass } from './config-error.js';
 import { asText, leaves, type Tree } from './rc-source.js';
 
 /**
@@ -27,16 +28,20 @@ export function parseMetricLabels(text: string): Record<string, string> | undefi
 }
 
 /**
- * An original's `defaultLabels` object (from its file, or rc variables one label each) as that text, with the
- * paths of its leaves (for the caller to mark as read); undefined when it is not an object.
+ * An original's `defaultLabels` object (from its file, or rc variables one label each) as that text, each of
+ * its leaves marked as read through `seen`. Anything but an object is an error of the config's class naming `key`.
  */
-export function metricLabelsText(value: unknown): { text: string; paths: string[][] } | undefined {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+export function metricLabelsText(
+  value: unknown,
+  key: string,
+  seen: (path: readonly string[]) => void,
+  ErrorClass: ConfigErrorClass = ConfigError,
+): string {
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new ErrorClass(key, `must be an object of label names and values, got ${JSON.stringify(value)}`);
   const found = leaves(value as Tree);
-  return {
-    text: found.map(([path, v]) => `${path.join('.')}=${asText(v)}`).join(','),
-    paths: found.map(([path]) => path),
-  };
+  for (const [path] of found) seen(path);
+  return found.map(([path, v]) => `${path.join('.')}=${asText(v)}`).join(',');
 }
 
 /** The originals' metric names as a deployment sets them: prefix and default labels (INSTRUMENTATION.METRICS.config). */

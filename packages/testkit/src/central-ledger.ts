@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import mysql from 'mysql2/promise';
-import { testKafka } from './kafka.js';
+import { dropTopicsWithPrefix } from './kafka.js';
 import { uniqueName } from './names.js';
 import { type InfraSettings, loadInfraSettings, parseEnvFile } from './settings.js';
 
@@ -125,14 +125,7 @@ export async function startCentralLedger(options: CentralLedgerOptions = {}): Pr
     } finally {
       await connection.end();
     }
-    const admin = testKafka(settings, 'mojafast-testkit-admin').admin();
-    await admin.connect();
-    try {
-      const topics = (await admin.listTopics()).filter((t) => t.startsWith(prefix));
-      if (topics.length > 0) await admin.deleteTopics({ topics });
-    } finally {
-      await admin.disconnect();
-    }
+    await dropTopicsWithPrefix(settings, prefix);
     rmSync(runDir, { recursive: true, force: true });
   };
   try {

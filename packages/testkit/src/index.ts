@@ -16,6 +16,7 @@ export {
 } from './dashboard-metrics.js';
 export {
   createTopic,
+  dropTopicsWithPrefix,
   type KafkaSecurity,
   secureKafkaConfig,
   type TestTopic,

@@ -119,3 +119,22 @@ export async function createTopic(options: TopicOptions = {}): Promise<TestTopic
     },
   };
 }
+
+/**
+ * Deletes every topic whose name starts with `prefix` (what an original's start created beside a run's own),
+ * on the plain broker or, with `security`, the secure stack's.
+ */
+export async function dropTopicsWithPrefix(
+  settings: InfraSettings,
+  prefix: string,
+  security?: KafkaSecurity,
+): Promise<void> {
+  const admin = testKafka(settings, 'mojafast-testkit-admin', security).admin();
+  await admin.connect();
+  try {
+    const topics = (await admin.listTopics()).filter((t) => t.startsWith(prefix));
+    if (topics.length > 0) await admin.deleteTopics({ topics });
+  } finally {
+    await admin.disconnect();
+  }
+}

@@ -1,4 +1,13 @@
-import { asText, keyName, leaves, metricLabelsText, readOriginalSource, valueAt } from '@mojafast/service-kit';
+import {
+  asText,
+  keyName,
+  leaves,
+  metricLabelsText,
+  type OriginalSource,
+  readOriginalSource,
+  type Tree,
+  valueAt,
+} from '@mojafast/service-kit';
 import { type Config, ConfigError, type ConfigValues, loadConfig, parseHostPorts, schema, settings } from './index.js';
 
 /** Where account-lookup-service's image has its config file (its Dockerfile: WORKDIR /opt/app, COPY config). */
@@ -144,16 +153,70 @@ export function readConfig(
 ): LoadedConfig {
   const ours = new Set(settings.map((s) => s.env));
   const source = readOriginalSource(ALS_RC_APP, env, options.defaultFile ?? ALS_CONFIG_FILE, ours);
-  const tree = source.tree;
-  const fromFile: Record<string, string> = {};
-  const used = new Set<string>();
   const notHonoured: string[] = [];
   // The timeout handler's keys without an equivalent here: named only where the handler runs.
   const handlerOnly: string[] = [];
-  if (tree !== undefined) {
-    const seen = (path: readonly string[]) => used.add(path.join('\u0000'));
-    // The setting's `original` key (config/index.ts) is where its value is in the original's tree.
-    const take = (key: keyof Config, convert: (value: unknown, name: string) => string = (v) => asText(v)) => {
+  let fromFile: Record<string, string> = {};
+  if (source.tree !== undefined) {
+    const r = createReader(source, source.tree);
+    // In the order of the original's file, so that of two bad keys the same one is named.
+    for (const read of [
+      readService,
+      readDatabase,
+      readLookups,
+      readTimeoutHandler,
+      readProxyCache,
+      readJws,
+      readInstrumentation,
+    ])
+      read(r);
+    for (const [path] of leaves(r.tree)) {
+      if (r.used.has(path.join('\u0000'))) continue;
+      if (handlerKeys.includes(path[0] as string)) handlerOnly.push(keyName(source, path));
+      else notHonoured.push(keyName(source, path));
+    }
+    fromFile = r.fromFile;
+  }
+  const environment = originalEnvironment(env);
+  notHonoured.push(...environment.notHonoured);
+  // Our variables (and test overrides) win over the file and the original's variables: laid over them.
+  const config = loadConfig({ ...fromFile, ...environment.fromEnv, ...env }, options.overrides);
+  const role = options.timeoutHandler ?? 'when-on';
+  if (role === true || (role === 'when-on' && config.proxyCache && config.timeoutHandler))
+    notHonoured.push(...handlerOnly);
+  return { config, file: source.file, notHonoured: Object.freeze(notHonoured) };
+}
+
+/** The original's tree being read: our variables found so far, and every key read (the rest are named). */
+interface Reader {
+  readonly source: OriginalSource;
+  readonly tree: Tree;
+  /** Our variables, by name, as the file gives them. */
+  readonly fromFile: Record<string, string>;
+  readonly used: Set<string>;
+  /** Marks a key as read. */
+  seen(path: readonly string[]): void;
+  /** The setting's `original` key (config/index.ts) is where its value is in the original's tree. */
+  take(key: keyof Config, convert?: (value: unknown, name: string) => string): void;
+  /** A key read and checked, with no setting of ours behind it. */
+  accept(path: string[], ok: (text: string) => boolean, detail: string): void;
+  /** A boolean key, read (undefined when unset). */
+  flagAt(path: string[]): boolean | undefined;
+}
+
+function createReader(source: OriginalSource, tree: Tree): Reader {
+  const fromFile: Record<string, string> = {};
+  const used = new Set<string>();
+  const seen = (path: readonly string[]) => {
+    used.add(path.join('\u0000'));
+  };
+  return {
+    source,
+    tree,
+    fromFile,
+    used,
+    seen,
+    take(key, convert = (v) => asText(v)) {
       const setting = schema[key];
       const path = setting.original?.split('.') ?? [];
       const value = valueAt(tree, path);
@@ -169,259 +232,258 @@ export function readConfig(
         throw error;
       }
       fromFile[setting.env] = text;
-    };
-    const accept = (path: string[], ok: (text: string) => boolean, detail: string) => {
+    },
+    accept(path, ok, detail) {
       const value = valueAt(tree, path);
       if (value === undefined) return;
       seen(path);
       if (!ok(asText(value))) throw new ConfigError(keyName(source, path), `${detail}, got "${asText(value)}"`);
-    };
-
-    take('port');
-    take('adminPort');
-    take('hubName');
-    take('switchEndpoint');
-    take('apiType');
-    accept(['DATABASE', 'DIALECT'], (t) => t === 'mysql' || t === 'mysql2', 'must be mysql or mysql2');
-    take('dbHost', (v) => asText(v).replace(/\/$/, ''));
-    take('dbPort');
-    take('dbUser');
-    take('dbPassword');
-    // The original keeps its oracle registry in this database: naming it selects the database registry.
-    take('dbName');
-
-    /**
-     * A node:tls options object of the original (mysql2's `ssl`, ioredis's `tls`) as our TLS settings: any
-     * object is TLS, verified unless `rejectUnauthorized` is false (both libraries' default), its ca, cert and
-     * key PEM text. Its other keys (ciphers, passphrase, servername...) are left unseen: named.
-     */
-    const tlsObject = (path: string[], ours: TlsSettings) => {
+    },
+    flagAt(path) {
       const value = valueAt(tree, path);
-      const fields = value as Record<string, unknown>;
+      if (value === undefined) return undefined;
       seen(path);
-      const rejectPath = [...path, 'rejectUnauthorized'];
-      const reject = fields.rejectUnauthorized;
-      seen(rejectPath);
-      const verify = reject === undefined || reject === null || flag(reject, keyName(source, rejectPath));
-      fromFile[schema[ours.mode].env] = verify ? 'verify' : 'on';
-      for (const field of ['ca', 'cert', 'key'] as const) {
-        const pem = fields[field];
-        if (pem === undefined || pem === null || pem === '') continue;
-        seen([...path, field]);
-        fromFile[schema[ours[field]].env] = pemText(pem, keyName(source, [...path, field]));
-      }
-    };
-    const isObject = (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value);
+      return flag(value, keyName(source, path));
+    },
+  };
+}
 
-    // DATABASE.ADDITIONAL_CONNECTION_OPTIONS: spread into mysql2's connection options by the original
-    // (src/lib/config.js). Its `ssl` is honoured; any other key of it is named. Empty, it does nothing there either.
-    const additional = ['DATABASE', 'ADDITIONAL_CONNECTION_OPTIONS'];
-    const additionalValue = valueAt(tree, additional);
-    if (isObject(additionalValue) && Object.keys(additionalValue as object).length === 0) seen(additional);
-    const sslPath = [...additional, 'ssl'];
-    const ssl = valueAt(tree, sslPath);
-    const dbTls: TlsSettings = { mode: 'dbSsl', ca: 'dbSslCaFile', cert: 'dbSslCertFile', key: 'dbSslKeyFile' };
-    if (isObject(ssl)) {
-      tlsObject(sslPath, dbTls);
-      // mysql2 checks that the certificate names the host only with verifyIdentity, and only when it verifies.
-      const identityPath = [...sslPath, 'verifyIdentity'];
-      const identity = valueAt(tree, identityPath);
-      if (identity !== undefined && identity !== null) {
-        seen(identityPath);
-        if (flag(identity, keyName(source, identityPath)) && fromFile.ALS_DB_SSL === 'verify')
-          fromFile.ALS_DB_SSL = 'verify-identity';
-      }
-    } else if (ssl !== undefined) {
-      seen(sslPath);
-      const text = asText(ssl);
-      // No TLS, as mysql2 reads a falsy `ssl`; rc gives false as text.
-      if (text === '' || text === 'false') fromFile.ALS_DB_SSL = 'off';
-      // A string is the name of one of mysql2's CA profiles; `true` is none (mysql2 refuses it).
-      else if (text === 'true')
-        throw new ConfigError(keyName(source, sslPath), 'must be an object of TLS options or a mysql2 profile name');
-      else {
-        fromFile.ALS_DB_SSL = 'verify';
-        fromFile.ALS_DB_SSL_PROFILE = text;
-      }
-    }
-    take('hubFspiopVersion');
-    take('participantCacheTtlMs');
-    take('endpointCacheTtlMs');
-    // GENERAL_CACHE_CONFIG caches the oracle registry (oracleEndpointCached); disabled, it is read each time.
-    const general = ['GENERAL_CACHE_CONFIG'];
-    if (valueAt(tree, [...general, 'CACHE_ENABLED']) !== undefined) {
-      const enabled = flag(
-        valueAt(tree, [...general, 'CACHE_ENABLED']),
-        keyName(source, [...general, 'CACHE_ENABLED']),
-      );
-      seen([...general, 'CACHE_ENABLED']);
-      if (enabled) take('oracleRegistryCacheTtlMs');
-      else {
-        seen([...general, 'EXPIRES_IN_MS']);
-        fromFile.ALS_ORACLE_REGISTRY_CACHE_TTL_MS = '0';
-      }
-    }
-    take('extendedPartyIdTypes', bool);
-    take('deleteParticipantValidation', bool);
-    take('proxyCacheExpiresInSec');
-    // ERROR_HANDLING: the options every error callback's body is built with (toApiErrorObject of
-    // central-services-error-handling, fspiop/error-handling.ts).
-    take('errorCauseExtension', bool);
-    take('truncateExtensions', bool);
+const isObject = (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-    // HANDLERS: the timeout handler's (src/handlers), its monitoring port and schedule; read by every
-    // process as the original's src/lib/config.js reads them, used where the handler runs.
-    take('monitoringPort');
-    const timeoutDisabledPath = ['HANDLERS', 'TIMEOUT', 'DISABLED'];
-    if (valueAt(tree, timeoutDisabledPath) !== undefined) {
-      const disabled = flag(valueAt(tree, timeoutDisabledPath), keyName(source, timeoutDisabledPath));
-      seen(timeoutDisabledPath);
-      fromFile.ALS_TIMEOUT_HANDLER = String(!disabled);
-    }
-    take('timeoutSchedule');
-    take('timeoutTimezone');
-    take('timeoutBatchSize');
-    take('timeoutLockTtlMs');
-    // HANDLERS.DISABLED is read into the original's config and used by none of its code. DIST_LOCK.enabled:
-    // off there, on here (ALS_TIMEOUT_LOCK, docs/differences.md): either way one answer per expired lookup,
-    // as the DEL of its key decides who answers, so the key changes nothing and is accepted.
-    seen(['HANDLERS', 'DISABLED']);
-    seen(['HANDLERS', 'TIMEOUT', 'DIST_LOCK', 'enabled']);
+/**
+ * A node:tls options object of the original (mysql2's `ssl`, ioredis's `tls`) as our TLS settings: any
+ * object is TLS, verified unless `rejectUnauthorized` is false (both libraries' default), its ca, cert and
+ * key PEM text. Its other keys (ciphers, passphrase, servername...) are left unseen: named.
+ */
+function readTlsObject(r: Reader, path: string[], ours: TlsSettings) {
+  const fields = valueAt(r.tree, path) as Record<string, unknown>;
+  r.seen(path);
+  const rejectPath = [...path, 'rejectUnauthorized'];
+  const reject = fields.rejectUnauthorized;
+  r.seen(rejectPath);
+  const verify = reject === undefined || reject === null || flag(reject, keyName(r.source, rejectPath));
+  r.fromFile[schema[ours.mode].env] = verify ? 'verify' : 'on';
+  for (const field of ['ca', 'cert', 'key'] as const) {
+    const pem = fields[field];
+    if (pem === undefined || pem === null || pem === '') continue;
+    r.seen([...path, field]);
+    r.fromFile[schema[ours[field]].env] = pemText(pem, keyName(r.source, [...path, field]));
+  }
+}
 
-    // PROXY_CACHE: the original reads the rest of the group only when `enabled` is truthy (src/lib/config.js
-    // checks `type` then; src/server.js connects the cache then), so a disabled group is neither checked
-    // nor reported.
-    const proxyCache = ['PROXY_CACHE'];
-    const enabledPath = [...proxyCache, 'enabled'];
-    if (valueAt(tree, enabledPath) !== undefined) {
-      take('proxyCache', bool);
-      if (fromFile.ALS_PROXY_CACHE === 'true') {
-        const typePath = [...proxyCache, 'type'];
-        // Any other type (or none) is the original's `TypeError: Incorrect proxyCache type`: it stops too.
-        const type = asText(valueAt(tree, typePath));
-        seen(typePath);
-        if (type !== 'redis' && type !== 'redis-cluster')
-          throw new ConfigError(keyName(source, typePath), `must be redis or redis-cluster, got "${type}"`);
-        const proxyConfig = [...proxyCache, 'proxyConfig'];
-        const clusterPath = [...proxyConfig, 'cluster'];
-        // rc's "null" is null in the original (parse-strings-in-object): how a deployment unsets the file's list.
-        const rawCluster = valueAt(tree, clusterPath);
-        const cluster = rawCluster === 'null' || rawCluster === '' ? null : rawCluster;
-        seen(clusterPath);
-        // The original's cache library (@mojaloop/inter-scheme-proxy-cache-lib 2.10.0, createProxyCache)
-        // goes by `type` alone: redis-cluster is an ioredis Cluster on proxyConfig.cluster, which it requires;
-        // redis is one Redis at proxyConfig.host and port, which it requires, a `cluster` list beside them
-        // (the stock file's) ignored.
-        if (type === 'redis-cluster') {
-          if (cluster === undefined || cluster === null)
-            throw new ConfigError(
-              keyName(source, clusterPath),
-              'must list the start-up nodes when type is redis-cluster',
-            );
-          fromFile.ALS_PROXY_CACHE_TYPE = 'redis-cluster';
-          fromFile.ALS_PROXY_CACHE_NODES = clusterNodes(cluster, keyName(source, clusterPath));
-        } else {
-          const hostPath = [...proxyConfig, 'host'];
-          const portPath = [...proxyConfig, 'port'];
-          const host = valueAt(tree, hostPath);
-          const port = valueAt(tree, portPath);
-          seen(hostPath);
-          seen(portPath);
-          if (host === undefined || host === null || host === '')
-            throw new ConfigError(keyName(source, hostPath), 'is required when type is redis');
-          if (port === undefined || port === null || port === '')
-            throw new ConfigError(keyName(source, portPath), 'is required when type is redis');
-          const node = `${asText(host)}:${asText(port)}`;
-          if (parseHostPorts(node) === undefined)
-            throw new ConfigError(keyName(source, portPath), `must be a host and a TCP port, got "${node}"`);
-          fromFile.ALS_PROXY_CACHE_TYPE = 'redis';
-          fromFile.ALS_PROXY_CACHE_NODES = node;
-        }
-        take('proxyCacheUsername');
-        take('proxyCachePassword');
-        take('proxyCacheDb');
-        // TLS: the library hands proxyConfig to ioredis as it is. One Redis reads `tls` (any truthy value is
-        // TLS); a Cluster connects its nodes with `redisOptions` (its own options carry no TLS, username or
-        // password: there they are named, as they do nothing in the original either).
-        const redisTls: TlsSettings = {
-          mode: 'proxyCacheTls',
-          ca: 'proxyCacheTlsCaFile',
-          cert: 'proxyCacheTlsCertFile',
-          key: 'proxyCacheTlsKeyFile',
-        };
-        const optionsPath = type === 'redis-cluster' ? [...proxyConfig, 'redisOptions'] : proxyConfig;
-        if (type === 'redis-cluster') {
-          for (const [field, key] of [
-            ['username', 'proxyCacheUsername'],
-            ['password', 'proxyCachePassword'],
-          ] as const) {
-            const path = [...optionsPath, field];
-            const value = valueAt(tree, path);
-            if (value === undefined || value === null) continue;
-            seen(path);
-            fromFile[schema[key].env] = asText(value);
-          }
-        }
-        const tlsPath = [...optionsPath, 'tls'];
-        const tls = valueAt(tree, tlsPath);
-        if (isObject(tls)) tlsObject(tlsPath, redisTls);
-        else if (tls !== undefined) {
-          seen(tlsPath);
-          const text = asText(tls);
-          fromFile.ALS_PROXY_CACHE_TLS = text === '' || text === 'false' ? 'off' : 'verify';
-        }
-      } else {
-        for (const [path] of leaves(tree)) if (path[0] === 'PROXY_CACHE') seen(path);
-      }
-    }
+/** The ports, the hub, the switch's endpoint and the API type. */
+function readService(r: Reader) {
+  r.take('port');
+  r.take('adminPort');
+  r.take('hubName');
+  r.take('switchEndpoint');
+  r.take('apiType');
+}
 
-    // ENDPOINT_SECURITY.JWS: read at start by the original's src/lib/config.js (JWS_SIGN reads the key file
-    // there and stops the start when it is missing; ours loads it before anything connects, same outcome).
-    take('jwsSign', bool);
-    take('jwsSigningKeyPath');
-    take('jwsValidate', bool);
-    take('jwsVerificationKeysDirectory');
-    take('jwsValidatePutParties', bool);
-
-    // INSTRUMENTATION.METRICS: src/server.js sets central-services-metrics up with `config` (prefix,
-    // defaultLabels) unless DISABLED; our /metrics then carries the original's names so (original-metrics.ts).
-    const instrumentation = ['INSTRUMENTATION', 'METRICS'];
-    const disabledPath = [...instrumentation, 'DISABLED'];
-    if (valueAt(tree, disabledPath) !== undefined) {
-      const disabled = flag(valueAt(tree, disabledPath), keyName(source, disabledPath));
-      seen(disabledPath);
-      fromFile.ALS_ORIGINAL_METRICS = String(!disabled);
+function readDatabase(r: Reader) {
+  r.accept(['DATABASE', 'DIALECT'], (t) => t === 'mysql' || t === 'mysql2', 'must be mysql or mysql2');
+  r.take('dbHost', (v) => asText(v).replace(/\/$/, ''));
+  r.take('dbPort');
+  r.take('dbUser');
+  r.take('dbPassword');
+  // The original keeps its oracle registry in this database: naming it selects the database registry.
+  r.take('dbName');
+  // DATABASE.ADDITIONAL_CONNECTION_OPTIONS: spread into mysql2's connection options by the original
+  // (src/lib/config.js). Its `ssl` is honoured; any other key of it is named. Empty, it does nothing there either.
+  const additional = ['DATABASE', 'ADDITIONAL_CONNECTION_OPTIONS'];
+  const additionalValue = valueAt(r.tree, additional);
+  if (isObject(additionalValue) && Object.keys(additionalValue as object).length === 0) r.seen(additional);
+  const sslPath = [...additional, 'ssl'];
+  const ssl = valueAt(r.tree, sslPath);
+  if (isObject(ssl)) {
+    readTlsObject(r, sslPath, { mode: 'dbSsl', ca: 'dbSslCaFile', cert: 'dbSslCertFile', key: 'dbSslKeyFile' });
+    // mysql2 checks that the certificate names the host only with verifyIdentity, and only when it verifies.
+    const identityPath = [...sslPath, 'verifyIdentity'];
+    const identity = valueAt(r.tree, identityPath);
+    if (identity !== undefined && identity !== null) {
+      r.seen(identityPath);
+      if (flag(identity, keyName(r.source, identityPath)) && r.fromFile.ALS_DB_SSL === 'verify')
+        r.fromFile.ALS_DB_SSL = 'verify-identity';
     }
-    take('metricsPrefix');
-    const labelsPath = [...instrumentation, 'config', 'defaultLabels'];
-    take('metricsDefaultLabels', (value, name) => {
-      const labels = metricLabelsText(value);
-      if (labels === undefined)
-        throw new ConfigError(name, `must be an object of label names and values, got ${JSON.stringify(value)}`);
-      for (const path of labels.paths) seen([...labelsPath, ...path]);
-      return labels.text;
-    });
-    // Accepted whatever their value, as the original does nothing with them either: `timeout` was
-    // prom-client's collection interval, which its version (15, under central-services-metrics 12) no longer
-    // reads (process metrics are sampled on scrape, as ours); `labels` (INSTRUMENTATION_METRICS_LABELS in
-    // src/lib/config.js) is read by no metric of account-lookup-service.
-    for (const [path] of leaves(tree)) {
-      const under = (prefix: readonly string[]) => prefix.every((part, i) => path[i] === part);
-      if (under([...instrumentation, 'config', 'timeout']) || under([...instrumentation, 'labels'])) seen(path);
-    }
-
-    for (const [path] of leaves(tree)) {
-      if (used.has(path.join('\u0000'))) continue;
-      if (handlerKeys.includes(path[0] as string)) handlerOnly.push(keyName(source, path));
-      else notHonoured.push(keyName(source, path));
+  } else if (ssl !== undefined) {
+    r.seen(sslPath);
+    const text = asText(ssl);
+    // No TLS, as mysql2 reads a falsy `ssl`; rc gives false as text.
+    if (text === '' || text === 'false') r.fromFile.ALS_DB_SSL = 'off';
+    // A string is the name of one of mysql2's CA profiles; `true` is none (mysql2 refuses it).
+    else if (text === 'true')
+      throw new ConfigError(keyName(r.source, sslPath), 'must be an object of TLS options or a mysql2 profile name');
+    else {
+      r.fromFile.ALS_DB_SSL = 'verify';
+      r.fromFile.ALS_DB_SSL_PROFILE = text;
     }
   }
-  const environment = originalEnvironment(env);
-  notHonoured.push(...environment.notHonoured);
-  // Our variables (and test overrides) win over the file and the original's variables: laid over them.
-  const config = loadConfig({ ...fromFile, ...environment.fromEnv, ...env }, options.overrides);
-  const role = options.timeoutHandler ?? 'when-on';
-  if (role === true || (role === 'when-on' && config.proxyCache && config.timeoutHandler))
-    notHonoured.push(...handlerOnly);
-  return { config, file: source.file, notHonoured: Object.freeze(notHonoured) };
+}
+
+/** The FSPIOP version, the caches and what lookups and error callbacks do. */
+function readLookups(r: Reader) {
+  r.take('hubFspiopVersion');
+  r.take('participantCacheTtlMs');
+  r.take('endpointCacheTtlMs');
+  // GENERAL_CACHE_CONFIG caches the oracle registry (oracleEndpointCached); disabled, it is read each time.
+  const enabled = r.flagAt(['GENERAL_CACHE_CONFIG', 'CACHE_ENABLED']);
+  if (enabled === true) r.take('oracleRegistryCacheTtlMs');
+  else if (enabled === false) {
+    r.seen(['GENERAL_CACHE_CONFIG', 'EXPIRES_IN_MS']);
+    r.fromFile.ALS_ORACLE_REGISTRY_CACHE_TTL_MS = '0';
+  }
+  r.take('extendedPartyIdTypes', bool);
+  r.take('deleteParticipantValidation', bool);
+  r.take('proxyCacheExpiresInSec');
+  // ERROR_HANDLING: the options every error callback's body is built with (toApiErrorObject of
+  // central-services-error-handling, fspiop/error-handling.ts).
+  r.take('errorCauseExtension', bool);
+  r.take('truncateExtensions', bool);
+}
+
+/**
+ * HANDLERS: the timeout handler's (src/handlers), its monitoring port and schedule; read by every process as
+ * the original's src/lib/config.js reads them, used where the handler runs.
+ */
+function readTimeoutHandler(r: Reader) {
+  r.take('monitoringPort');
+  const disabled = r.flagAt(['HANDLERS', 'TIMEOUT', 'DISABLED']);
+  if (disabled !== undefined) r.fromFile.ALS_TIMEOUT_HANDLER = String(!disabled);
+  r.take('timeoutSchedule');
+  r.take('timeoutTimezone');
+  r.take('timeoutBatchSize');
+  r.take('timeoutLockTtlMs');
+  // HANDLERS.DISABLED is read into the original's config and used by none of its code. DIST_LOCK.enabled:
+  // off there, on here (ALS_TIMEOUT_LOCK, docs/differences.md): either way one answer per expired lookup,
+  // as the DEL of its key decides who answers, so the key changes nothing and is accepted.
+  r.seen(['HANDLERS', 'DISABLED']);
+  r.seen(['HANDLERS', 'TIMEOUT', 'DIST_LOCK', 'enabled']);
+}
+
+const proxyConfig = ['PROXY_CACHE', 'proxyConfig'];
+
+/**
+ * PROXY_CACHE: the original reads the rest of the group only when `enabled` is truthy (src/lib/config.js
+ * checks `type` then; src/server.js connects the cache then), so a disabled group is neither checked nor
+ * reported.
+ */
+function readProxyCache(r: Reader) {
+  if (valueAt(r.tree, ['PROXY_CACHE', 'enabled']) === undefined) return;
+  r.take('proxyCache', bool);
+  if (r.fromFile.ALS_PROXY_CACHE !== 'true') {
+    for (const [path] of leaves(r.tree)) if (path[0] === 'PROXY_CACHE') r.seen(path);
+    return;
+  }
+  const typePath = ['PROXY_CACHE', 'type'];
+  // Any other type (or none) is the original's `TypeError: Incorrect proxyCache type`: it stops too.
+  const type = asText(valueAt(r.tree, typePath));
+  r.seen(typePath);
+  if (type !== 'redis' && type !== 'redis-cluster')
+    throw new ConfigError(keyName(r.source, typePath), `must be redis or redis-cluster, got "${type}"`);
+  // The original's cache library (@mojaloop/inter-scheme-proxy-cache-lib 2.10.0, createProxyCache)
+  // goes by `type` alone: redis-cluster is an ioredis Cluster on proxyConfig.cluster, which it requires;
+  // redis is one Redis at proxyConfig.host and port, which it requires, a `cluster` list beside them
+  // (the stock file's) ignored.
+  r.fromFile.ALS_PROXY_CACHE_TYPE = type;
+  r.fromFile.ALS_PROXY_CACHE_NODES = type === 'redis-cluster' ? clusterStartNodes(r) : redisNode(r);
+  r.take('proxyCacheUsername');
+  r.take('proxyCachePassword');
+  r.take('proxyCacheDb');
+  // TLS: the library hands proxyConfig to ioredis as it is. One Redis reads `tls` (any truthy value is
+  // TLS); a Cluster connects its nodes with `redisOptions` (its own options carry no TLS, username or
+  // password: there they are named, as they do nothing in the original either).
+  const optionsPath = type === 'redis-cluster' ? [...proxyConfig, 'redisOptions'] : proxyConfig;
+  if (type === 'redis-cluster') {
+    for (const [field, key] of [
+      ['username', 'proxyCacheUsername'],
+      ['password', 'proxyCachePassword'],
+    ] as const) {
+      const path = [...optionsPath, field];
+      const value = valueAt(r.tree, path);
+      if (value === undefined || value === null) continue;
+      r.seen(path);
+      r.fromFile[schema[key].env] = asText(value);
+    }
+  }
+  const tlsPath = [...optionsPath, 'tls'];
+  const tls = valueAt(r.tree, tlsPath);
+  if (isObject(tls))
+    readTlsObject(r, tlsPath, {
+      mode: 'proxyCacheTls',
+      ca: 'proxyCacheTlsCaFile',
+      cert: 'proxyCacheTlsCertFile',
+      key: 'proxyCacheTlsKeyFile',
+    });
+  else if (tls !== undefined) {
+    r.seen(tlsPath);
+    const text = asText(tls);
+    r.fromFile.ALS_PROXY_CACHE_TLS = text === '' || text === 'false' ? 'off' : 'verify';
+  }
+}
+
+/** proxyConfig.cluster, required when the type is redis-cluster, as our `host:port,...`. */
+function clusterStartNodes(r: Reader): string {
+  const clusterPath = [...proxyConfig, 'cluster'];
+  // rc's "null" is null in the original (parse-strings-in-object): how a deployment unsets the file's list.
+  const rawCluster = valueAt(r.tree, clusterPath);
+  const cluster = rawCluster === 'null' || rawCluster === '' ? null : rawCluster;
+  r.seen(clusterPath);
+  if (cluster === undefined || cluster === null)
+    throw new ConfigError(keyName(r.source, clusterPath), 'must list the start-up nodes when type is redis-cluster');
+  return clusterNodes(cluster, keyName(r.source, clusterPath));
+}
+
+/** proxyConfig.host and port, required when the type is redis, as our `host:port`; a `cluster` beside them unread. */
+function redisNode(r: Reader): string {
+  // Seen whatever the type: the stock file's list stands beside host and port.
+  r.seen([...proxyConfig, 'cluster']);
+  const hostPath = [...proxyConfig, 'host'];
+  const portPath = [...proxyConfig, 'port'];
+  const host = valueAt(r.tree, hostPath);
+  const port = valueAt(r.tree, portPath);
+  r.seen(hostPath);
+  r.seen(portPath);
+  if (host === undefined || host === null || host === '')
+    throw new ConfigError(keyName(r.source, hostPath), 'is required when type is redis');
+  if (port === undefined || port === null || port === '')
+    throw new ConfigError(keyName(r.source, portPath), 'is required when type is redis');
+  const node = `${asText(host)}:${asText(port)}`;
+  if (parseHostPorts(node) === undefined)
+    throw new ConfigError(keyName(r.source, portPath), `must be a host and a TCP port, got "${node}"`);
+  return node;
+}
+
+/**
+ * ENDPOINT_SECURITY.JWS: read at start by the original's src/lib/config.js (JWS_SIGN reads the key file there
+ * and stops the start when it is missing; ours loads it before anything connects, same outcome).
+ */
+function readJws(r: Reader) {
+  r.take('jwsSign', bool);
+  r.take('jwsSigningKeyPath');
+  r.take('jwsValidate', bool);
+  r.take('jwsVerificationKeysDirectory');
+  r.take('jwsValidatePutParties', bool);
+}
+
+/**
+ * INSTRUMENTATION.METRICS: src/server.js sets central-services-metrics up with `config` (prefix,
+ * defaultLabels) unless DISABLED; our /metrics then carries the original's names so (original-metrics.ts).
+ */
+function readInstrumentation(r: Reader) {
+  const instrumentation = ['INSTRUMENTATION', 'METRICS'];
+  const disabled = r.flagAt([...instrumentation, 'DISABLED']);
+  if (disabled !== undefined) r.fromFile.ALS_ORIGINAL_METRICS = String(!disabled);
+  r.take('metricsPrefix');
+  const labelsPath = [...instrumentation, 'config', 'defaultLabels'];
+  r.take('metricsDefaultLabels', (value, name) =>
+    metricLabelsText(value, name, (path) => r.seen([...labelsPath, ...path])),
+  );
+  // Accepted whatever their value, as the original does nothing with them either: `timeout` was
+  // prom-client's collection interval, which its version (15, under central-services-metrics 12) no longer
+  // reads (process metrics are sampled on scrape, as ours); `labels` (INSTRUMENTATION_METRICS_LABELS in
+  // src/lib/config.js) is read by no metric of account-lookup-service.
+  for (const [path] of leaves(r.tree)) {
+    const under = (prefix: readonly string[]) => prefix.every((part, i) => path[i] === part);
+    if (under([...instrumentation, 'config', 'timeout']) || under([...instrumentation, 'labels'])) r.seen(path);
+  }
 }

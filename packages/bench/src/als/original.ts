@@ -4,8 +4,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { httpDate } from '@mojafast/sim';
-import { createDatabase, loadInfraSettings, type TestDatabase } from '@mojafast/testkit';
+import { createDatabase, loadInfraSettings, registerOracle, type TestDatabase } from '@mojafast/testkit';
 import { entryPoints } from '../load/paths.js';
 import { freePort } from '../load/ports.js';
 import { spawnUntilReadyLine } from '../load/processes.js';
@@ -72,14 +71,10 @@ function rcOverrides(
   };
 }
 
-/** POST /oracles on the admin API: the MSISDN oracle is the oracle simulator (both keep it in MySQL). */
-async function registerOracle(admin: string, oracle: string): Promise<void> {
-  const response = await fetch(`${admin}/oracles`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', date: httpDate(Date.now()) },
-    body: JSON.stringify({ oracleIdType: 'MSISDN', endpoint: { value: oracle, endpointType: 'URL' }, isDefault: true }),
-  });
-  if (response.status !== 201) throw new Error(`POST ${admin}/oracles: ${response.status} ${await response.text()}`);
+/** The MSISDN oracle is the oracle simulator, registered through the admin API (both ALSs keep it in MySQL). */
+async function registerSimOracle(admin: string, oracle: string): Promise<void> {
+  const status = await registerOracle(admin, oracle);
+  if (status !== 201) throw new Error(`POST ${admin}/oracles answered ${status}`);
 }
 
 /**
@@ -117,7 +112,7 @@ export function originalAls(config: OriginalConfig): AlsUnderTest {
         String(apiPort),
       );
       const pid = (name: string) => readFile(join(runDir, `${name}.pid`), 'utf8').then((t) => Number(t.trim()));
-      await registerOracle(`http://127.0.0.1:${adminPort}`, sims.oracle);
+      await registerSimOracle(`http://127.0.0.1:${adminPort}`, sims.oracle);
       return {
         pids: new Map([
           ['als', await pid('api')],
@@ -152,7 +147,7 @@ export function oursDropIn(config: OriginalConfig): AlsUnderTest {
         await als.stop();
         await db.drop();
       };
-      await registerOracle(als.ready.admin, sims.oracle).catch(async (error: unknown) => {
+      await registerSimOracle(als.ready.admin, sims.oracle).catch(async (error: unknown) => {
         await stop();
         throw error;
       });

@@ -2,6 +2,7 @@ import { createKnex, migrateLatest } from '@mojafast/position-handler';
 import {
   createDatabase,
   createTopic,
+  dropTopicsWithPrefix,
   loadInfraSettings,
   type TestTopic,
   testKafka,
@@ -196,18 +197,7 @@ export async function runPositionBench(options: PositionBenchOptions): Promise<P
     if (!options.keep) {
       await Promise.all([inputTopic.drop(), notificationTopic.drop(), db.drop()]).catch(() => {});
       // The original's start creates the rest of its prefixed topics (prepare, fulfil, ...): they go too.
-      if (prefix) await dropTopicsWithPrefix(kafka, prefix).catch(() => {});
+      if (prefix) await dropTopicsWithPrefix(settings, prefix, stack.kafkajs).catch(() => {});
     }
-  }
-}
-
-async function dropTopicsWithPrefix(kafka: ReturnType<typeof testKafka>, prefix: string): Promise<void> {
-  const admin = kafka.admin();
-  await admin.connect();
-  try {
-    const topics = (await admin.listTopics()).filter((t) => t.startsWith(prefix));
-    if (topics.length > 0) await admin.deleteTopics({ topics });
-  } finally {
-    await admin.disconnect();
   }
 }

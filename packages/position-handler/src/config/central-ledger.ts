@@ -169,177 +169,174 @@ export function mapCentralLedger(
   source: OriginalSource,
   handlers: readonly PositionHandlerKind[],
 ): CentralLedgerMapping {
-  const tree = source.tree;
   // src/handlers/positions/handler.js labels its transfer_position {success, fspId, action}, fspId being
   // Config.INSTRUMENTATION_METRICS_LABELS.fspId; handlerBatch.js's has no fspId. With both handlers the
-  // one-at-a-time label set is kept (one label set per name: see the README's differences).
+  // one-at-a-time label set is kept (one label set per name: docs/differences.md, `transfer_position`'s labels).
   const oneAtATime = handlers.includes('position');
-  const fspIdLabel = (): MappedValue => {
-    const value = tree === undefined ? undefined : valueAt(tree, fspIdLabelPath);
-    const key = tree === undefined ? fspIdLabelPath.join('.') : keyName(source, fspIdLabelPath);
-    if (value === undefined) return { field: 'metricsFspId', text: CENTRAL_LEDGER_FSP_ID_LABEL, key };
-    if (typeof value === 'object' && value !== null) {
-      throw new ConfigError(key, `must be a label value (text), got ${JSON.stringify(value)}`);
-    }
-    return { field: 'metricsFspId', text: asText(value), key };
-  };
-  if (tree === undefined) return { values: oneAtATime ? [fspIdLabel()] : [], notHonoured: [] };
-  const values: MappedValue[] = [];
-  const used = new Set<string>();
-  const seen = (path: readonly string[]) => used.add(path.join('\u0000'));
-  const take = (field: string, path: string[], convert: (value: unknown, key: string) => string = asText) => {
-    const value = valueAt(tree, path);
-    if (value === undefined) return;
-    seen(path);
-    const key = keyName(source, path);
-    values.push({ field, text: convert(value, key), key });
-  };
-  /** A key read and checked, with no setting of ours behind it (its only value is the one we do). */
-  const accept = (path: string[], ok: (value: unknown) => boolean, detail: string) => {
-    const value = valueAt(tree, path);
-    if (value === undefined) return;
-    seen(path);
-    if (!ok(value)) throw new ConfigError(keyName(source, path), `${detail}, got "${asText(value)}"`);
-  };
-
+  const tree = source.tree;
+  if (tree === undefined) return { values: oneAtATime ? [fspIdLabel(source)] : [], notHonoured: [] };
+  const m = createMapper(source, tree);
   const batch = handlers.length === 0 || handlers.includes('positionbatch');
   const section = ['KAFKA', 'CONSUMER', 'TRANSFER', batch ? 'POSITION_BATCH' : 'POSITION'];
+  mapDatabase(m);
+  mapErrorHandling(m);
+  mapCache(m);
+  mapConsumer(m, section);
+  // Topics are derived only when the KAFKA tree is given (a file, or CLEDG_KAFKA__… overrides alone).
+  if (valueAt(tree, ['KAFKA']) !== undefined) mapTopics(m, batch, handlers.includes('position'));
+  mapProducers(m, section);
+  mapInstrumentation(m);
+  if (oneAtATime) m.values.push(fspIdLabel(source));
+  return { values: m.values, notHonoured: notHonoured(m, section) };
+}
 
-  /**
-   * DATABASE.ADDITIONAL_CONNECTION_OPTIONS: `ssl` (mysql2's object, or one of its profiles' names) and
-   * `connectTimeout`. Its other keys (result types, charset, time zone, flags…) would change what the store
-   * relies on or have no use here: they stay unmarked, so the warning names them.
-   */
-  function mapConnectionOptions() {
-    const base = ['DATABASE', 'ADDITIONAL_CONNECTION_OPTIONS'];
-    take('dbConnectTimeoutMs', [...base, 'connectTimeout']);
-    const sslPath = [...base, 'ssl'];
-    const ssl = valueAt(tree as Tree, sslPath);
-    if (ssl === undefined) return;
-    const key = keyName(source, sslPath);
-    seen(sslPath);
-    // rc gives a CLEDG_ variable as text: "false" is the variable's way to say false.
-    if (ssl === false || ssl === null || ssl === 'false' || ssl === '') {
-      values.push({ field: 'dbSsl', text: 'off', key });
-      return;
-    }
-    if (typeof ssl === 'string') {
-      if (!MYSQL2_SSL_PROFILES.includes(ssl)) {
-        throw new ConfigError(
-          key,
-          `must be an object (rejectUnauthorized, ca, cert, key, passphrase, verifyIdentity) or the name of a mysql2 profile (${MYSQL2_SSL_PROFILES.join(', ')}), got "${ssl}"`,
-        );
-      }
-      values.push({ field: 'dbSsl', text: 'verify', key }, { field: 'dbSslProfile', text: ssl, key });
-      return;
-    }
-    if (typeof ssl !== 'object' || Array.isArray(ssl)) {
-      // mysql2 refuses `true` too ("SSL profile must be an object").
-      throw new ConfigError(key, `must be an object or the name of a mysql2 profile, got ${JSON.stringify(ssl)}`);
-    }
-    // mysql2: any value but false verifies the certificate; verifyIdentity true checks the host name too.
-    const at = (name: string) => valueAt(tree as Tree, [...sslPath, name]);
-    const flag = (name: string) => {
-      const value = at(name);
-      if (value === undefined) return undefined;
-      seen([...sslPath, name]);
-      return trueFalse(value, keyName(source, [...sslPath, name])) === 'true';
-    };
-    const reject = flag('rejectUnauthorized');
-    const identity = flag('verifyIdentity');
-    const mode = reject === false ? 'on' : identity === true ? 'verify-identity' : 'verify';
-    values.push({ field: 'dbSsl', text: mode, key });
-    for (const [name, field] of [
-      ['ca', 'dbSslCaPem'],
-      ['cert', 'dbSslCertPem'],
-      ['key', 'dbSslKeyPem'],
-      ['passphrase', 'dbSslKeyPassword'],
-    ] as const) {
-      const value = at(name);
-      if (value === undefined) continue;
-      const path = [...sslPath, name];
+/** The fspId label the one-at-a-time handler puts on transfer_position: the key's, else the original's default. */
+function fspIdLabel(source: OriginalSource): MappedValue {
+  const { tree } = source;
+  const value = tree === undefined ? undefined : valueAt(tree, fspIdLabelPath);
+  const key = tree === undefined ? fspIdLabelPath.join('.') : keyName(source, fspIdLabelPath);
+  if (value === undefined) return { field: 'metricsFspId', text: CENTRAL_LEDGER_FSP_ID_LABEL, key };
+  if (typeof value === 'object' && value !== null) {
+    throw new ConfigError(key, `must be a label value (text), got ${JSON.stringify(value)}`);
+  }
+  return { field: 'metricsFspId', text: asText(value), key };
+}
+
+/** The mapping under way: the values found so far, and every key read (the rest may be named as not honoured). */
+interface Mapper {
+  readonly source: OriginalSource;
+  readonly tree: Tree;
+  readonly values: MappedValue[];
+  readonly used: Set<string>;
+  /** Marks a key as read. */
+  seen(path: readonly string[]): void;
+  /** The key's value, converted, as our setting `field` (nothing when the key is unset). */
+  take(field: string, path: readonly string[], convert?: (value: unknown, key: string) => string): void;
+  /** A key read and checked, with no setting of ours behind it (its only value is the one we do). */
+  accept(path: readonly string[], ok: (value: unknown) => boolean, detail: string): void;
+}
+
+function createMapper(source: OriginalSource, tree: Tree): Mapper {
+  const values: MappedValue[] = [];
+  const used = new Set<string>();
+  const seen = (path: readonly string[]) => {
+    used.add(path.join('\u0000'));
+  };
+  return {
+    source,
+    tree,
+    values,
+    used,
+    seen,
+    take(field, path, convert = asText) {
+      const value = valueAt(tree, [...path]);
+      if (value === undefined) return;
       seen(path);
-      // mysql2 takes a list of PEM texts as well as one: one text holding them all is the same bundle.
-      const text = Array.isArray(value) ? value.map(String).join('\n') : asText(value);
-      values.push({ field, text, key: keyName(source, path) });
-    }
-  }
+      const key = keyName(source, [...path]);
+      values.push({ field, text: convert(value, key), key });
+    },
+    accept(path, ok, detail) {
+      const value = valueAt(tree, [...path]);
+      if (value === undefined) return;
+      seen(path);
+      if (!ok(value)) throw new ConfigError(keyName(source, [...path]), `${detail}, got "${asText(value)}"`);
+    },
+  };
+}
 
-  /**
-   * The consumer's TLS and SASL keys, mapped; the producers' (one client of ours serves all three, on the
-   * consumer's brokers) must say the same, as librdkafka would run them, or the start is refused naming both.
-   */
-  function mapKafkaSecurity(producers: readonly (readonly string[])[], brokers: string) {
-    const conf = (block: readonly string[]) => [...block, ...rdkafka];
-    const effective = (block: readonly string[], entry: SecurityKey): { text: string; path: string[] } => {
-      let path = [...conf(block), entry.key];
-      let value = valueAt(tree as Tree, path);
-      if (value === undefined && entry.key === 'sasl.mechanisms') {
-        const alias = [...conf(block), SASL_MECHANISM_ALIAS];
-        const aliased = valueAt(tree as Tree, alias);
-        if (aliased !== undefined) {
-          path = alias;
-          value = aliased;
-        }
-      }
-      const text = value === undefined ? entry.unset : entry.convert(value, keyName(source, path));
-      return { text, path };
-    };
-    for (const entry of kafkaSecurityKeys) {
-      const consumer = effective(section, entry);
-      if (valueAt(tree as Tree, consumer.path) !== undefined) {
-        seen(consumer.path);
-        values.push({ field: entry.field, text: consumer.text, key: keyName(source, consumer.path) });
-      }
-      for (const producer of producers) {
-        if (valueAt(tree as Tree, conf(producer)) === undefined) continue;
-        // A producer on other brokers is named in the warning already (its broker list); ours use the consumer's.
-        const list = valueAt(tree as Tree, [...conf(producer), 'metadata.broker.list']);
-        if (list !== undefined && brokers !== '' && asText(list) !== brokers) continue;
-        const theirs = effective(producer, entry);
-        const given = valueAt(tree as Tree, theirs.path) !== undefined;
-        if (theirs.text !== consumer.text) {
-          const shown = (side: { text: string; path: string[] }) =>
-            valueAt(tree as Tree, side.path) === undefined
-              ? 'unset'
-              : entry.key.includes('password') || entry.key.endsWith('.pem')
-                ? 'given'
-                : `"${side.text}"`;
-          throw new ConfigError(
-            keyName(source, consumer.path),
-            `and ${keyName(source, theirs.path)} differ (${shown(consumer)} and ${shown(theirs)}): the consumer and the producers share one connection setup here, so they must say the same`,
-          );
-        }
-        if (given) seen(theirs.path);
-      }
-    }
-  }
-
-  take('httpPort', ['PORT']);
-  take('dbHost', ['DATABASE', 'HOST'], (value) => asText(value).replace(/\/$/, ''));
-  take('dbPort', ['DATABASE', 'PORT']);
-  take('dbUser', ['DATABASE', 'USER']);
-  take('dbPassword', ['DATABASE', 'PASSWORD']);
-  take('dbName', ['DATABASE', 'SCHEMA']);
-  take('dbPoolMax', ['DATABASE', 'POOL_MAX_SIZE']);
-  mapConnectionOptions();
+/** The HTTP port, the database and what the ledger's amounts and hub are. */
+function mapDatabase(m: Mapper) {
+  m.take('httpPort', ['PORT']);
+  m.take('dbHost', ['DATABASE', 'HOST'], (value) => asText(value).replace(/\/$/, ''));
+  m.take('dbPort', ['DATABASE', 'PORT']);
+  m.take('dbUser', ['DATABASE', 'USER']);
+  m.take('dbPassword', ['DATABASE', 'PASSWORD']);
+  m.take('dbName', ['DATABASE', 'SCHEMA']);
+  m.take('dbPoolMax', ['DATABASE', 'POOL_MAX_SIZE']);
+  mapConnectionOptions(m);
   // knex's client name: central-ledger 19.14.0's own file says mysql2, 19.5.5's and older charts' mysql; both are MySQL.
-  accept(
+  m.accept(
     ['DATABASE', 'DIALECT'],
     (v) => v === 'mysql' || v === 'mysql2',
     'must be mysql or mysql2 (the handler speaks MySQL/MariaDB only)',
   );
   // Positions are exact DECIMAL(18,4) ten-thousandths (ledger/amount.ts), the columns' own type.
-  accept(['AMOUNT', 'PRECISION'], (v) => asText(v) === '18', 'must be 18 (positions are DECIMAL(18,4))');
-  accept(['AMOUNT', 'SCALE'], (v) => asText(v) === '4', 'must be 4 (positions are DECIMAL(18,4))');
-  take('hubName', ['HUB_PARTICIPANT', 'NAME']);
+  m.accept(['AMOUNT', 'PRECISION'], (v) => asText(v) === '18', 'must be 18 (positions are DECIMAL(18,4))');
+  m.accept(['AMOUNT', 'SCALE'], (v) => asText(v) === '4', 'must be 4 (positions are DECIMAL(18,4))');
+  m.take('hubName', ['HUB_PARTICIPANT', 'NAME']);
+}
 
-  // ERROR_HANDLING is what central-ledger hands its error library's toApiErrorObject for every error notification:
-  // a key a deployment's file leaves out takes that function's own default (includeCauseExtension false,
-  // truncateExtensions true), not the repository file's, so it does here too. Without a file, ours stand.
+/**
+ * DATABASE.ADDITIONAL_CONNECTION_OPTIONS: `ssl` (mysql2's object, or one of its profiles' names) and
+ * `connectTimeout`. Its other keys (result types, charset, time zone, flags…) would change what the store
+ * relies on or have no use here: they stay unmarked, so the warning names them.
+ */
+function mapConnectionOptions(m: Mapper) {
+  const { source, tree, values } = m;
+  const base = ['DATABASE', 'ADDITIONAL_CONNECTION_OPTIONS'];
+  m.take('dbConnectTimeoutMs', [...base, 'connectTimeout']);
+  const sslPath = [...base, 'ssl'];
+  const ssl = valueAt(tree, sslPath);
+  if (ssl === undefined) return;
+  const key = keyName(source, sslPath);
+  m.seen(sslPath);
+  // rc gives a CLEDG_ variable as text: "false" is the variable's way to say false.
+  if (ssl === false || ssl === null || ssl === 'false' || ssl === '') {
+    values.push({ field: 'dbSsl', text: 'off', key });
+    return;
+  }
+  if (typeof ssl === 'string') {
+    if (!MYSQL2_SSL_PROFILES.includes(ssl)) {
+      throw new ConfigError(
+        key,
+        `must be an object (rejectUnauthorized, ca, cert, key, passphrase, verifyIdentity) or the name of a mysql2 profile (${MYSQL2_SSL_PROFILES.join(', ')}), got "${ssl}"`,
+      );
+    }
+    values.push({ field: 'dbSsl', text: 'verify', key }, { field: 'dbSslProfile', text: ssl, key });
+    return;
+  }
+  if (typeof ssl !== 'object' || Array.isArray(ssl)) {
+    // mysql2 refuses `true` too ("SSL profile must be an object").
+    throw new ConfigError(key, `must be an object or the name of a mysql2 profile, got ${JSON.stringify(ssl)}`);
+  }
+  // mysql2: any value but false verifies the certificate; verifyIdentity true checks the host name too.
+  const at = (name: string) => valueAt(tree, [...sslPath, name]);
+  const flag = (name: string) => {
+    const value = at(name);
+    if (value === undefined) return undefined;
+    m.seen([...sslPath, name]);
+    return trueFalse(value, keyName(source, [...sslPath, name])) === 'true';
+  };
+  const reject = flag('rejectUnauthorized');
+  const identity = flag('verifyIdentity');
+  const mode = reject === false ? 'on' : identity === true ? 'verify-identity' : 'verify';
+  values.push({ field: 'dbSsl', text: mode, key });
+  for (const [name, field] of [
+    ['ca', 'dbSslCaPem'],
+    ['cert', 'dbSslCertPem'],
+    ['key', 'dbSslKeyPem'],
+    ['passphrase', 'dbSslKeyPassword'],
+  ] as const) {
+    const value = at(name);
+    if (value === undefined) continue;
+    const path = [...sslPath, name];
+    m.seen(path);
+    // mysql2 takes a list of PEM texts as well as one: one text holding them all is the same bundle.
+    const text = Array.isArray(value) ? value.map(String).join('\n') : asText(value);
+    values.push({ field, text, key: keyName(source, path) });
+  }
+}
+
+/**
+ * ERROR_HANDLING is what central-ledger hands its error library's toApiErrorObject for every error notification:
+ * a key a deployment's file leaves out takes that function's own default (includeCauseExtension false,
+ * truncateExtensions true), not the repository file's, so it does here too. Without a file, ours stand.
+ */
+function mapErrorHandling(m: Mapper) {
+  const { source, tree, values } = m;
   const errorHandling = valueAt(tree, ['ERROR_HANDLING']);
   if (errorHandling !== undefined) {
-    seen(['ERROR_HANDLING']);
+    m.seen(['ERROR_HANDLING']);
     // null would make every error notification of the original throw (toApiErrorObject destructures it).
     if (typeof errorHandling !== 'object' || errorHandling === null || Array.isArray(errorHandling)) {
       throw new ConfigError(
@@ -358,7 +355,7 @@ export function mapCentralLedger(
       if (source.file !== undefined) values.push({ field, text: libraryDefault, key: path.join('.') });
       continue;
     }
-    seen(path);
+    m.seen(path);
     // The library tests `=== true` and truthiness: anything but a boolean would mean something else there.
     const text = asText(value);
     if (text !== 'true' && text !== 'false') {
@@ -366,123 +363,197 @@ export function mapCentralLedger(
     }
     values.push({ field, text, key: keyName(source, path) });
   }
+}
 
-  // The participant cache (CACHE.CACHE_ENABLED, EXPIRES_IN_MS) is what our reference-data TTL replaces.
-  const cacheEnabled = valueAt(tree, ['CACHE', 'CACHE_ENABLED']);
-  if (cacheEnabled !== undefined) {
-    seen(['CACHE', 'CACHE_ENABLED']);
-    const enabled = asText(cacheEnabled);
-    if (enabled !== 'true' && enabled !== 'false') {
-      throw new ConfigError(keyName(source, ['CACHE', 'CACHE_ENABLED']), `must be true or false, got "${enabled}"`);
-    }
-    if (enabled === 'false') {
-      seen(['CACHE', 'EXPIRES_IN_MS']);
-      values.push({ field: 'referenceTtlMs', text: '0', key: keyName(source, ['CACHE', 'CACHE_ENABLED']) });
-    } else take('referenceTtlMs', ['CACHE', 'EXPIRES_IN_MS']);
+/** The participant cache (CACHE.CACHE_ENABLED, EXPIRES_IN_MS) is what our reference-data TTL replaces. */
+function mapCache(m: Mapper) {
+  const enabledPath = ['CACHE', 'CACHE_ENABLED'];
+  const cacheEnabled = valueAt(m.tree, enabledPath);
+  if (cacheEnabled === undefined) return;
+  m.seen(enabledPath);
+  const enabled = asText(cacheEnabled);
+  if (enabled !== 'true' && enabled !== 'false') {
+    throw new ConfigError(keyName(m.source, enabledPath), `must be true or false, got "${enabled}"`);
   }
+  if (enabled === 'false') {
+    m.seen(['CACHE', 'EXPIRES_IN_MS']);
+    m.values.push({ field: 'referenceTtlMs', text: '0', key: keyName(m.source, enabledPath) });
+  } else m.take('referenceTtlMs', ['CACHE', 'EXPIRES_IN_MS']);
+}
 
-  take('kafkaBrokers', [...section, ...rdkafka, 'metadata.broker.list']);
-  take('consumerGroup', [...section, ...rdkafka, 'group.id']);
-  take('kafkaClientId', [...section, ...rdkafka, 'client.id']);
+/** The handler's consumer section (KAFKA.CONSUMER.TRANSFER.POSITION_BATCH or .POSITION). */
+function mapConsumer(m: Mapper, section: readonly string[]) {
+  m.take('kafkaBrokers', [...section, ...rdkafka, 'metadata.broker.list']);
+  m.take('consumerGroup', [...section, ...rdkafka, 'group.id']);
+  m.take('kafkaClientId', [...section, ...rdkafka, 'client.id']);
   // We commit offsets after a batch's notifications are acknowledged, as the original does with false.
-  accept(
+  m.accept(
     [...section, ...rdkafka, 'enable.auto.commit'],
     (v) => asText(v) === 'false',
     'must be false (offsets are committed after the batch is applied and notified)',
   );
-  take('fromBeginning', [...section, ...topicConf, 'auto.offset.reset'], (value, key) => {
+  m.take('fromBeginning', [...section, ...topicConf, 'auto.offset.reset'], (value, key) => {
     const text = asText(value);
     if (text === 'earliest' || text === 'smallest' || text === 'beginning') return 'true';
     if (text === 'latest' || text === 'largest' || text === 'end') return 'false';
     throw new ConfigError(key, `must be earliest or latest, got "${text}"`);
   });
-  take('batchSize', [...section, ...options, 'batchSize']);
+  m.take('batchSize', [...section, ...options, 'batchSize']);
+}
 
-  // Topics are derived only when the KAFKA tree is given (a file, or CLEDG_KAFKA__… overrides alone).
-  if (valueAt(tree, ['KAFKA']) !== undefined) {
-    const topics: string[] = [];
-    if (batch) {
-      const prepare = valueAt(tree, ['KAFKA', 'EVENT_TYPE_ACTION_TOPIC_MAP', 'POSITION', 'PREPARE']);
-      seen(['KAFKA', 'EVENT_TYPE_ACTION_TOPIC_MAP', 'POSITION', 'PREPARE']);
-      topics.push(typeof prepare === 'string' && prepare !== '' ? prepare : generalTopic(tree, 'transfer', 'position'));
-    }
-    if (handlers.includes('position')) topics.push(generalTopic(tree, 'transfer', 'position'));
-    seen(['KAFKA', 'TOPIC_TEMPLATES', 'GENERAL_TOPIC_TEMPLATE', 'TEMPLATE']);
-    values.push({
-      field: 'positionTopics',
-      text: [...new Set(topics)].join(','),
-      key: 'KAFKA.EVENT_TYPE_ACTION_TOPIC_MAP',
-    });
-    values.push({
-      field: 'notificationTopic',
-      text: generalTopic(tree, 'notification', 'event'),
-      key: 'KAFKA.TOPIC_TEMPLATES.GENERAL_TOPIC_TEMPLATE.TEMPLATE',
-    });
-    // The one-at-a-time handler's Kafka.proceed sends the bulk actions' results as functionality bulk-processing,
-    // which central-services-shared's TopicMap names bulk/processing: the template's topic-bulk-processing.
-    values.push({
-      field: 'bulkProcessingTopic',
-      text: generalTopic(tree, 'bulk', 'processing'),
-      key: 'KAFKA.TOPIC_TEMPLATES.GENERAL_TOPIC_TEMPLATE.TEMPLATE',
-    });
-    const commit = valueAt(tree, ['KAFKA', 'EVENT_TYPE_ACTION_TOPIC_MAP', 'POSITION', 'COMMIT']);
-    seen(['KAFKA', 'EVENT_TYPE_ACTION_TOPIC_MAP', 'POSITION', 'COMMIT']);
-    values.push({
-      field: 'positionCommitTopic',
-      text: typeof commit === 'string' && commit !== '' ? commit : generalTopic(tree, 'transfer', 'position'),
-      key: keyName(source, ['KAFKA', 'EVENT_TYPE_ACTION_TOPIC_MAP', 'POSITION', 'COMMIT']),
-    });
+/** The topics the handlers consume and produce to, from the topic map and the general template. */
+function mapTopics(m: Mapper, batch: boolean, oneAtATime: boolean) {
+  const { tree, values } = m;
+  const positionMap = ['KAFKA', 'EVENT_TYPE_ACTION_TOPIC_MAP', 'POSITION'];
+  const topics: string[] = [];
+  if (batch) {
+    const prepare = valueAt(tree, [...positionMap, 'PREPARE']);
+    m.seen([...positionMap, 'PREPARE']);
+    topics.push(typeof prepare === 'string' && prepare !== '' ? prepare : generalTopic(tree, 'transfer', 'position'));
   }
+  if (oneAtATime) topics.push(generalTopic(tree, 'transfer', 'position'));
+  m.seen(['KAFKA', 'TOPIC_TEMPLATES', 'GENERAL_TOPIC_TEMPLATE', 'TEMPLATE']);
+  values.push({
+    field: 'positionTopics',
+    text: [...new Set(topics)].join(','),
+    key: 'KAFKA.EVENT_TYPE_ACTION_TOPIC_MAP',
+  });
+  values.push({
+    field: 'notificationTopic',
+    text: generalTopic(tree, 'notification', 'event'),
+    key: 'KAFKA.TOPIC_TEMPLATES.GENERAL_TOPIC_TEMPLATE.TEMPLATE',
+  });
+  // The one-at-a-time handler's Kafka.proceed sends the bulk actions' results as functionality bulk-processing,
+  // which central-services-shared's TopicMap names bulk/processing: the template's topic-bulk-processing.
+  values.push({
+    field: 'bulkProcessingTopic',
+    text: generalTopic(tree, 'bulk', 'processing'),
+    key: 'KAFKA.TOPIC_TEMPLATES.GENERAL_TOPIC_TEMPLATE.TEMPLATE',
+  });
+  const commit = valueAt(tree, [...positionMap, 'COMMIT']);
+  m.seen([...positionMap, 'COMMIT']);
+  values.push({
+    field: 'positionCommitTopic',
+    text: typeof commit === 'string' && commit !== '' ? commit : generalTopic(tree, 'transfer', 'position'),
+    key: keyName(m.source, [...positionMap, 'COMMIT']),
+  });
+}
 
-  // The notification producer (Kafka.produceGeneralMessage, NOTIFICATION EVENT) and the follow-up producer
-  // (TRANSFER POSITION): one client of ours does both, so their broker list must be the consumer's.
-  const notificationProducer = ['KAFKA', 'PRODUCER', 'NOTIFICATION', 'EVENT'];
-  const positionProducer = ['KAFKA', 'PRODUCER', 'TRANSFER', 'POSITION'];
-  const brokers = asText(valueAt(tree, [...section, ...rdkafka, 'metadata.broker.list']) ?? '');
+/**
+ * The notification producer (Kafka.produceGeneralMessage, NOTIFICATION EVENT) and the follow-up producer
+ * (TRANSFER POSITION): one client of ours does both, so their broker list must be the consumer's.
+ */
+const producerSections = [
+  ['KAFKA', 'PRODUCER', 'NOTIFICATION', 'EVENT'],
+  ['KAFKA', 'PRODUCER', 'TRANSFER', 'POSITION'],
+] as const;
+const [notificationProducer] = producerSections;
+
+function mapProducers(m: Mapper, section: readonly string[]) {
+  const brokers = asText(valueAt(m.tree, [...section, ...rdkafka, 'metadata.broker.list']) ?? '');
   // A different list there cannot be honoured: it is left unmarked, so it is named in the warning.
-  for (const producer of [notificationProducer, positionProducer]) {
+  for (const producer of producerSections) {
     const path = [...producer, ...rdkafka, 'metadata.broker.list'];
-    const value = valueAt(tree, path);
-    if (value !== undefined && (brokers === '' || asText(value) === brokers)) seen(path);
+    const value = valueAt(m.tree, path);
+    if (value !== undefined && (brokers === '' || asText(value) === brokers)) m.seen(path);
   }
-  take('acks', [...notificationProducer, ...topicConf, 'request.required.acks'], (value, key) => {
+  m.take('acks', [...notificationProducer, ...topicConf, 'request.required.acks'], (value, key) => {
     const text = asText(value);
     if (text === 'all' || text === '-1') return 'all';
     if (text === '1') return 'leader';
     throw new ConfigError(key, `must be all, -1 or 1 (notifications are never sent unacknowledged), got "${text}"`);
   });
-  take('compression', [...notificationProducer, ...rdkafka, 'compression.codec']);
-  mapKafkaSecurity([notificationProducer, positionProducer], brokers);
+  m.take('compression', [...notificationProducer, ...rdkafka, 'compression.codec']);
+  mapKafkaSecurity(m, section, brokers);
+}
 
-  // INSTRUMENTATION.METRICS: src/shared/setup.js sets central-services-metrics up with `config` (prefix,
-  // defaultLabels) unless DISABLED; our /metrics then carries central-ledger's names so (original-metrics.ts).
-  const instrumentation = ['INSTRUMENTATION', 'METRICS'];
-  take('originalMetrics', [...instrumentation, 'DISABLED'], (value, key) => {
+/**
+ * The consumer's TLS and SASL keys, mapped; the producers' (one client of ours serves all three, on the
+ * consumer's brokers) must say the same, as librdkafka would run them, or the start is refused naming both.
+ */
+function mapKafkaSecurity(m: Mapper, section: readonly string[], brokers: string) {
+  const { source, tree } = m;
+  const conf = (block: readonly string[]) => [...block, ...rdkafka];
+  const effective = (block: readonly string[], entry: SecurityKey): { text: string; path: string[] } => {
+    let path = [...conf(block), entry.key];
+    let value = valueAt(tree, path);
+    if (value === undefined && entry.key === 'sasl.mechanisms') {
+      const alias = [...conf(block), SASL_MECHANISM_ALIAS];
+      const aliased = valueAt(tree, alias);
+      if (aliased !== undefined) {
+        path = alias;
+        value = aliased;
+      }
+    }
+    const text = value === undefined ? entry.unset : entry.convert(value, keyName(source, path));
+    return { text, path };
+  };
+  for (const entry of kafkaSecurityKeys) {
+    const consumer = effective(section, entry);
+    if (valueAt(tree, consumer.path) !== undefined) {
+      m.seen(consumer.path);
+      m.values.push({ field: entry.field, text: consumer.text, key: keyName(source, consumer.path) });
+    }
+    for (const producer of producerSections) {
+      if (valueAt(tree, conf(producer)) === undefined) continue;
+      // A producer on other brokers is named in the warning already (its broker list); ours use the consumer's.
+      const list = valueAt(tree, [...conf(producer), 'metadata.broker.list']);
+      if (list !== undefined && brokers !== '' && asText(list) !== brokers) continue;
+      const theirs = effective(producer, entry);
+      const given = valueAt(tree, theirs.path) !== undefined;
+      if (theirs.text !== consumer.text) {
+        const shown = (side: { text: string; path: string[] }) =>
+          valueAt(tree, side.path) === undefined
+            ? 'unset'
+            : entry.key.includes('password') || entry.key.endsWith('.pem')
+              ? 'given'
+              : `"${side.text}"`;
+        throw new ConfigError(
+          keyName(source, consumer.path),
+          `and ${keyName(source, theirs.path)} differ (${shown(consumer)} and ${shown(theirs)}): the consumer and the producers share one connection setup here, so they must say the same`,
+        );
+      }
+      if (given) m.seen(theirs.path);
+    }
+  }
+}
+
+const instrumentation = ['INSTRUMENTATION', 'METRICS'];
+
+/**
+ * INSTRUMENTATION.METRICS: src/shared/setup.js sets central-services-metrics up with `config` (prefix,
+ * defaultLabels) unless DISABLED; our /metrics then carries central-ledger's names so (original-metrics.ts).
+ */
+function mapInstrumentation(m: Mapper) {
+  m.take('originalMetrics', [...instrumentation, 'DISABLED'], (value, key) => {
     const text = asText(value);
     if (text === 'true' || text === 'false') return text === 'true' ? 'false' : 'true';
     throw new ConfigError(key, `must be true or false, got "${text}"`);
   });
-  take('metricsPrefix', [...instrumentation, 'config', 'prefix']);
+  m.take('metricsPrefix', [...instrumentation, 'config', 'prefix']);
   const labelsPath = [...instrumentation, 'config', 'defaultLabels'];
-  take('metricsDefaultLabels', labelsPath, (value, key) => {
-    const labels = metricLabelsText(value);
-    if (labels === undefined)
-      throw new ConfigError(key, `must be an object of label names and values, got ${JSON.stringify(value)}`);
-    for (const path of labels.paths) seen([...labelsPath, ...path]);
-    return labels.text;
-  });
-  if (oneAtATime) values.push(fspIdLabel());
+  m.take('metricsDefaultLabels', labelsPath, (value, key) =>
+    metricLabelsText(value, key, (path) => m.seen([...labelsPath, ...path]), ConfigError),
+  );
   // Accepted whatever its value: `timeout` was prom-client's collection interval, which its version (15,
   // under central-services-metrics 12) no longer reads; process metrics are sampled on scrape, as ours.
-  // `labels`: only its fspId is read, by the one-at-a-time handler alone (above); the batch handler reads
-  // none of it, and no handler reads another key there.
-  for (const [path] of leaves(tree)) {
-    if (startsWith(path, [...instrumentation, 'config', 'timeout'])) seen(path);
-    if (startsWith(path, [...instrumentation, 'labels'])) seen(path);
+  // `labels`: only its fspId is read, by the one-at-a-time handler alone (mapCentralLedger); the batch handler
+  // reads none of it, and no handler reads another key there.
+  for (const [path] of leaves(m.tree)) {
+    if (startsWith(path, [...instrumentation, 'config', 'timeout'])) m.seen(path);
+    if (startsWith(path, [...instrumentation, 'labels'])) m.seen(path);
   }
+}
 
-  // Everything else the position handler of the original reads, that has no equivalent here, is named.
-  const positionKeys: readonly string[][] = [
+const otherKafka: readonly string[][] = [
+  ['KAFKA', 'CONSUMER'],
+  ['KAFKA', 'PRODUCER'],
+  ['KAFKA', 'EVENT_TYPE_ACTION_TOPIC_MAP'],
+];
+
+/** Everything else the position handler of the original reads, that has no equivalent here: named. */
+function notHonoured(m: Mapper, section: readonly string[]): string[] {
+  const positionKeys: readonly (readonly string[])[] = [
     ['PORT'],
     ['DATABASE'],
     ['AMOUNT'],
@@ -492,27 +563,21 @@ export function mapCentralLedger(
     ['INSTRUMENTATION'],
     ['SETTLEMENT_MODELS'],
     section,
-    notificationProducer,
-    positionProducer,
+    ...producerSections,
     ['KAFKA', 'EVENT_TYPE_ACTION_TOPIC_MAP', 'POSITION', 'PREPARE'],
     ['KAFKA', 'EVENT_TYPE_ACTION_TOPIC_MAP', 'POSITION', 'COMMIT'],
     ['KAFKA', 'TOPIC_TEMPLATES', 'GENERAL_TOPIC_TEMPLATE'],
   ];
-  const otherKafka: readonly string[][] = [
-    ['KAFKA', 'CONSUMER'],
-    ['KAFKA', 'PRODUCER'],
-    ['KAFKA', 'EVENT_TYPE_ACTION_TOPIC_MAP'],
-  ];
-  const notHonoured: string[] = [];
-  for (const [path] of leaves(tree)) {
-    if (used.has(path.join('\u0000'))) continue;
+  const named: string[] = [];
+  for (const [path] of leaves(m.tree)) {
+    if (m.used.has(path.join('\u0000'))) continue;
     const read = positionKeys.some((prefix) => startsWith(path, prefix));
     if (unreadKeys.some((prefix) => startsWith(path, prefix))) continue;
     const other = otherServiceKeys.some((prefix) => startsWith(path, prefix));
     const otherKafkaSection = otherKafka.some((prefix) => startsWith(path, prefix));
-    if (read || (!other && !otherKafkaSection)) notHonoured.push(keyName(source, path));
+    if (read || (!other && !otherKafkaSection)) named.push(keyName(m.source, path));
   }
-  return { values, notHonoured };
+  return named;
 }
 
 /**
