@@ -84,8 +84,8 @@ const ROLLBACK = { sql: 'ROLLBACK', values: [] } satisfies Sql;
  *      non-prepares, the payee amounts; lockAndReadSql);
  *   2. (after the pure plan) INSERT the state changes; INSERT the position changes; UPDATE the positions; check
  *      the UPDATE's row count (rowCountIs); COMMIT.
- * 8 statements for a batch of commits (7 for prepares, which read no payee amounts). The position changes name their state change as LAST_INSERT_ID() + its index: the state
- * changes' ids, one multi-row INSERT ... VALUES, are consecutive from the first one (InnoDB, unless
+ * 9 statements for a batch of commits (8 for prepares, which read no payee amounts). The position changes name
+ * their state change as LAST_INSERT_ID() + its index: the state changes' ids, one multi-row INSERT ... VALUES, are consecutive from the first one (InnoDB, unless
  * innodb_autoinc_lock_mode = 2, MySQL 8's default: there the ids are read back, one more round trip).
  * The accounts with their limits and the settlement models come from ReferenceData and are read (2 more
  * statements) only when its copy has expired.
