@@ -103,13 +103,13 @@ describe('lookUpParty across schemes', () => {
   it('waits for a reached proxy, and answers when the unreachable one was the last awaited', async () => {
     const { world, cache, ports } = schemes();
     world.unreachable.add('proxyB');
-    await lookUpParty(ports, lookup());
+    expect(await lookUpParty(ports, lookup())).toEqual({ kind: 'sent' });
     // proxyA was reached and is still awaited: its answer (or the timeout) ends the lookup.
     expect(world.sent.map((r) => r.participant)).toEqual(['proxyA', 'proxyB']);
     expect(world.sent.some((r) => errorOf(r) !== undefined)).toBe(false);
     cache.lookups.clear();
     cache.receivedErrorResponse = async () => true;
-    await lookUpParty(ports, lookup());
+    expect(await lookUpParty(ports, lookup())).toEqual({ kind: 'error_callback', delivered: true });
     expect(errorOf(world.sent.at(-1))).toEqual(info('NO_SUCCESSFUL_PROXY_RESPONSES'));
     cache.lookups.clear();
     cache.receivedErrorResponse = async () => {
@@ -206,7 +206,8 @@ describe('forwardCallback across schemes', () => {
 
   it('counts a success from an unknown source with no proxy', async () => {
     const { world, ports } = schemes();
-    await forwardCallback(ports, callback({ source: 'strangerfsp' }));
+    const outcome = await forwardCallback(ports, callback({ source: 'strangerfsp' }));
+    expect(outcome).toEqual({ kind: 'dropped', reason: 'unknown_source' });
     expect(world.events).toEqual(['unknown_source']);
     expect(world.sent).toEqual([]);
   });
@@ -219,7 +220,8 @@ describe('forwardCallback across schemes', () => {
     expect(cache.dfsps.get('farfsp')).toBe('proxyA');
     expect(world.oracleCalls.at(-1)).toMatchObject({ method: 'POST', body: '{"fspId":"farfsp"}' });
     expect(world.sent.map((r) => r.participant)).toEqual(['payerfsp']);
-    await forwardCallback(ports, callback({ source: 'otherfsp', proxy: 'proxyB' }));
+    const late = await forwardCallback(ports, callback({ source: 'otherfsp', proxy: 'proxyB' }));
+    expect(late).toEqual({ kind: 'dropped', reason: 'proxy_success_dropped' });
     expect(world.events.at(-1)).toBe('proxy_success_dropped');
     expect(world.sent).toHaveLength(1);
   });
@@ -249,7 +251,7 @@ describe('forwardCallback across schemes', () => {
     await lookUpParty(ports, lookup());
     world.sent.length = 0;
     const error = callback({ isError: true, source: 'proxyA', proxy: 'proxyA' });
-    await forwardCallback(ports, error);
+    expect(await forwardCallback(ports, error)).toEqual({ kind: 'dropped', reason: 'proxy_error_dropped' });
     expect(world.events.at(-1)).toBe('proxy_error_dropped');
     await forwardCallback(ports, { ...error, source: 'proxyB', proxy: 'proxyB' });
     expect(world.sent.map((r) => [r.participant, r.endpointType])).toEqual([['payerfsp', Endpoint.PARTIES_PUT_ERROR]]);

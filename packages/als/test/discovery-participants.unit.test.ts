@@ -32,7 +32,7 @@ describe('handleParticipant', () => {
   it('GET answers the first oracle entry from the Hub', async () => {
     const world = fakeWorld();
     world.oracle.set('MSISDN/16135551212', [{ fspId: 'payeefsp', partySubIdOrType: 'X' }, { fspId: 'payerfsp' }]);
-    await handleParticipant(world.ports, request());
+    expect(await handleParticipant(world.ports, request())).toEqual({ kind: 'sent' });
     expect(world.sent).toHaveLength(1);
     expect(world.sent[0]).toMatchObject({
       url: `http://payerfsp.test/${Endpoint.PARTICIPANT_PUT}/MSISDN/16135551212`,
@@ -160,7 +160,7 @@ describe('handleParticipant', () => {
     );
     world.endpoints.delete('payerfsp');
     world.unreachable.add('payerfsp');
-    await handleParticipant(world.ports, request());
+    expect(await handleParticipant(world.ports, request())).toEqual({ kind: 'error_callback', delivered: false });
     expect(world.events).toEqual(['forward_failed', 'error_callback_sent', 'forward_failed', 'error_callback_failed']);
   });
 });
@@ -192,7 +192,7 @@ describe('handleBatch', () => {
     world.batchAnswer = Buffer.from(
       JSON.stringify({ partyList: [{ partyId: { partyIdType: 'MSISDN', partyIdentifier: '1', currency: 'XXX' } }] }),
     );
-    await handleBatch(world.ports, serialisers, batch(), known);
+    expect(await handleBatch(world.ports, serialisers, batch(), known)).toEqual({ kind: 'sent' });
     expect(JSON.parse(world.oracleCalls[0]?.body as string).partyList).toEqual([
       { partyIdType: 'MSISDN', partyIdentifier: '1', fspId: 'payerfsp', currency: 'XXX' },
     ]);
@@ -258,7 +258,10 @@ describe('handleBatch', () => {
   ])('fails the whole batch for %s: one PUT …/error', async (_what, change, expected) => {
     const world = fakeWorld();
     change(world);
-    await handleBatch(world.ports, serialisers, batch(), known);
+    expect(await handleBatch(world.ports, serialisers, batch(), known)).toEqual({
+      kind: 'error_callback',
+      delivered: true,
+    });
     expect(world.sent).toHaveLength(1);
     expect(world.sent[0]?.endpointType).toBe(Endpoint.PARTICIPANT_BATCH_PUT_ERROR);
     expect(errorOf(world.sent[0])).toEqual(expected);
@@ -291,10 +294,13 @@ describe('handleBatch', () => {
   it('counts an answer that cannot be delivered', async () => {
     const world = fakeWorld();
     world.unreachable.add('payerfsp');
-    await handleBatch(world.ports, serialisers, batch(), known);
+    expect(await handleBatch(world.ports, serialisers, batch(), known)).toEqual({ kind: 'answer_undelivered' });
     expect(world.events).toEqual(['error_callback_failed']);
     world.endpoints.set('payerfsp', new Map());
-    await sendBatchError(world.ports, batch(), new AlsError('UNEXPECTED_FAILURE'));
+    expect(await sendBatchError(world.ports, batch(), new AlsError('UNEXPECTED_FAILURE'))).toEqual({
+      kind: 'error_callback',
+      delivered: false,
+    });
     expect(world.events).toEqual(['error_callback_failed', 'error_callback_failed']);
   });
 });

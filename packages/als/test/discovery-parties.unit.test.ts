@@ -38,7 +38,7 @@ describe('lookUpParty (GET /parties after the 202)', () => {
   it('sends the GET to the one FSP the oracle places the party at', async () => {
     const world = fakeWorld();
     world.oracle.set('MSISDN/16135551212', [{ fspId: 'payeefsp' }]);
-    await lookUpParty(world.ports, lookup());
+    expect(await lookUpParty(world.ports, lookup())).toEqual({ kind: 'sent' });
     expect(world.sent).toHaveLength(1);
     const [get] = world.sent;
     expect(get).toMatchObject({
@@ -69,7 +69,10 @@ describe('lookUpParty (GET /parties after the 202)', () => {
 
   it('answers an invalid ID with one error callback and asks nobody', async () => {
     const world = fakeWorld();
-    await lookUpParty(world.ports, lookup({ party: { type: 'MSISDN', id: 'not digits' } }));
+    expect(await lookUpParty(world.ports, lookup({ party: { type: 'MSISDN', id: 'not digits' } }))).toEqual({
+      kind: 'error_callback',
+      delivered: true,
+    });
     expect(world.oracleCalls).toEqual([]);
     expect(world.sent).toHaveLength(1);
     expect(world.sent[0]?.url).toBe(`http://payerfsp.test/${Endpoint.PARTIES_PUT_ERROR}/MSISDN/not%20digits`);
@@ -101,7 +104,7 @@ describe('lookUpParty (GET /parties after the 202)', () => {
     const world = fakeWorld(['payerfsp', 'a', 'b']);
     world.oracle.set('MSISDN/16135551212', [{ fspId: 'a' }, { fspId: 'b' }]);
     world.unreachable.add('a').add('b');
-    await lookUpParty(world.ports, lookup());
+    expect(await lookUpParty(world.ports, lookup())).toEqual({ kind: 'error_callback', delivered: true });
     const errors = world.sent.filter((r) => r.participant === 'payerfsp');
     expect(errors).toHaveLength(1);
     expect(errorOf(errors[0])).toEqual(info('ORACLE_UNREACHABLE'));
@@ -112,7 +115,7 @@ describe('lookUpParty (GET /parties after the 202)', () => {
     const world = fakeWorld(['payerfsp', 'a', 'b']);
     world.oracle.set('MSISDN/16135551212', [{ fspId: 'a' }, { fspId: 'b' }]);
     world.unreachable.add('a');
-    await lookUpParty(world.ports, lookup());
+    expect(await lookUpParty(world.ports, lookup())).toEqual({ kind: 'sent' });
     expect(world.sent.map((r) => r.participant)).toEqual(['a', 'b']);
     expect(world.events).toEqual(['forward_failed']);
   });
@@ -197,10 +200,11 @@ describe('forwardCallback (PUT /parties and /participants after the 200)', () =>
   it('forwards the bytes as received to the destination', async () => {
     const world = fakeWorld();
     const body = Buffer.from('{"party":{"partyIdInfo":{}}}');
-    await forwardCallback(
+    const outcome = await forwardCallback(
       world.ports,
       callback({ body, headers: { tracestate: 'tx_end2end_start_ts=1700000000000' } }),
     );
+    expect(outcome).toEqual({ kind: 'sent' });
     expect(world.sent).toHaveLength(1);
     expect(world.sent[0]).toMatchObject({
       method: 'PUT',
@@ -225,7 +229,7 @@ describe('forwardCallback (PUT /parties and /participants after the 200)', () =>
   it('counts a success callback from an unknown source and sends nothing', async () => {
     const world = fakeWorld();
     world.participants.delete('payeefsp');
-    await forwardCallback(world.ports, callback());
+    expect(await forwardCallback(world.ports, callback())).toEqual({ kind: 'dropped', reason: 'unknown_source' });
     expect(world.sent).toEqual([]);
     expect(world.events).toEqual(['unknown_source']);
   });
@@ -267,8 +271,9 @@ describe('forwardCallback (PUT /parties and /participants after the 200)', () =>
   it('tells both the source and the requester when central-ledger cannot be asked', async () => {
     const world = fakeWorld();
     world.ledgerDown.add('payeefsp');
-    // The source's endpoints cannot be read either, but the requester's can: it hears of the failure.
-    await forwardCallback(world.ports, callback());
+    // The source's endpoints cannot be read either, but the requester's can: it hears of the failure. The
+    // outcome is the source's.
+    expect(await forwardCallback(world.ports, callback())).toEqual({ kind: 'error_callback', delivered: false });
     expect(world.sent.map((r) => r.participant)).toEqual(['payerfsp']);
     expect(errorOf(world.sent[0])).toEqual(
       info('SWITCH_FAILED', { reason: 'GET /participants/payeefsp answered 503' }),
@@ -287,7 +292,7 @@ describe('forwardCallback (PUT /parties and /participants after the 200)', () =>
   it('answers a failed forward to the source', async () => {
     const world = fakeWorld();
     world.unreachable.add('payerfsp');
-    await forwardCallback(world.ports, callback());
+    expect(await forwardCallback(world.ports, callback())).toEqual({ kind: 'error_callback', delivered: true });
     expect(world.sent.map((r) => r.participant)).toEqual(['payerfsp', 'payeefsp']);
     expect(errorOf(world.sent[1])).toEqual(info('ORACLE_UNREACHABLE'));
     expect(world.events).toEqual(['forward_failed', 'error_callback_sent']);

@@ -11,6 +11,7 @@ import { buildApiApp } from '../src/http/api-app.js';
 import { createInflight, type Inflight } from '../src/http/inflight.js';
 import { createFailureReporter } from '../src/observe/failures.js';
 import { createMetrics } from '../src/observe/metrics.js';
+import { ORIGINAL_METRICS_DEFAULTS } from '../src/observe/original-metrics.js';
 import { createMemoryOracleStore, createOracleRegistry } from '../src/upstream/oracle-registry.js';
 import { fakeWorld, type World } from './fake-ports.js';
 
@@ -32,8 +33,11 @@ let schemas: ReturnType<typeof loadFspiopSchemas> | undefined;
 /**
  * `payerfsp`, `payeefsp` and `payeefsp1` are participants with every endpoint (the names helpers.ts's
  * headers use). The codec is the service's (real bodies); everything else the flows reach is the world's.
+ * `originalMetrics`: the original's metric names too, at their defaults (off unless asked: fewer series).
  */
-export function buildFakeAls(options: { config?: Partial<ConfigValues>; world?: World } = {}): FakeAls {
+export function buildFakeAls(
+  options: { config?: Partial<ConfigValues>; world?: World; originalMetrics?: boolean } = {},
+): FakeAls {
   const config = loadConfig({}, { logLevel: 'silent', ...options.config });
   const world = options.world ?? fakeWorld(['payerfsp', 'payeefsp', 'payeefsp1']);
   const serialisers = createSerialisers();
@@ -44,7 +48,7 @@ export function buildFakeAls(options: { config?: Partial<ConfigValues>; world?: 
   schemas ??= loadFspiopSchemas(shippedSchemas, {});
   const loggerInstance = createLogger({ level: 'silent' });
   const registry = new Registry();
-  const metrics = createMetrics(registry, false);
+  const metrics = createMetrics(registry, options.originalMetrics ? ORIGINAL_METRICS_DEFAULTS : false);
   const failures = createFailureReporter(registry, loggerInstance);
   const admission = createAdmission(config.maxLookupsInFlight, config.lookupCallbackWaitMs);
   metrics.watchAdmission(() => admission);

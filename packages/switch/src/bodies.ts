@@ -57,11 +57,12 @@ export interface FxSpec {
   readonly target: { readonly currency: string; readonly amount: string };
   readonly determiningTransferId: string;
   readonly expiresInMs?: number;
+  readonly commitRequestId?: string;
 }
 
 export function fxTransferBody(spec: FxSpec, secret: Secret): FxTransferBody {
   return {
-    commitRequestId: newId(),
+    commitRequestId: spec.commitRequestId ?? newId(),
     determiningTransferId: spec.determiningTransferId,
     initiatingFsp: spec.payer,
     counterPartyFsp: spec.fxp,

@@ -142,3 +142,89 @@ export function scenarioTable(
   });
   return ['| scenario | ours | central-ledger 19.14.0 | verdict |', '|---|---|---|---|', ...rows].join('\n');
 }
+
+/** ml-api-adapter's API_TYPE: the FSPs' side of the switch. */
+export type ApiMode = 'fspiop' | 'iso20022';
+
+/**
+ * Where the callbacks the FSPs received through ml-api-adapter differ with the same notifications, positions
+ * and states (front-differences.json beside this package): each line as the FSP received it
+ * (`ScenarioContext.describeCallback`), exactly, so any other difference fails.
+ */
+export interface CallbackDifference {
+  readonly mode: ApiMode;
+  readonly scenario: string;
+  readonly ours: readonly string[];
+  readonly original: readonly string[];
+  readonly reason: string;
+}
+
+export const CALLBACK_DIFFERENCES_FILE = new URL('../front-differences.json', import.meta.url);
+
+export function loadCallbackDifferences(file: URL = CALLBACK_DIFFERENCES_FILE): CallbackDifference[] {
+  return JSON.parse(readFileSync(file, 'utf8')) as CallbackDifference[];
+}
+
+/** The callback lines each run has that the other does not (a callback can come twice: each line counts once). */
+export function callbackDiff(ours: Observation, original: Observation): { ours: string[]; original: string[] } {
+  return { ours: minus(ours.callbacks, original.callbacks), original: minus(original.callbacks, ours.callbacks) };
+}
+
+const MODE_TITLE: Record<ApiMode, string> = { fspiop: 'FSPIOP', iso20022: 'ISO 20022' };
+
+/**
+ * docs/scenarios-<mode>.md: per scenario each run's outcome, the callbacks the FSPs received and the verdict,
+ * then every listed difference of the mode with its reason; rendered from a run's observations and the two
+ * exception lists, never written by hand.
+ */
+export function renderFrontPage(
+  mode: ApiMode,
+  ours: readonly Observation[],
+  original: readonly Observation[],
+  list: readonly Difference[],
+  callbackList: readonly CallbackDifference[],
+): string {
+  const rows = ours.map((o) => {
+    const c = original.find((x) => x.scenario === o.scenario);
+    if (!c) throw new Error(`scenario ${o.scenario} has no run with central-ledger's position handler`);
+    const d = diff(o, c);
+    const cb = callbackDiff(o, c);
+    const verdict =
+      d.ours.length > 0 || d.original.length > 0
+        ? list.find((e) => e.scenario === o.scenario)?.pending
+          ? 'differs (pending)'
+          : 'differs (listed)'
+        : cb.ours.length > 0 || cb.original.length > 0
+          ? 'callbacks differ (listed)'
+          : 'equal';
+    return `| ${o.scenario} | ${outcome(o)} | ${outcome(c)} | ${o.callbacks.length} / ${c.callbacks.length} | ${verdict} |`;
+  });
+  const scenarioNames = new Set(ours.map((o) => o.scenario));
+  const listed = [
+    ...list
+      .filter((d) => scenarioNames.has(d.scenario))
+      .map((d) => `- **${d.scenario}** (notifications, positions, states): ${d.reason}`),
+    ...callbackList
+      .filter((d) => d.mode === mode)
+      .map(
+        (d) =>
+          `- **${d.scenario}** (callbacks): ${d.reason}\n  - ours: ${d.ours.map((l) => `\`${l}\``).join(', ')}\n  - 19.14.0: ${d.original.map((l) => `\`${l}\``).join(', ')}`,
+      ),
+  ];
+  return [
+    `# The whole switch in ${MODE_TITLE[mode]} mode: ours against central-ledger 19.14.0's position handler`,
+    '',
+    `<!-- Rendered by packages/switch/test/front-suite.ts from its run and the exception lists (differences.json, front-differences.json); \`vitest -u\` rewrites it. -->`,
+    '',
+    `FSPs over HTTP through ml-api-adapter 16.10.1 (API_TYPE=${mode}) and central-ledger 19.14.0, every scenario first with our position handler, then with central-ledger's own. Outcome: each transfer's state by a GET, how many callbacks the notifications called for, and the positions that moved. Received: the HTTP callbacks the FSPs' servers recorded, the GET's answers included (ours / 19.14.0's).`,
+    '',
+    '| scenario | ours | central-ledger 19.14.0 | received | verdict |',
+    '|---|---|---|---|---|',
+    ...rows,
+    '',
+    '## Listed differences',
+    '',
+    ...(listed.length > 0 ? listed : ['None.']),
+    '',
+  ].join('\n');
+}

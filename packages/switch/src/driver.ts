@@ -2,7 +2,8 @@ import { type Consumer, Kafka, logLevel, type Producer } from 'kafkajs';
 import { type NotificationOutcome, type NotificationValue, notificationCallbacks } from './callbacks.js';
 import type { AdapterMessage } from './envelope.js';
 import { generalTopic } from './envelope.js';
-import { sendToFront } from './http-front.js';
+import { type FspRequest, sendToFront } from './http-front.js';
+import { Iso20022Requests } from './iso-requests.js';
 
 /**
  * ml-api-adapter's two sides on the switch's Kafka: it produces the FSPs' requests on the prepare, fulfil and
@@ -33,12 +34,16 @@ export interface DriverOptions {
   readonly clientId?: string;
   /** ml-api-adapter's URL: the messages are sent as the FSPs' HTTP requests to it instead of produced. */
   readonly front?: string;
+  /** The API ml-api-adapter in front speaks (its API_TYPE): the FSPs' requests go in that form. */
+  readonly apiType?: 'fspiop' | 'iso20022';
 }
 
 type Waiter = { readonly match: (r: Received) => boolean; readonly resolve: (r: Received) => void };
 
 export class SwitchDriver {
   readonly received: Received[] = [];
+  /** With ml-api-adapter in front: every request the FSPs made to it, in order. */
+  readonly sent: FspRequest[] = [];
   private waiters: Waiter[] = [];
 
   private constructor(
@@ -46,6 +51,8 @@ export class SwitchDriver {
     private readonly producer: Producer,
     private readonly consumer: Consumer,
     private readonly front: string | undefined,
+    /** The FSPs' requests in ml-api-adapter's API (ISO 20022 mode), or as they are (FSPIOP). */
+    private readonly convert: ((r: FspRequest) => FspRequest) | undefined,
   ) {}
 
   static async start(options: DriverOptions): Promise<SwitchDriver> {
@@ -57,7 +64,8 @@ export class SwitchDriver {
     const producer = kafka.producer({ allowAutoTopicCreation: false });
     const groupId = `${options.prefix}mojafast-switch-notifications-${process.pid}-${Date.now()}`;
     const consumer = kafka.consumer({ groupId, allowAutoTopicCreation: false, maxWaitTimeInMs: 50 });
-    const driver = new SwitchDriver(options.prefix, producer, consumer, options.front);
+    const iso = options.apiType === 'iso20022' ? new Iso20022Requests() : undefined;
+    const driver = new SwitchDriver(options.prefix, producer, consumer, options.front, iso && ((r) => iso.convert(r)));
     await producer.connect();
     await consumer.connect();
     await consumer.subscribe({ topic: generalTopic(options.prefix, 'notification', 'event'), fromBeginning: true });
@@ -97,7 +105,7 @@ export class SwitchDriver {
   async send(...messages: AdapterMessage[]): Promise<void> {
     for (const m of messages) {
       if (this.front !== undefined) {
-        await sendToFront(this.front, m);
+        this.sent.push(await sendToFront(this.front, m, this.convert));
         continue;
       }
       await this.producer.send({ topic: m.topic, acks: -1, messages: [{ key: null, value: m.value }] });

@@ -33,14 +33,22 @@ export function fspRequest(m: AdapterMessage): FspRequest {
   return { method: 'PUT', path: `/${resource}/${envelope.id}${error ? '/error' : ''}`, headers, body };
 }
 
-/** Sends it to ml-api-adapter; throws with its answer unless it accepted it (202 for POST and GET, 200 for PUT). */
-export async function sendToFront(front: string, m: AdapterMessage): Promise<void> {
-  const r = fspRequest(m);
+/**
+ * Sends it to ml-api-adapter (in another API's form when `convert` is given, e.g. Iso20022Requests.convert);
+ * throws with its answer unless it accepted it (202 for POST and GET, 200 for PUT). Answers the request sent.
+ */
+export async function sendToFront(
+  front: string,
+  m: AdapterMessage,
+  convert: (r: FspRequest) => FspRequest = (r) => r,
+): Promise<FspRequest> {
+  const r = convert(fspRequest(m));
   const res = await request(`${front}${r.path}`, { method: r.method, headers: r.headers, body: r.body });
   const text = await res.body.text();
   if (res.statusCode !== (r.method === 'PUT' ? 200 : 202)) {
     throw new Error(`ml-api-adapter answered ${r.method} ${r.path} with ${res.statusCode}: ${text.slice(0, 300)}`);
   }
+  return r;
 }
 
 export interface Recorded {

@@ -1,7 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { mlApiAdapterInstallDir, type PrivateCentralLedger } from '@mojafast/testkit';
+import { freePort, mlApiAdapterInstallDir, type PrivateCentralLedger } from '@mojafast/testkit';
 import { deepMerge, type RunningProcess, startProcess } from './processes.js';
 
 /**
@@ -21,15 +20,6 @@ export interface MlApiAdapterOptions {
 }
 
 type Json = Record<string, unknown>;
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
 
 /** Every Kafka client's broker list and (prefixed) consumer group, reduced to the keys changed. */
 function kafkaClients(node: unknown, brokers: string, prefix: string): Json | undefined {

@@ -58,6 +58,8 @@ export interface ScenarioRun {
   readonly recorder?: CallbackRecorder;
   /** How long a step waits for the notification it expects. */
   readonly stepTimeoutMs: number;
+  /** New transfer and fxTransfer ids (UUIDs by default; ISO 20022 mode needs ULIDs). */
+  readonly newId?: () => string;
   /** How long an expiry scenario waits for central-ledger's timeout handler (its cron: HANDLERS.TIMEOUT.TIMEXP). */
   readonly expiryTimeoutMs: number;
 }
@@ -75,6 +77,10 @@ export class ScenarioContext {
   private label(id: string): string {
     for (const [label, entry] of this.ids) if (entry.id === id) return label;
     return id;
+  }
+
+  newId(): string {
+    return (this.run.newId ?? newId)();
   }
 
   role(name: string): string {
@@ -106,7 +112,7 @@ export class ScenarioContext {
         currency: spec.currency,
         amount: spec.amount,
         expiresInMs: spec.expiresInMs,
-        transferId: spec.transferId,
+        transferId: spec.transferId ?? this.newId(),
       },
       secret,
     );
@@ -134,7 +140,7 @@ export class ScenarioContext {
     },
   ): Promise<{ body: FxTransferBody; notified: Received | undefined }> {
     const secret = newSecret();
-    const determiningTransferId = newId();
+    const determiningTransferId = this.newId();
     this.ids.set(transferLabel, {
       id: determiningTransferId,
       resource: 'transfers',
@@ -142,7 +148,7 @@ export class ScenarioContext {
       to: this.names.payee,
     });
     const body = fxTransferBody(
-      { payer: this.names.payer, fxp: this.names.fxp, determiningTransferId, ...spec },
+      { payer: this.names.payer, fxp: this.names.fxp, determiningTransferId, commitRequestId: this.newId(), ...spec },
       secret,
     );
     this.ids.set(label, {
@@ -233,7 +239,10 @@ export class ScenarioContext {
       // Times, secrets and the ILP packet (which holds the id) differ from run to run; the bytes around them not.
       let out = text
         .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/g, '<time>')
-        .replace(/"(fulfilment|condition|ilpPacket)":(\s*)"[^"]*"/g, '"$1":$2"<$1>"');
+        .replace(
+          /"(fulfilment|condition|ilpPacket|ExctnConf|IlpV4PrepPacket|Sh256Sgntr|MsgId)":(\s*)"[^"]*"/g,
+          '"$1":$2"<$1>"',
+        );
       for (const [l, entry] of this.ids) out = out.split(entry.id).join(l);
       for (const [role, name] of Object.entries(this.names)) out = out.split(name).join(role);
       return out;

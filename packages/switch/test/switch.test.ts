@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
 import {
   type OracleSim,
   type PayeeSim,
@@ -8,69 +7,40 @@ import {
   startPayeeSim,
   startPayerSim,
 } from '@mojafast/sim';
-import { loadInfraSettings, type PrivateCentralLedger, startCentralLedger } from '@mojafast/testkit';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CentralLedgerAdmin, onboardDfsp } from '../src/admin.js';
+import { type CentralLedgerAdmin, onboardDfsp } from '../src/admin.js';
+import { type Comparison, compareHandlers, type Hub, startHub } from '../src/compare-handlers.js';
 import { judge, lines, loadDifferences, scenarioTable } from '../src/differences.js';
-import { SwitchDriver } from '../src/driver.js';
-import { type RunningProcess, startOurAls, startOurPositionHandler, writeSwitchConfig } from '../src/processes.js';
-import { type Observation, runScenarios, type ScenarioRun, scenarios } from '../src/scenarios.js';
+import { startOurAls } from '../src/processes.js';
+import { type Observation, scenarios } from '../src/scenarios.js';
 
 // Transfers through central-ledger 19.14.0's own prepare, fulfil, timeout and get handlers, sent as
-// ml-api-adapter sends them: first with our built position handler on the switch's position topic (reading
-// central-ledger's own configuration), then, on the same switch and consumer group, with central-ledger's
-// batch position handler in its place, as an operator swaps one for the other. Each run's DFSPs are its own.
+// ml-api-adapter sends them (compare-handlers.ts: ours, then central-ledger's batch position handler).
 const differences = loadDifferences();
 const pending = new Set(differences.filter((d) => d.pending).map((d) => d.scenario));
 
-let sw: PrivateCentralLedger | undefined;
+let hub: Hub | undefined;
 let admin: CentralLedgerAdmin;
 const theSwitch = () => {
-  if (!sw) throw new Error('the switch did not start');
-  return sw;
+  if (!hub) throw new Error('the switch did not start');
+  return hub.sw;
 };
 
 beforeAll(async () => {
-  // Its timeout handler looks every 2 s (15 s by default), so the expiry scenarios take seconds.
-  sw = await startCentralLedger({ timeoutCron: '*/2 * * * * *' });
-  admin = new CentralLedgerAdmin(sw.adminUrl);
-  await admin.setUpHub(['USD', 'EUR']);
+  hub = await startHub();
+  admin = hub.admin;
 }, 400_000);
 
-afterAll(() => sw?.stop(), 120_000);
+afterAll(() => hub?.sw.stop(), 120_000);
 
 describe('central-ledger 19.14.0 with our position handler, then with its own', () => {
-  let driver: SwitchDriver | undefined;
-  let ours: RunningProcess | undefined;
-  const observed: { ours: Observation[]; original: Observation[] } = { ours: [], original: [] };
+  let observed: Comparison = { ours: [], original: [] };
 
   beforeAll(async () => {
-    const sw = theSwitch();
-    driver = await SwitchDriver.start({ brokers: loadInfraSettings().kafka.brokers, prefix: sw.prefix });
-    const run = (tag: string): ScenarioRun => ({
-      driver: driver as SwitchDriver,
-      admin,
-      tag,
-      // Nothing listens there: the FSPs' callbacks are read off the notification topic instead.
-      callbackBase: 'http://127.0.0.1:9/fsp',
-      stepTimeoutMs: 20_000,
-      expiryTimeoutMs: 20_000,
-    });
-    const config = join(sw.env.CENTRAL_LEDGER_RUN_DIR as string, 'central-ledger.json');
-    writeSwitchConfig(sw, config);
-    ours = await startOurPositionHandler(config);
-    observed.ours = await runScenarios(run('o'));
-    await ours.stop();
-    await sw.startOriginalPosition();
-    observed.original = await runScenarios(run('c'));
-    await sw.stopOriginalPosition();
+    if (!hub) throw new Error('the switch did not start');
+    observed = await compareHandlers(hub);
   }, 600_000);
-
-  afterAll(async () => {
-    await ours?.stop();
-    await driver?.stop();
-  }, 60_000);
 
   const oursOf = (name: string) => {
     const o = observed.ours.find((x) => x.scenario === name);

@@ -48,20 +48,22 @@ function servicesEnv(): Record<string, string | undefined> {
   return { ...parseEnvFile(readFileSync(join(repoRoot, 'infra/services.env'), 'utf8')), ...process.env };
 }
 
-/** Where infra/svc installs central-ledger (infra/central-ledger/central-ledger.sh, CL_HOME). */
-export function centralLedgerInstallDir(): string {
+/** Where infra/svc builds an original from its source: `<cache>/<name>-<version>-node<major>` (infra/originals). */
+function originalInstallDir(name: string, versionKey: string, nodeVersionKey: string): string {
   const env = servicesEnv();
   const cache = env.MOJAFAST_CACHE_DIR || join(homedir(), '.cache', 'mojafast');
-  const nodeMajor = String(env.CENTRAL_LEDGER_NODE_VERSION).split('.')[0];
-  return join(cache, `central-ledger-${env.CENTRAL_LEDGER_VERSION}-node${nodeMajor}`);
+  const nodeMajor = String(env[nodeVersionKey]).split('.')[0];
+  return join(cache, `${name}-${env[versionKey]}-node${nodeMajor}`);
+}
+
+/** Where infra/svc installs central-ledger (infra/central-ledger/central-ledger.sh, CL_HOME). */
+export function centralLedgerInstallDir(): string {
+  return originalInstallDir('central-ledger', 'CENTRAL_LEDGER_VERSION', 'CENTRAL_LEDGER_NODE_VERSION');
 }
 
 /** Where infra/svc builds ml-api-adapter (infra/ml-api-adapter/ml-api-adapter.sh, MLAPI_HOME): app/ and node/. */
 export function mlApiAdapterInstallDir(): string {
-  const env = servicesEnv();
-  const cache = env.MOJAFAST_CACHE_DIR || join(homedir(), '.cache', 'mojafast');
-  const nodeMajor = String(env.ML_API_ADAPTER_NODE_VERSION).split('.')[0];
-  return join(cache, `ml-api-adapter-${env.ML_API_ADAPTER_VERSION}-node${nodeMajor}`);
+  return originalInstallDir('ml-api-adapter', 'ML_API_ADAPTER_VERSION', 'ML_API_ADAPTER_NODE_VERSION');
 }
 
 /** central-ledger's own folder in that install: its source with its dependencies (src/, config/, migrations/). */
@@ -69,7 +71,8 @@ export function centralLedgerAppDir(): string {
   return join(centralLedgerInstallDir(), 'app');
 }
 
-async function freePort(): Promise<number> {
+/** A TCP port free on 127.0.0.1 now (the OS's choice). */
+export async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();

@@ -3,6 +3,7 @@ export {
   type CentralLedgerOptions,
   centralLedgerAppDir,
   centralLedgerInstallDir,
+  freePort,
   mlApiAdapterInstallDir,
   type PrivateCentralLedger,
   startCentralLedger,

@@ -3,6 +3,7 @@ import { AlsError } from '../fspiop/errors.js';
 import type { FspiopVersion } from '../fspiop/versions.js';
 import { callbackEndpoint, fillTemplate, partyPath, type Resource } from './endpoints.js';
 import { hubHeaders, withSpan } from './headers.js';
+import { ERROR_CALLBACK_FAILED, ERROR_CALLBACK_SENT, type FlowOutcome } from './outcome.js';
 import { type CallbackError, type DiscoveryPorts, type HeaderMap, type PartyRef, UpstreamError } from './types.js';
 
 export type { CallbackError } from './types.js';
@@ -125,7 +126,7 @@ export async function sendErrorCallback(
   ports: DiscoveryPorts,
   target: ErrorTarget,
   error: CallbackError,
-): Promise<void> {
+): Promise<FlowOutcome> {
   const started = performance.now();
   const { party, resource } = target;
   const endpointType = callbackEndpoint(resource, party.subId !== undefined, true);
@@ -177,8 +178,10 @@ export async function sendErrorCallback(
       endpointType,
     });
     ports.observe.event('error_callback_sent');
+    return ERROR_CALLBACK_SENT;
   } catch {
     ports.observe.event('error_callback_failed');
+    return ERROR_CALLBACK_FAILED;
   } finally {
     ports.observe.stage('callback', started);
   }

@@ -3,7 +3,8 @@ import { Endpoint, fillTemplate } from './endpoints.js';
 import type { CallbackError } from './failures.js';
 import { asAlsError, sendError } from './failures.js';
 import { forwardHeaders, withSpan } from './headers.js';
-import type { DiscoveryPorts, PartyCallback, PartyLookup } from './types.js';
+import { type FlowOutcome, SENT } from './outcome.js';
+import type { DiscoveryPorts, Fail, PartyCallback, PartyLookup } from './types.js';
 
 /**
  * Sends one FSP (or a proxy) the GET /parties of a lookup. `destination` is the FSPIOP-Destination it
@@ -63,7 +64,8 @@ export async function forwardLookup(
 /**
  * PUTs a payee's callback, its bytes as received, to `url` (its endpoint of `endpointType`) of `sendTo` (the
  * FSP itself, or the proxy it sits behind), with FSPIOP-Destination `destination`. A failed send is answered
- * to the callback's source by `fail` (the original's error for a failed send, sendError).
+ * to the callback's source by `fail` (the original's error for a failed send, sendError); resolves to how
+ * the callback ended.
  */
 export async function sendCallback(
   ports: DiscoveryPorts,
@@ -72,8 +74,8 @@ export async function sendCallback(
   endpointType: string,
   sendTo: string,
   destination: string,
-  fail: (error: CallbackError) => Promise<void>,
-): Promise<void> {
+  fail: Fail,
+): Promise<FlowOutcome> {
   const sendStarted = performance.now();
   try {
     const headers = forwardHeaders(
@@ -89,9 +91,10 @@ export async function sendCallback(
     if (callback.isError && callback.resource === 'parties') withSpan(headers, callback.headers);
     await ports.egress.send({ url, method: 'PUT', headers, body: callback.body, participant: sendTo, endpointType });
     ports.observe.event('callback_forwarded');
+    return SENT;
   } catch (error) {
     ports.observe.event('forward_failed');
-    await fail(sendError(error));
+    return await fail(sendError(error));
   } finally {
     ports.observe.stage('callback', sendStarted);
   }

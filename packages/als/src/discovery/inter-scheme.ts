@@ -3,6 +3,7 @@ import { type CallbackError, errorTarget, oracleError, sendErrorCallback } from 
 import { forwardLookup } from './forward.js';
 import { forwardHeaders, oracleHeaders } from './headers.js';
 import { askOracle, dropOracleEntry } from './oracles.js';
+import { type Dropped, drop, type FlowOutcome, SENT } from './outcome.js';
 import { type AlsRequest, type ProxyCache, parseAlsKey } from './proxy-cache.js';
 import type {
   DiscoveryPorts,
@@ -118,15 +119,12 @@ async function admitSuccess(
   cache: ProxyCache,
   callback: PartyCallback,
   answerTo: (name: ErrorRecipient) => void,
-): Promise<'forward' | 'done' | CallbackError> {
+): Promise<'forward' | Dropped | CallbackError> {
   const viaProxy = callback.proxy;
   const { destination, party } = callback;
   // PutPartiesService.validateSourceParticipant: a source of another scheme needs its proxy.
   if (!(await isKnown(ports, callback.source))) {
-    if (viaProxy === undefined) {
-      ports.observe.event('unknown_source');
-      return 'done';
-    }
+    if (viaProxy === undefined) return drop(ports, 'unknown_source');
     answerTo(viaProxy);
     if (!(await cache.addDfspIdToProxyMapping(callback.source, viaProxy))) return new AlsError('PROXY_MAPPING_FAILED');
   }
@@ -134,10 +132,7 @@ async function admitSuccess(
   const req = alsRequest(destination, party);
   const success = await cache.receivedSuccessResponse(req, viaProxy);
   // Another proxy found the party first and the requester has its answer: one callback per lookup.
-  if (success === 'late') {
-    ports.observe.event('proxy_success_dropped');
-    return 'done';
-  }
+  if (success === 'late') return drop(ports, 'proxy_success_dropped');
   if (success !== 'first') {
     await cache.removeProxyGetPartiesTimeout(req, viaProxy);
     return 'forward';
@@ -165,7 +160,7 @@ async function admitProxyError(
   cache: ProxyCache,
   callback: PartyCallback,
   answerTo: (name: ErrorRecipient) => void,
-): Promise<'forward' | 'done' | CallbackError> {
+): Promise<'forward' | Dropped | CallbackError> {
   const viaProxy = callback.proxy;
   const { destination, party } = callback;
   if (viaProxy === undefined || destination === undefined) return 'forward';
@@ -176,8 +171,7 @@ async function admitProxyError(
   if (await cache.isPendingCallback(req, viaProxy)) {
     // PutPartiesErrorService.checkLastProxyCallback.
     if (await cache.receivedErrorResponse(req, viaProxy)) return 'forward';
-    ports.observe.event('proxy_error_dropped');
-    return 'done';
+    return drop(ports, 'proxy_error_dropped');
   }
   if (await isPartyOfOtherScheme(ports, callback)) {
     // The party is not there: forget it (cleanupOracle, with source and destination swapped).
@@ -197,7 +191,12 @@ async function admitProxyError(
  * Asks every active proxy but the one the request came through (triggerInterSchemeDiscoveryFlow): the
  * lookup is recorded with its expiry first, so the answers and the timeout handler can find it.
  */
-async function fanOutToProxies(ports: DiscoveryPorts, proxy: ProxyPorts, request: PartyLookup, fail: Fail) {
+async function fanOutToProxies(
+  ports: DiscoveryPorts,
+  proxy: ProxyPorts,
+  request: PartyLookup,
+  fail: Fail,
+): Promise<FlowOutcome> {
   const names = (await proxy.proxyNames()).filter((name) => name !== request.proxy);
   if (names.length === 0) return fail(new AlsError('PARTY_NOT_FOUND'));
   const req = alsRequest(request.source, request.party);
@@ -224,6 +223,7 @@ async function fanOutToProxies(ports: DiscoveryPorts, proxy: ProxyPorts, request
   );
   if (sent === 0) return fail(new AlsError('PROXY_CONNECTION_ERROR'));
   if (wasLast) return fail(new AlsError('NO_SUCCESSFUL_PROXY_RESPONSES'));
+  return SENT;
 }
 
 /** #isPartyFromExternalDfsp: the oracle's first entry for the party is no FSP of this scheme. */

@@ -13,8 +13,10 @@ import {
   sendErrorCallback,
 } from './failures.js';
 import { forwardHeaders, hubHeaders, oracleHeaders, withSpan } from './headers.js';
+import { ANSWER_UNDELIVERED, ERROR_CALLBACK_FAILED, ERROR_CALLBACK_SENT, type FlowOutcome, SENT } from './outcome.js';
 import {
   type DiscoveryPorts,
+  type Fail,
   type HeaderMap,
   type OutboundHeaders,
   type OutboundRequest,
@@ -47,10 +49,10 @@ export interface ParticipantRequest {
  * the body's fspId (from the Hub) when the request had none. Any failure: one error callback to the
  * requester.
  */
-export async function handleParticipant(ports: DiscoveryPorts, request: ParticipantRequest): Promise<void> {
+export async function handleParticipant(ports: DiscoveryPorts, request: ParticipantRequest): Promise<FlowOutcome> {
   const { party, method } = request;
   const target = errorTarget('participants', request);
-  const fail = (error: CallbackError) => sendErrorCallback(ports, target, error);
+  const fail: Fail = (error) => sendErrorCallback(ports, target, error);
   const problem = partyIdProblem(party.type, party.id, party.subId);
   if (problem !== undefined) return fail(new AlsError('INVALID_PARTY_ID', { reason: problem }));
 
@@ -159,8 +161,8 @@ async function sendParticipantAnswer(
   ports: DiscoveryPorts,
   request: ParticipantRequest,
   { recipient, body }: ParticipantAnswer,
-  fail: (error: CallbackError) => Promise<void>,
-): Promise<void> {
+  fail: Fail,
+): Promise<FlowOutcome> {
   const { party, method } = request;
   const sendStarted = performance.now();
   const endpointType = callbackEndpoint('participants', party.subId !== undefined, false);
@@ -197,10 +199,11 @@ async function sendParticipantAnswer(
       participant: recipient,
       endpointType,
     });
+    return SENT;
   } catch (error) {
     // The original tells the requester that its answer could not be delivered.
     ports.observe.event('forward_failed');
-    await fail(error instanceof AlsError ? error : sendError(error));
+    return await fail(error instanceof AlsError ? error : sendError(error));
   } finally {
     ports.observe.stage('callback', sendStarted);
   }
@@ -261,7 +264,7 @@ export async function handleBatch(
   serialisers: BatchSerialisers,
   request: BatchRequest,
   knownTypes: ReadonlySet<string>,
-): Promise<void> {
+): Promise<FlowOutcome> {
   const started = performance.now();
   let results: BatchResultEntry[];
   try {
@@ -291,8 +294,11 @@ export async function handleBatch(
         ...(request.currency ? { currency: request.currency } : {}),
       }),
     );
+    return SENT;
   } catch {
+    // Counted as the original's metric does: under the error callbacks that found nobody.
     ports.observe.event('error_callback_failed');
+    return ANSWER_UNDELIVERED;
   } finally {
     ports.observe.stage('callback', sendStarted);
   }
@@ -400,7 +406,7 @@ export async function sendBatchError(
   ports: DiscoveryPorts,
   request: Pick<BatchRequest, 'requestId' | 'source' | 'destination' | 'version' | 'headers'>,
   error: CallbackError,
-): Promise<void> {
+): Promise<FlowOutcome> {
   const started = performance.now();
   try {
     await putToBatchRequester(
@@ -411,8 +417,10 @@ export async function sendBatchError(
       ports.codec.error(error.information(), error),
     );
     ports.observe.event('error_callback_sent');
+    return ERROR_CALLBACK_SENT;
   } catch {
     ports.observe.event('error_callback_failed');
+    return ERROR_CALLBACK_FAILED;
   } finally {
     ports.observe.stage('callback', started);
   }

@@ -5,6 +5,7 @@ import { asAlsError, type CallbackError, errorTarget, sendErrorCallback } from '
 import { forwardLookup, sendCallback } from './forward.js';
 import { endToEndStart } from './headers.js';
 import { askOracle, dropOracleEntry, selectParties } from './oracles.js';
+import { drop, type FlowOutcome, SENT } from './outcome.js';
 import {
   type DiscoveryPorts,
   type ErrorRecipient,
@@ -37,8 +38,7 @@ export const thisScheme: Scheme = {
     // As the original: a success callback's source must be known (else nobody can be told, counted); an
     // error callback's source is not checked (PutPartiesErrorService, putParticipantsErrorByTypeAndID).
     if (callback.isError || (await ports.directory.participant(callback.source)) !== undefined) return 'forward';
-    ports.observe.event('unknown_source');
-    return 'done';
+    return drop(ports, 'unknown_source');
   },
   async sendTo(ports, fsp) {
     return (await ports.directory.participant(fsp)) === undefined ? undefined : fsp;
@@ -54,7 +54,7 @@ const schemeOf = (ports: DiscoveryPorts): Scheme => ports.interScheme ?? thisSch
  * or the oracle), send each the GET; the scheme says what happens to a party that is not here. Exactly one
  * error callback to the requester when the lookup fails.
  */
-export async function lookUpParty(ports: DiscoveryPorts, request: PartyLookup): Promise<void> {
+export async function lookUpParty(ports: DiscoveryPorts, request: PartyLookup): Promise<FlowOutcome> {
   const scheme = schemeOf(ports);
   const { party } = request;
   const requester = request.requester ?? request.source;
@@ -81,10 +81,10 @@ export async function lookUpParty(ports: DiscoveryPorts, request: PartyLookup): 
     // One FSP (every lookup whose party the oracle holds once): no fan-out to gather.
     if (fsps.length === 1) {
       const outcome = await scheme.toOracleFsp(ports, request, requester, fsps[0] as string);
-      return outcome === 'sent' ? undefined : await scheme.noneReached(ports, request, [outcome], fail);
+      return outcome === 'sent' ? SENT : await scheme.noneReached(ports, request, [outcome], fail);
     }
     const outcomes = await Promise.all(fsps.map((fsp) => scheme.toOracleFsp(ports, request, requester, fsp)));
-    if (outcomes.includes('sent')) return;
+    if (outcomes.includes('sent')) return SENT;
     return await scheme.noneReached(ports, request, outcomes as ('skipped' | CallbackError)[], fail);
   } catch (error) {
     // A failed proxy cache or central-ledger call: the requester hears it (BasePartiesService.handleError).
@@ -105,7 +105,7 @@ async function lookUpAtDestination(
   requester: string,
   destination: string,
   fail: Fail,
-): Promise<void> {
+): Promise<FlowOutcome> {
   const started = performance.now();
   let known: boolean;
   try {
@@ -118,12 +118,12 @@ async function lookUpAtDestination(
     failure =
       (await scheme.checkLocalDestination(ports, request, requester, destination)) ??
       (await forwardLookup(ports, request, destination));
-    return failure === undefined ? undefined : fail(failure);
+    return failure === undefined ? SENT : fail(failure);
   }
   const behind = await scheme.proxyOf(destination);
   if (behind !== undefined) {
     failure = await forwardLookup(ports, request, behind, destination);
-    return failure === undefined ? undefined : fail(failure);
+    return failure === undefined ? SENT : fail(failure);
   }
   failure = await dropOracleEntry(ports, request);
   if (failure !== undefined) return fail(failure);
@@ -135,7 +135,7 @@ async function lookUpAtDestination(
  * destination's endpoint (for /parties, as the scheme routes it). Unknown source: nobody to tell, counted.
  * Unknown destination or a failed forward: one error callback to the source.
  */
-export async function forwardCallback(ports: DiscoveryPorts, callback: PartyCallback): Promise<void> {
+export async function forwardCallback(ports: DiscoveryPorts, callback: PartyCallback): Promise<FlowOutcome> {
   const scheme = callback.resource === 'parties' ? schemeOf(ports) : thisScheme;
   const { party } = callback;
   const e2eStart = endToEndStart(callback.headers.tracestate);
@@ -166,8 +166,7 @@ export async function forwardCallback(ports: DiscoveryPorts, callback: PartyCall
   const started = performance.now();
   try {
     const admitted = await scheme.admitCallback(ports, callback, answerTo);
-    if (admitted === 'done') return;
-    if (admitted !== 'forward') return await fail(admitted);
+    if (admitted !== 'forward') return 'kind' in admitted ? admitted : await fail(admitted);
     if (destination === undefined) return await fail(new AlsError(unknownDestination, { destination: '(none)' }));
     sendTo = await scheme.sendTo(ports, destination);
     if (sendTo === undefined) return await fail(new AlsError(unknownDestination, { destination }));
@@ -183,7 +182,7 @@ export async function forwardCallback(ports: DiscoveryPorts, callback: PartyCall
     partyIdentifier: party.id,
     partySubIdOrType: party.subId,
   });
-  await sendCallback(ports, callback, url, endpointType, sendTo, destination, fail);
+  return sendCallback(ports, callback, url, endpointType, sendTo, destination, fail);
 }
 
 /**
@@ -198,7 +197,7 @@ async function switchFailed(
   callback: PartyCallback,
   error: unknown,
   fail: Fail,
-): Promise<void> {
+): Promise<FlowOutcome> {
   const failure = asAlsError(error, 'SWITCH_FAILED');
   const requester = callback.destination;
   if (
@@ -210,5 +209,7 @@ async function switchFailed(
     return fail(failure);
   }
   const toRequester = errorTarget('parties', { ...callback, source: requester });
-  await Promise.all([fail(failure), sendErrorCallback(ports, toRequester, failure)]);
+  // How it ended for the callback's source: the requester's error callback is the extra.
+  const [toSource] = await Promise.all([fail(failure), sendErrorCallback(ports, toRequester, failure)]);
+  return toSource;
 }

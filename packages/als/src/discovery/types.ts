@@ -3,6 +3,7 @@ import type { ParticipantPartyList } from '../fspiop/bodies.js';
 import type { AlsError } from '../fspiop/errors.js';
 import type { ApiType, FspiopVersion } from '../fspiop/versions.js';
 import type { Resource } from './endpoints.js';
+import type { Dropped, FlowOutcome } from './outcome.js';
 import type { ProxyCache } from './proxy-cache.js';
 
 /** Request headers as Node gives them: lower-case names. */
@@ -219,7 +220,8 @@ export interface CallbackError {
   information(): ErrorInformation;
 }
 
-export type Fail = (error: CallbackError) => Promise<void>;
+/** Sends the request's one error callback; resolves to how that ended. */
+export type Fail = (error: CallbackError) => Promise<FlowOutcome>;
 
 /**
  * Where the /parties flows (parties.ts) differ between a lookup that stays in this scheme and inter-scheme
@@ -252,24 +254,24 @@ export interface Scheme {
     fsp: string,
   ): Promise<'sent' | 'skipped' | CallbackError>;
   /** The party is not in this scheme: `error` is this scheme's answer for it. */
-  notFound(ports: DiscoveryPorts, request: PartyLookup, error: AlsError, fail: Fail): Promise<void>;
+  notFound(ports: DiscoveryPorts, request: PartyLookup, error: AlsError, fail: Fail): Promise<FlowOutcome>;
   /** No FSP of the oracle's answer was sent the lookup; `outcomes` says why, one per FSP. */
   noneReached(
     ports: DiscoveryPorts,
     request: PartyLookup,
     outcomes: readonly ('skipped' | CallbackError)[],
     fail: Fail,
-  ): Promise<void>;
+  ): Promise<FlowOutcome>;
   /**
-   * A PUT /parties callback before its destination is resolved: `forward` to go on, `done` when nothing
-   * more is to be sent, or the error for its source. `answerTo` redirects the error callback (to the proxy
+   * A PUT /parties callback before its destination is resolved: `forward` to go on, dropped (counted) when
+   * nothing is to be sent, or the error for its source. `answerTo` redirects the error callback (to the proxy
    * a source of another scheme came through).
    */
   admitCallback(
     ports: DiscoveryPorts,
     callback: PartyCallback,
     answerTo: (name: ErrorRecipient) => void,
-  ): Promise<'forward' | 'done' | CallbackError>;
+  ): Promise<'forward' | Dropped | CallbackError>;
   /** Where a message for an FSP goes: itself when central-ledger knows it, else the proxy it sits behind. */
   sendTo(ports: DiscoveryPorts, fsp: string): Promise<string | undefined>;
   /**

@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import type { Resource } from '../discovery/endpoints.js';
 import { errorTarget, sendErrorCallback } from '../discovery/failures.js';
+import { type FlowOutcome, failed } from '../discovery/outcome.js';
 import { forwardCallback } from '../discovery/parties.js';
 import type { DiscoveryPorts, PartyRef } from '../discovery/types.js';
 import { AlsError } from '../fspiop/errors.js';
@@ -19,7 +20,7 @@ export interface FspiopRouteDeps {
   readonly serialisers: Serialisers;
   readonly metrics: Metrics;
   /** Keeps background work visible to shutdown, which drains it. */
-  readonly track: (work: Promise<void>) => void;
+  readonly track: (work: Promise<unknown>) => void;
   /** DELETE_PARTICIPANT_VALIDATION_ENABLED: a DELETE /participants must come from the entry's owner. */
   readonly checkDeleteOwner?: boolean;
   /** Party ID types served beyond the API definition's (FEATURE_ENABLE_EXTENDED_PARTY_ID_TYPE). */
@@ -34,23 +35,17 @@ export interface FspiopRouteDeps {
 
 /** The background work of an accepted request (wrapped: an async handler would otherwise await it). */
 export interface Accepted {
-  readonly done: Promise<void>;
-  /** GET /parties: the payee's callback that ends the lookup, unless the ALS answered with an error callback. */
-  readonly callback?: { readonly key: string; readonly outcome: Outcome };
+  /** How the request's flow ended, once it has its one callback. */
+  readonly done: Promise<FlowOutcome>;
+  /**
+   * GET /parties: the key (callbackKey) of the payee's callback that ends the lookup, unless the ALS
+   * answered with an error callback.
+   */
+  readonly callbackKey?: string;
 }
 
-/**
- * What one accepted request's flow did: sent anything to an FSP (a forward, a callback), or its own error
- * callback (sent or failed), or ended where nothing is to be sent (a PUT from an unknown source, a
- * proxy's error held back, a proxy's success after another's: its lookup has its answer). None of these: it ended without a callback, which the routes make good.
- */
-export interface Outcome {
-  errorCallback: boolean;
-  sent: boolean;
-  silent: boolean;
-}
-
-export const newOutcome = (errorCallback = false): Outcome => ({ errorCallback, sent: false, silent: false });
+/** The ALS's own error callback answering an accepted request, and how it ended. */
+type ErrorCallback = (error: AlsError) => Promise<FlowOutcome>;
 
 /** Where an accepted request's error callback goes. */
 export interface AcceptedTarget {
@@ -67,8 +62,6 @@ function traceIdOf(headers: FastifyRequest['headers']): string | undefined {
   const traceparent = headers.traceparent;
   return typeof traceparent === 'string' ? traceparent.split('-')[1] : undefined;
 }
-
-const noop = () => {};
 
 /**
  * What every FSPIOP route shares once its request is valid: admission, the answer (202/200) with its
@@ -106,88 +99,52 @@ export class FspiopRouteContext {
         admission.leave();
         throw error;
       }
-      const { callback } = accepted;
-      if (callback === undefined) {
+      const { callbackKey } = accepted;
+      if (callbackKey === undefined) {
         accepted.done.then(leave, leave);
         return;
       }
-      const expected = admission.expectCallback(callback.key);
+      const expected = admission.expectCallback(callbackKey);
       const cancel = () => expected.cancel();
-      accepted.done.then(() => {
-        if (callback.outcome.errorCallback) expected.cancel();
+      // The ALS's own error callback ended the lookup: no payee callback will come to free the slot.
+      accepted.done.then((outcome) => {
+        if (outcome.kind === 'error_callback') expected.cancel();
       }, cancel);
     };
   }
 
   /**
-   * The flows' ports for one request, noting whether it ended in the ALS's own error callback (then no
-   * payee callback will come to end a lookup's admission slot, and the original's domain histogram records
-   * success false). Object.create: the ports are not copied, only observe and egress are replaced.
-   */
-  watchedPorts(outcome: Outcome): DiscoveryPorts {
-    const { ports } = this.deps;
-    const watched = Object.create(ports) as { -readonly [K in keyof DiscoveryPorts]: DiscoveryPorts[K] };
-    const { observe, egress } = ports;
-    watched.observe = {
-      stage: observe.stage,
-      endToEnd: observe.endToEnd,
-      event(event) {
-        if (event === 'error_callback_sent' || event === 'error_callback_failed') outcome.errorCallback = true;
-        else if (event === 'unknown_source' || event === 'proxy_error_dropped' || event === 'proxy_success_dropped')
-          outcome.silent = true;
-        observe.event(event);
-      },
-    };
-    const markSent = () => {
-      outcome.sent = true;
-    };
-    watched.egress = {
-      send(request) {
-        const sending = egress.send(request);
-        sending.then(markSent, noop);
-        return sending;
-      },
-    };
-    return watched;
-  }
-
-  /**
-   * Every accepted request ends in a callback (docs/failures.md "Limits and failures"): a flow that threw (a serialiser,
-   * an answer of a shape nothing expected, a bug) or returned without sending anything is logged at warn with
+   * Every accepted request ends in a callback (docs/failures.md "Limits and failures"): a flow that threw (a
+   * serialiser, an answer of a shape nothing expected, a bug) or resolved to no outcome is logged at warn with
    * its trace id, counted (`callback_missing`), and its requester gets the error callback the original's
-   * catch-all sends, 2001.
+   * catch-all sends, 2001. Resolves to how the request ended: the flow's outcome, or that error callback's.
    */
   ensureCallback(
-    running: Promise<void>,
-    outcome: Outcome,
+    running: Promise<FlowOutcome>,
     route: string,
     request: FastifyRequest,
-    errorCallback: (watched: DiscoveryPorts, error: AlsError) => Promise<void>,
-  ): Promise<void> {
+    errorCallback: ErrorCallback,
+  ): Promise<FlowOutcome> {
     const missing = (cause: unknown) => {
       this.log.warn(
         { traceId: traceIdOf(request.headers), route, url: request.url, err: cause },
         'accepted request ended without a callback; sending the error callback',
       );
       this.deps.ports.observe.event('callback_missing');
-      return errorCallback(this.watchedPorts(outcome), new AlsError('UNEXPECTED_FAILURE'));
+      return errorCallback(new AlsError('UNEXPECTED_FAILURE'));
     };
-    return running.then(
-      () => (outcome.sent || outcome.errorCallback || outcome.silent ? undefined : missing(undefined)),
-      missing,
-    );
+    // A flow's type promises an outcome; one that resolves to none anyway (plain JavaScript, a cast) is made good.
+    return running.then((outcome) => (outcome === undefined ? missing(undefined) : outcome), missing);
   }
 
   /** The flow of an accepted request, once its answer is sent: tracked, timed, and ending in one callback. */
   run(
     route: string,
     request: FastifyRequest,
-    outcome: Outcome,
-    running: Promise<void>,
-    errorCallback: (watched: DiscoveryPorts, error: AlsError) => Promise<void>,
-    failed: () => boolean = () => outcome.errorCallback,
-  ): Promise<void> {
-    const done = this.ensureCallback(running, outcome, route, request, errorCallback);
+    running: Promise<FlowOutcome>,
+    errorCallback: ErrorCallback,
+  ): Promise<FlowOutcome> {
+    const done = this.ensureCallback(running, route, request, errorCallback);
     this.deps.metrics.domain(route, done, failed);
     this.deps.track(done);
     return done;
@@ -201,8 +158,7 @@ export class FspiopRouteContext {
     started: number,
     deferred: AlsError | undefined,
     target: AcceptedTarget,
-    work: () => Promise<void>,
-    outcome: Outcome,
+    work: () => Promise<FlowOutcome>,
   ): Accepted {
     const { metrics } = this.deps;
     metrics.observeStage('validation', started);
@@ -210,17 +166,9 @@ export class FspiopRouteContext {
     reply.code(status).send();
     const answered = { party: target.party, source: target.facts.source, version: target.facts.version };
     const to = errorTarget(target.resource, { ...answered, headers: target.request.headers }, { via: target.via });
-    const errorCallback = (watched: DiscoveryPorts, error: AlsError) => sendErrorCallback(watched, to, error);
-    const running = deferred ? errorCallback(this.watchedPorts(outcome), deferred) : work();
-    const done = this.run(
-      route,
-      target.request,
-      outcome,
-      running,
-      errorCallback,
-      () => deferred !== undefined || outcome.errorCallback,
-    );
-    return { done };
+    const errorCallback: ErrorCallback = (error) => sendErrorCallback(this.deps.ports, to, error);
+    const running = deferred ? errorCallback(deferred) : work();
+    return { done: this.run(route, target.request, running, errorCallback) };
   }
 
   /**
@@ -257,14 +205,12 @@ export class FspiopRouteContext {
       metrics.ingress(route, 200, request.params.subId !== undefined);
       reply.code(200).send();
       // The original's putParties domain timer ends with success false when the callback could not be
-      // forwarded (the error callback to its source): the watched ports note that.
-      const outcome = newOutcome();
+      // forwarded (the error callback to its source): its outcome says so.
       const party = partyOf(request.params);
       this.run(
         route,
         request,
-        outcome,
-        forwardCallback(this.watchedPorts(outcome), {
+        forwardCallback(ports, {
           resource,
           party,
           isError,
@@ -275,9 +221,9 @@ export class FspiopRouteContext {
           body: request.body as Buffer,
           proxy: ports.interScheme && proxyHeaderOf(request.headers),
         }),
-        (watched, error) =>
+        (error) =>
           sendErrorCallback(
-            watched,
+            ports,
             errorTarget(resource, { party, source: facts.source, version: facts.version, headers: request.headers }),
             error,
           ),

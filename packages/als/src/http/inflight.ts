@@ -4,7 +4,7 @@
  */
 export interface Inflight {
   /** Keeps `work` visible until it settles. */
-  track(work: Promise<void>): void;
+  track(work: Promise<unknown>): void;
   /** Resolves once no tracked work is running (work started meanwhile is waited for too). */
   idle(): Promise<void>;
   /** Waits for what runs now, at most `timeoutMs`: a flow stuck on an upstream must not hold shutdown. */
@@ -12,7 +12,7 @@ export interface Inflight {
 }
 
 export function createInflight(): Inflight {
-  const running = new Set<Promise<void>>();
+  const running = new Set<Promise<unknown>>();
   return {
     track(work) {
       running.add(work);

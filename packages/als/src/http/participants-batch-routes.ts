@@ -2,7 +2,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { handleBatch, sendBatchError } from '../discovery/participants.js';
 import { AlsError } from '../fspiop/errors.js';
 import { checkSourceHeader } from '../fspiop/ingress.js';
-import { type FspiopRouteContext, newOutcome } from './fspiop-accept.js';
+import type { FspiopRouteContext } from './fspiop-accept.js';
 import { checkId, checkQuery, headersOf, parseBody } from './fspiop-checks.js';
 
 /**
@@ -31,7 +31,6 @@ export const participantsBatchRoutes: FastifyPluginAsync<{ context: FspiopRouteC
     metrics.observeStage('validation', started);
     metrics.ingress('participants_batch', 200);
     reply.code(200).send();
-    const outcome = newOutcome();
     const batch = {
       requestId: body.requestId,
       partyList: body.partyList,
@@ -44,9 +43,8 @@ export const participantsBatchRoutes: FastifyPluginAsync<{ context: FspiopRouteC
     const done = context.run(
       'participants_batch',
       request,
-      outcome,
-      handleBatch(context.watchedPorts(outcome), codecs, batch, context.types.of(facts.bodyVersion)),
-      (watched, error) => sendBatchError(watched, batch, error),
+      handleBatch(ports, codecs, batch, context.types.of(facts.bodyVersion)),
+      (error) => sendBatchError(ports, batch, error),
     );
     return { done };
   };

@@ -3,7 +3,7 @@ import { handleParticipant } from '../discovery/participants.js';
 import { UpstreamError } from '../discovery/types.js';
 import { AlsError } from '../fspiop/errors.js';
 import { checkSourceHeader } from '../fspiop/ingress.js';
-import { type FspiopRouteContext, newOutcome } from './fspiop-accept.js';
+import type { FspiopRouteContext } from './fspiop-accept.js';
 import { checkCurrency, checkPath, headersOf, type PartyRequest, parseBody, partyOf } from './fspiop-checks.js';
 
 /**
@@ -43,7 +43,6 @@ export const participantsRoutes: FastifyPluginAsync<{ context: FspiopRouteContex
         }
       }
       const party = partyOf(request.params);
-      const outcome = newOutcome();
       return context.accept(
         reply,
         `participants_${method.toLowerCase()}`,
@@ -52,7 +51,7 @@ export const participantsRoutes: FastifyPluginAsync<{ context: FspiopRouteContex
         deferred,
         { resource: 'participants', party, facts, request },
         () =>
-          handleParticipant(context.watchedPorts(outcome), {
+          handleParticipant(ports, {
             method,
             party,
             currency,
@@ -63,7 +62,6 @@ export const participantsRoutes: FastifyPluginAsync<{ context: FspiopRouteContex
             ...(withBody ? { body: request.body as Buffer, fspId } : {}),
             ...(method === 'DELETE' ? { checkDeleteOwner } : {}),
           }),
-        outcome,
       );
     };
 

@@ -5,7 +5,6 @@ import { AlsError } from '../fspiop/errors.js';
 import { checkSourceHeader, type IngressFacts } from '../fspiop/ingress.js';
 import { callbackKey } from './admission.js';
 import type { FspiopRouteContext } from './fspiop-accept.js';
-import { newOutcome } from './fspiop-accept.js';
 import { checkCurrency, checkPath, headersOf, type PartyRequest, partyOf } from './fspiop-checks.js';
 import { proxiedRequester, proxyHeaderOf } from './proxy-ingress.js';
 
@@ -51,7 +50,6 @@ export const partiesRoutes: FastifyPluginAsync<{ context: FspiopRouteContext }> 
     const via = proxy === undefined ? undefined : await proxiedRequester(ports, facts.source, proxy);
     const deferred = via === undefined ? await checkSource(ports, facts) : undefined;
     const party = partyOf(request.params);
-    const outcome = newOutcome(deferred !== undefined);
     const accepted = context.accept(
       reply,
       'parties_get',
@@ -60,7 +58,7 @@ export const partiesRoutes: FastifyPluginAsync<{ context: FspiopRouteContext }> 
       deferred,
       { resource: 'parties', party, facts, request, via },
       () =>
-        lookUpParty(context.watchedPorts(outcome), {
+        lookUpParty(ports, {
           party,
           currency,
           source: facts.source,
@@ -70,9 +68,8 @@ export const partiesRoutes: FastifyPluginAsync<{ context: FspiopRouteContext }> 
           version: facts.version,
           headers: request.headers,
         }),
-      outcome,
     );
-    return { ...accepted, callback: { key: callbackKey(party.type, party.id, party.subId, facts.source), outcome } };
+    return { ...accepted, callbackKey: callbackKey(party.type, party.id, party.subId, facts.source) };
   };
 
   for (const suffix of ['', '/:subId']) {

@@ -37,8 +37,11 @@ export interface Metrics {
    * one also feeds the original's ingress histogram with that duration (`subId`: the path has {SubId}).
    */
   ingress(route: string, status: number, subId?: boolean): void;
-  /** One flow of `route` started now; the original's domain histogram is observed when `running` settles. */
-  domain(route: string, running: Promise<unknown>, failed: () => boolean): void;
+  /**
+   * One flow of `route` started now; the original's domain histogram is observed when `running` settles,
+   * with success false when it rejects or `failed` says so of what it resolved to.
+   */
+  domain<T>(route: string, running: Promise<T>, failed: (result: T) => boolean): void;
   /** The original's egress histograms, fed at the upstream edge (upstream/egress-timing.ts): `startedAt` is a performance.now(). */
   egress(step: EgressStep, endpointType: string, participant: string, ok: boolean, startedAt: number): void;
   retry(): void;

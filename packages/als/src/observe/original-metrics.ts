@@ -69,8 +69,8 @@ const DOMAIN: Readonly<Record<string, string>> = {
 export interface OriginalMetrics {
   /** The ingress histogram of an accepted request: `seconds` from the handler's start to the answer. */
   ingress(route: string, subId: boolean, seconds: number): void;
-  /** The domain histogram of one flow, observed when `running` settles; `failed` is read then. */
-  domain(route: string, running: Promise<unknown>, failed: () => boolean): void;
+  /** The domain histogram of one flow, observed when `running` settles; `failed` reads what it resolved to. */
+  domain<T>(route: string, running: Promise<T>, failed: (result: T) => boolean): void;
   /**
    * The original's egress histogram `egress_<step>` (src/models/participantEndpoint/facade.js): labels
    * success, endpointType, participantName; validateParticipant's only success.
@@ -161,7 +161,7 @@ export function createOriginalMetrics(
       if (!flow) return;
       const started = performance.now();
       running.then(
-        () => (failed() ? flow.failed : flow.ok).observe((performance.now() - started) / 1000),
+        (result) => (failed(result) ? flow.failed : flow.ok).observe((performance.now() - started) / 1000),
         () => flow.failed.observe((performance.now() - started) / 1000),
       );
     },
