@@ -110,16 +110,19 @@ describe('bench:position replay', () => {
     },
   );
 
-  // --floor's second run: the handler's runner writing the rows with no reads; the runner checks its plans as the
-  // handler's, so a floor whose plans fail those checks loses every message.
-  it('the database floor (--floor) notifies every transfer once and leaves the expected positions', async () => {
-    const result = await runPositionBench({ ...small, target: 'db-floor' });
-    expect(result.phases.map((p) => [p.action, p.messages, p.lost, p.duplicated, p.errorNotifications])).toEqual([
-      ['prepare', 200, 0, 0, 0],
-      ['commit', 200, 0, 0, 0],
-    ]);
-    expect(result.positionMismatches).toEqual([]);
-  });
+  // --floor's database floors: the handler's runner writing the rows with no reads, and after the fewest reads;
+  // the runner checks their plans as the handler's, so a floor whose plans fail those checks loses every message.
+  it.each(['db-floor', 'db-reads-floor'] as const)(
+    'the database floor %s (--floor) notifies every transfer once and leaves the expected positions',
+    async (target) => {
+      const result = await runPositionBench({ ...small, target });
+      expect(result.phases.map((p) => [p.action, p.messages, p.lost, p.duplicated, p.errorNotifications])).toEqual([
+        ['prepare', 200, 0, 0, 0],
+        ['commit', 200, 0, 0, 0],
+      ]);
+      expect(result.positionMismatches).toEqual([]);
+    },
+  );
 
   // --baseline with this checkout as the baseline: each side's handler process runs the same dump.
   it('--baseline runs the other build and this one on the same messages, both notified once', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PhaseLabel, PhaseResult } from '../src/position/measure-phase.js';
-import { comparedRunFailures, comparedRunJson, phasesJson } from '../src/position/result-json.js';
+import { comparedRunFailures, comparedRunJson, phasesJson, toDbFloor } from '../src/position/result-json.js';
 import { type StatementCounts, statusCounters } from '../src/system/mysql-status.js';
 
 function phase(action: PhaseLabel, messages: number): PhaseResult {
@@ -57,5 +57,14 @@ describe('one run of a side-by-side comparison (--baseline, --original)', () => 
     expect(comparedRunFailures(1, 'ours', { phases: [phase('commit', 100)], positionMismatches: [] })).toEqual([]);
     expect(comparedRunJson(run).position_mismatches).toEqual(['account 7: 10 ≠ 12']);
     expect(comparedRunJson(run).prepare?.lost).toBe(2);
+  });
+});
+
+// --floor's handler/floor ratios: msgs/s over the floor's, and MariaDB's CPU per message over the floor's.
+describe('bench:position handler against a database floor', () => {
+  it('divides msgs/s and MariaDB CPU per message by the floor’s', () => {
+    const handler = { ...phase('commit', 1000), msgsPerSecond: 400, cpu: { handler: 0.5, mariadb: 0.3 } };
+    const floor = { ...phase('commit', 1000), msgsPerSecond: 500, cpu: { 'db-reads-floor': 0.4, mariadb: 0.2 } };
+    expect(toDbFloor(handler, floor)).toEqual({ msgs_per_s: 0.8, mariadb_cpu_per_msg: 1.5 });
   });
 });

@@ -15,7 +15,7 @@ export { decodeMessage } from './messages/decode.js';
 export { createLogger, type Logger } from './observe/logger.js';
 export { createMetrics } from './observe/metrics.js';
 export { PositionRunner } from './runner/runner.js';
-export type { BatchStore, BatchTransaction } from './runner/unit-of-work.js';
+export { type BatchStore, type BatchTransaction, planAndWriteBatch } from './runner/unit-of-work.js';
 export { dbSsl } from './security.js';
 export { createKnex, createStorePool, endStorePool } from './store/db.js';
 export { migrateLatest } from './store/migrations.js';

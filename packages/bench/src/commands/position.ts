@@ -6,7 +6,7 @@ import { type ParseArgsOptionDescriptor, parseArgs } from 'node:util';
 import { configSchema, loadConfig } from '@mojafast/position-handler';
 import { createResources } from '@mojafast/service-kit';
 import { type ActionMix, MIX_PHASES, type MixPhases } from '../position/action-mix.js';
-import { cpuMicrosPerMessage, phasesJson } from '../position/result-json.js';
+import { cpuMicrosPerMessage, phasesJson, toDbFloor } from '../position/result-json.js';
 import {
   type BenchProducer,
   type BenchReader,
@@ -55,8 +55,10 @@ export const positionUsage = `mojafast-bench position [options]
                        decode and notification encoding, no database) in its own process, then through
                        the handler; print both msgs/s, CPU µs per message and the ratio: what the Kafka
                        client alone allows on this machine; with the plain prepare,commit mix, also through the
-                       database floor (the same runner writing central-ledger's rows with the fewest statements,
-                       no reads, no rules): handler/db-floor msgs/s and MariaDB CPU per message
+                       two database floors (the same runner writing central-ledger's rows with the fewest
+                       statements and no rules: with no reads, and after the fewest reads the schema forces:
+                       positions locked, a commit's payee amount and latest state, a prepare's state):
+                       handler/floor msgs/s and MariaDB CPU per message against each
   --floor-only         only the passthrough
   --handler-client C   KAFKA_CLIENT of the handler: platformatic (default) or kafkajs, or both
                        (platformatic,kafkajs): one workload per client, side by side in one table
@@ -558,8 +560,13 @@ function planOf(values: Values, base: BenchBase, variantCount: number): PlanStep
   if (values.floor)
     return [
       { batchSize: base.batchSize, target: 'passthrough' },
-      // The database floor knows a commit's amount from its prepare: it runs the plain prepare,commit mix.
-      ...(dbFloorFits ? [{ batchSize: base.batchSize, target: 'db-floor' as const }] : []),
+      // The database floors apply prepares and commits alone, with no rules: the plain prepare,commit mix.
+      ...(dbFloorFits
+        ? [
+            { batchSize: base.batchSize, target: 'db-floor' as const },
+            { batchSize: base.batchSize, target: 'db-reads-floor' as const },
+          ]
+        : []),
       handler,
     ];
   return [handler];
@@ -613,7 +620,7 @@ async function replayAll(
   return runs;
 }
 
-/** --floor: the handler against the Kafka-only passthrough and the database floor, printed and for the JSON. */
+/** --floor: the handler against the Kafka-only passthrough and the two database floors, printed and for the JSON. */
 function floorReport(measured: readonly Variant[], runs: readonly Run[]): Record<string, unknown> {
   const json: Record<string, unknown> = {};
   const [first] = measured as [Variant];
@@ -626,27 +633,48 @@ function floorReport(measured: readonly Variant[], runs: readonly Run[]): Record
       return [p.action, Number((p.msgsPerSecond / Math.max(f?.msgsPerSecond ?? 0, 1e-9)).toFixed(3))];
     }),
   );
-  const dbFloor = runs.find((r) => r.target === 'db-floor')?.result;
-  if (dbFloor) {
-    json.db_floor = phasesJson(dbFloor);
-    json.handler_to_db_floor = Object.fromEntries(
+  const rows: string[][] = [];
+  for (const [target, key] of [
+    ['db-floor', 'db_floor'],
+    ['db-reads-floor', 'db_reads_floor'],
+  ] as const) {
+    const dbFloor = runs.find((r) => r.target === target)?.result;
+    if (!dbFloor) continue;
+    json[key] = phasesJson(dbFloor);
+    json[`handler_to_${key}`] = Object.fromEntries(
       handler.phases.map((p) => {
         const f = dbFloor.phases.find((q) => q.action === p.action);
-        const hc = cpuMicrosPerMessage(p);
-        const fc = f ? cpuMicrosPerMessage(f) : {};
-        const ratio = {
-          msgs_per_s: Number((p.msgsPerSecond / Math.max(f?.msgsPerSecond ?? 0, 1e-9)).toFixed(3)),
-          mariadb_cpu_per_msg: Number(((hc.mariadb ?? 0) / Math.max(fc.mariadb ?? 0, 1e-9)).toFixed(3)),
-        };
-        process.stdout.write(
-          `${p.action}: database floor ${f?.msgsPerSecond.toFixed(0)} msgs/s, CPU µs/msg db-floor ${fc['db-floor']} mariadb ${fc.mariadb}, SQL ${f?.sqlPerMessage.toFixed(3)}/msg, rows read ${(rowsRead(f) / (f?.messages ?? 1)).toFixed(2)}/msg; ` +
-            `handler ${p.msgsPerSecond.toFixed(0)} msgs/s, mariadb ${hc.mariadb} µs/msg, SQL ${p.sqlPerMessage.toFixed(3)}/msg, rows read ${(rowsRead(p) / p.messages).toFixed(2)}/msg; ` +
-            `handler/db-floor ${ratio.msgs_per_s} (goal >= 0.85), MariaDB CPU handler/db-floor ${ratio.mariadb_cpu_per_msg} (goal <= 1.2)\n`,
-        );
+        const ratio = toDbFloor(p, f);
+        rows.push([p.action, target, ...dbFloorCells(f, target), ...dbFloorCells(p, 'handler'), ...ratioCells(ratio)]);
         return [p.action, ratio];
       }),
     );
   }
+  const phaseOrder = handler.phases.map((p) => p.action as string);
+  rows.sort((a, b) => phaseOrder.indexOf(a[0] as string) - phaseOrder.indexOf(b[0] as string));
+  if (rows.length > 0)
+    process.stdout.write(
+      `${markdownTable(
+        [
+          'phase',
+          'floor',
+          'floor msgs/s',
+          'floor CPU µs/msg',
+          'floor MariaDB µs/msg',
+          'floor SQL/msg',
+          'floor rows read/msg',
+          'handler msgs/s',
+          'handler CPU µs/msg',
+          'handler MariaDB µs/msg',
+          'handler SQL/msg',
+          'handler rows read/msg',
+          'handler/floor msgs/s (goal ≥ 0.85)',
+          'MariaDB handler/floor (goal ≤ 1.2)',
+        ],
+        rows,
+        { pad: true },
+      )}\n`,
+    );
   for (const variant of measured) {
     if (!variant.floor || !variant.handler) continue;
     for (const p of variant.handler.phases) {
@@ -662,6 +690,23 @@ function floorReport(measured: readonly Variant[], runs: readonly Run[]): Record
     }
   }
   return json;
+}
+
+/** msgs/s, the process's and MariaDB's CPU µs, SQL statements and rows read, per message, of one phase. */
+function dbFloorCells(phase: PhaseResult | undefined, name: string): string[] {
+  if (!phase) return ['', '', '', '', ''];
+  const cpu = cpuMicrosPerMessage(phase);
+  return [
+    phase.msgsPerSecond.toFixed(0),
+    String(summed(cpu, name)),
+    String(cpu.mariadb ?? ''),
+    phase.sqlPerMessage.toFixed(3),
+    (rowsRead(phase) / phase.messages).toFixed(2),
+  ];
+}
+
+function ratioCells(ratio: ReturnType<typeof toDbFloor>): string[] {
+  return [ratio.msgs_per_s.toFixed(2), ratio.mariadb_cpu_per_msg.toFixed(2)];
 }
 
 /** --fx-baseline: the plain workload beside the same one with FX transfers mixed in. */

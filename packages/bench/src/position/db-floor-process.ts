@@ -9,12 +9,13 @@ import {
   loadConfig,
 } from '@mojafast/position-handler';
 import { runService } from '@mojafast/service-kit';
-import { DbFloor } from './db-floor.js';
+import { DbFloor, FloorLedger } from './db-floor.js';
 
 /**
  * `node dist/position/db-floor-process.js`: the database floor of bench:position (db-floor.ts) in a process of its
  * own, like the handler and the passthrough: the handler's environment (loadConfig: KAFKA_*, POSITION_*, DB_*),
- * `{"ready":true}` once it is in its group, a stop on SIGTERM/SIGINT after the batch in hand.
+ * `{"ready":true}` once it is in its group, a stop on SIGTERM/SIGINT after the batch in hand. `--reads`: the
+ * floor that also does the fewest reads the schema forces (FloorLedger).
  */
 runService({
   async start(log) {
@@ -33,8 +34,9 @@ runService({
       config.kafkaClient,
       busOptionsFromConfig(config, logger, `${config.kafkaClientId}-db-floor`),
     );
-    const floor = new DbFloor(pool, bus, { batchSize: config.batchSize, hubName: config.hubName, logger });
-    await floor.load();
+    const ledger = new FloorLedger(pool, process.argv.includes('--reads'));
+    await ledger.load();
+    const floor = new DbFloor(ledger, bus, { batchSize: config.batchSize, hubName: config.hubName, logger });
     await floor.start();
     while (!bus.isReady()) await sleep(50);
     process.stdout.write(`${JSON.stringify({ ready: true })}\n`);
@@ -43,6 +45,6 @@ runService({
   async stop({ floor, pool, log }) {
     await floor.stop();
     await endStorePool(pool);
-    log.info({ applied: floor.applied }, 'stopped');
+    log.info({ applied: floor.ledger.applied }, 'stopped');
   },
 });

@@ -16,8 +16,9 @@ import {
 } from '@mojafast/position-handler';
 import type { Pool, PoolConnection } from 'mysql2';
 import { Registry } from 'prom-client';
+import { FLOOR_INDEXES_SQL, type FloorHints, floorFactsOf, floorHints, floorReadsSql } from './db-floor-reads.js';
 
-/** One account's position, kept here: the floor is the only writer of its database. */
+/** One account's position, as the floor last wrote it (no reads) or as the batch read it (reads). */
 interface Position {
   readonly participantPositionId: string;
   value: Amount;
@@ -32,40 +33,46 @@ function query(connection: Pool | PoolConnection, statement: Sql): Promise<unkno
   );
 }
 
+type AccountRecord = Awaited<ReturnType<BatchTransaction['referenceData']>>['accounts'][number];
+type SettlementModelRecord = Awaited<ReturnType<BatchTransaction['referenceData']>>['settlementModels'][number];
+
 /**
- * The database floor of bench:position --floor: the handler's Kafka layer (its PositionRunner, as the passthrough)
- * writing exactly the rows central-ledger's schema needs for prepares and commits, with the fewest statements,
- * and no rules and no reads: per batch one round trip of START TRANSACTION, one multi-row INSERT of the state
- * changes, one of the position changes (naming their state change as LAST_INSERT_ID() + its index), one UPDATE
- * of each account's position, COMMIT; the SQL text is the handler's own (PositionStore's builders), so what the
- * handler costs beyond this is its read (locks, histories, payee amounts) and its rules. Positions are read
- * once at the start and kept; a commit's amount is its prepare's, remembered (so a run replays the prepares
- * first: --actions prepare,commit).
+ * The database floors of bench:position --floor: the writes of exactly the rows central-ledger's schema needs
+ * for prepares and commits, with the fewest statements and no rules; the SQL text is the handler's own
+ * (PositionStore's builders). Two readings:
+ * - no reads: one round trip per batch of START TRANSACTION, one multi-row INSERT of the state changes, one of
+ *   the position changes (naming their state change as LAST_INSERT_ID() + its index), one UPDATE of each
+ *   account's position, COMMIT. Positions are read once at the start and kept, a commit's amount is its
+ *   prepare's, remembered (so a run replays the prepares first: --actions prepare,commit). No correct handler
+ *   can do this: a commit message carries no amount and a redelivery must be recognised.
+ * - reads: first, in one round trip, START TRANSACTION and the fewest reads the schema forces
+ *   (db-floor-reads.ts: the positions locked, a commit's payee amount and its transfer's latest state, a
+ *   prepare's state), then the same writes; positions and amounts come from what was read.
+ * What the handler costs beyond the second is its own: its reads beyond the fewest, its checks and its rules.
+ * Accounts, limits and settlement models are read once at the start, as the handler keeps them for
+ * POSITION_REFERENCE_TTL_MS, so the runner locks the same accounts (settlement accounts too) as the handler's.
  */
-export class DbFloor {
-  readonly #runner: PositionRunner;
+export class FloorLedger {
+  /** participantCurrencyId → position (the no-read floor's own copy; the only writer of its database). */
   readonly #positions = new Map<string, Position>();
-  /** transferId → amount, from its prepare (a commit message carries none: central-ledger reads it). */
+  /** transferId → amount, from its prepare (the no-read floor: a commit message carries none). */
   readonly #amounts = new Map<string, Amount>();
   readonly #sql: PositionStore;
+  #reference: { accounts: AccountRecord[]; settlementModels: SettlementModelRecord[] } = {
+    accounts: [],
+    settlementModels: [],
+  };
+  #hints: FloorHints = { history: '', payee: '' };
   applied = 0;
 
   constructor(
     readonly pool: Pool,
-    bus: PositionBus,
-    options: { batchSize: number; hubName: string; logger: Logger },
+    readonly reads: boolean,
   ) {
     this.#sql = new PositionStore(pool, true);
-    this.#runner = new PositionRunner(bus, this.#store(), createMetrics(new Registry()), options.logger, {
-      batchSize: options.batchSize,
-      hubName: options.hubName,
-      retryInitialMs: 100,
-      retryMaxMs: 5_000,
-      plan: (input) => this.#plan(input),
-    });
   }
 
-  /** Reads every position once; refuses a server whose multi-row INSERT ids may not be consecutive. */
+  /** Reads every position and account once; refuses a server whose multi-row INSERT ids may not be consecutive. */
   async load(): Promise<void> {
     const [mode] = (await query(this.pool, {
       sql: 'SELECT @@innodb_autoinc_lock_mode AS mode, @@auto_increment_increment AS increment',
@@ -83,40 +90,80 @@ export class DbFloor {
         value: parseAmount(r.value),
         reservedValue: parseAmount(r.reservedValue),
       });
+    const accounts = (await query(
+      this.pool,
+      this.#sql.accountsSql(rows.length > 0 ? rows.map((r) => String(r.k)) : ['0']),
+    )) as {
+      participantCurrencyId: unknown;
+      participantId: unknown;
+      currencyId: string;
+      ledgerAccountTypeId: unknown;
+      netDebitCap: string | null;
+    }[];
+    const models = (await query(this.pool, this.#sql.settlementModelsSql())) as {
+      currencyId: string | null;
+      ledgerAccountTypeId: unknown;
+      settlementAccountTypeId: unknown;
+      requireLiquidityCheck: unknown;
+    }[];
+    this.#reference = {
+      accounts: accounts.map((a) => ({
+        participantCurrencyId: String(a.participantCurrencyId),
+        participantId: String(a.participantId),
+        currencyId: a.currencyId,
+        ledgerAccountTypeId: Number(a.ledgerAccountTypeId),
+        netDebitCap: a.netDebitCap === null ? undefined : parseAmount(a.netDebitCap),
+      })),
+      settlementModels: models.map((m) => ({
+        currencyId: m.currencyId,
+        ledgerAccountTypeId: Number(m.ledgerAccountTypeId),
+        settlementAccountTypeId: Number(m.settlementAccountTypeId),
+        requireLiquidityCheck: Boolean(Number(m.requireLiquidityCheck)),
+      })),
+    };
+    const indexes = (await query(this.pool, { sql: FLOOR_INDEXES_SQL, values: [] })) as { name: string }[];
+    this.#hints = floorHints(new Set(indexes.map((i) => i.name)));
   }
 
-  start(): Promise<void> {
-    return this.#runner.start();
-  }
-
-  stop(): Promise<void> {
-    return this.#runner.stop();
-  }
-
-  /** Every prepare reserves on its key's account, every commit moves its prepare's amount off the payee's. */
-  #plan(input: PlanInput): PlanResult {
+  /**
+   * Every prepare reserves its amount on its key's account, every commit moves the payee amount (read) or its
+   * prepare's amount (no reads) off the payee's, starting from the positions the batch was given.
+   */
+  plan(input: PlanInput): PlanResult {
     const stateChanges: StateChangePlan[] = [];
     const positionChanges: PositionChangePlan[] = [];
     const touched = new Map<string, Position>();
     const outcomes = input.commands.map((c) => {
-      const position = this.#positions.get(c.accountId);
       let change: Amount | undefined;
       let state: string;
       if (c.action === 'prepare' && c.amount !== undefined) {
         change = c.amount;
         state = TransferState.RESERVED;
-        this.#amounts.set(c.transferId, c.amount);
+        if (!this.reads) this.#amounts.set(c.transferId, c.amount);
       } else if (c.action === 'commit') {
         const amount = this.#amounts.get(c.transferId);
-        change = amount === undefined ? undefined : -amount;
+        change = this.reads
+          ? input.transfers.get(c.transferId)?.payeeAmount
+          : amount === undefined
+            ? undefined
+            : -amount;
         state = TransferState.COMMITTED;
       } else {
         return { seq: c.seq, result: 'failed' as const, error: { name: 'UNSUPPORTED_ACTION' as const } };
       }
+      const account = input.accounts.get(c.accountId);
+      let position = touched.get(c.accountId);
+      if (!position && account) {
+        position = {
+          participantPositionId: account.participantPositionId,
+          value: account.value,
+          reservedValue: account.reservedValue,
+        };
+        touched.set(c.accountId, position);
+      }
       if (!position || change === undefined)
         return { seq: c.seq, result: 'failed' as const, error: { name: 'ACCOUNT_NOT_FOUND' as const } };
       position.value += change;
-      touched.set(c.accountId, position);
       stateChanges.push({ transferId: c.transferId, transferStateId: state, reason: null });
       positionChanges.push({
         stateChange: stateChanges.length - 1,
@@ -126,7 +173,6 @@ export class DbFloor {
         change,
         reservedValue: position.reservedValue,
       });
-      this.applied++;
       return { seq: c.seq, result: 'applied' as const };
     });
     return {
@@ -140,58 +186,60 @@ export class DbFloor {
     };
   }
 
-  #store(): BatchStore {
-    const pool = this.pool;
-    const sql = this.#sql;
-    const positions = this.#positions;
+  /** The batch store the runner drives: the reference data kept, the reads (or the kept positions), the writes. */
+  store(): BatchStore {
+    const floor = this;
     return {
       async transaction<T>(work: (tx: BatchTransaction) => Promise<T>): Promise<T> {
         const connection = await new Promise<PoolConnection>((resolve, reject) =>
-          pool.getConnection((error, c) => (error ? reject(error) : resolve(c))),
+          floor.pool.getConnection((error, c) => (error ? reject(error) : resolve(c))),
         );
         try {
           return await work({
-            // Nothing is read: the runner's checks of the plan (each position change follows the position as it
-            // was before the batch) get the floor's own positions, copied before its plan moves them.
-            referenceData: async (accountIds) => ({
-              accounts: accountIds.map((id) => ({
-                participantCurrencyId: id,
-                participantId: id,
-                currencyId: '',
-                ledgerAccountTypeId: 0,
-                netDebitCap: undefined,
-              })),
-              settlementModels: [],
-            }),
-            lockAndRead: async (reads) => ({
-              positions: new Map(
-                reads.accountIds.flatMap((id) => {
-                  const p = positions.get(id);
-                  return p ? [[id, { participantCurrencyId: id, ...p }] as const] : [];
-                }),
-              ),
-              histories: new Map(),
-              payeeAmounts: new Map(),
-              fxHistories: new Map(),
-              fxReservedChanges: new Map(),
-            }),
+            referenceData: async () => floor.#reference,
+            lockAndRead: async (reads) => {
+              if (!floor.reads) return floor.#kept(reads.accountIds);
+              const payee = new Set(reads.payeeTransferIds);
+              const read = floorReadsSql(floor.#sql, floor.#hints, {
+                accountIds: reads.accountIds,
+                prepareIds: reads.transferIds.filter((id) => !payee.has(id)),
+                commitIds: reads.payeeTransferIds,
+              });
+              const facts = floorFactsOf(read.kinds, (await query(connection, read)) as unknown[]);
+              return {
+                positions: new Map(
+                  [...facts.positions].map(([id, p]) => [id, { participantCurrencyId: id, ...p }] as const),
+                ),
+                // The latest state stands for the history: the floor judges none of it.
+                histories: new Map(
+                  [...facts.latestStates].map(([id, s]) => [id, [{ transferStateId: s, reason: null }]]),
+                ),
+                payeeAmounts: facts.payeeAmounts,
+                fxHistories: new Map(),
+                fxReservedChanges: new Map(),
+              };
+            },
             write: async (plan) => {
-              if (plan.stateChanges.length === 0) return;
+              if (plan.stateChanges.length === 0) {
+                if (floor.reads) await query(connection, { sql: 'COMMIT', values: [] });
+                return;
+              }
               const statements = [
-                { sql: 'START TRANSACTION', values: [] },
-                sql.stateChangesSql(plan.stateChanges),
-                sql.positionChangesSql(
+                ...(floor.reads ? [] : [{ sql: 'START TRANSACTION', values: [] }]),
+                floor.#sql.stateChangesSql(plan.stateChanges),
+                floor.#sql.positionChangesSql(
                   plan.positionChanges,
                   () => false,
                   (i) => ({ sql: `LAST_INSERT_ID() + ${i}`, values: [] }),
                 ),
-                sql.positionUpdatesSql(plan.positionUpdates),
+                floor.#sql.positionUpdatesSql(plan.positionUpdates),
                 { sql: 'COMMIT', values: [] },
               ];
               await query(connection, {
                 sql: statements.map((s) => s.sql).join(';\n'),
                 values: statements.flatMap((s) => s.values),
               });
+              floor.#wrote(plan);
             },
           });
         } catch (error) {
@@ -202,5 +250,57 @@ export class DbFloor {
         }
       },
     };
+  }
+
+  /** The no-read floor's positions, copied: its plan must not move them before the write commits. */
+  #kept(accountIds: readonly string[]) {
+    return {
+      positions: new Map(
+        accountIds.flatMap((id) => {
+          const p = this.#positions.get(id);
+          return p ? [[id, { participantCurrencyId: id, ...p }] as const] : [];
+        }),
+      ),
+      histories: new Map(),
+      payeeAmounts: new Map(),
+      fxHistories: new Map(),
+      fxReservedChanges: new Map(),
+    };
+  }
+
+  /** After a commit: what was applied, and the no-read floor's copy of the positions moved as written. */
+  #wrote(plan: PlanResult): void {
+    this.applied += plan.outcomes.filter((o) => o.result === 'applied').length;
+    for (const c of plan.positionChanges) {
+      const p = this.#positions.get(c.participantCurrencyId);
+      if (p) p.value = c.value;
+    }
+  }
+}
+
+/** A floor in the handler's Kafka layer: its PositionRunner (as the passthrough) around a FloorLedger. */
+export class DbFloor {
+  readonly #runner: PositionRunner;
+
+  constructor(
+    readonly ledger: FloorLedger,
+    bus: PositionBus,
+    options: { batchSize: number; hubName: string; logger: Logger },
+  ) {
+    this.#runner = new PositionRunner(bus, ledger.store(), createMetrics(new Registry()), options.logger, {
+      batchSize: options.batchSize,
+      hubName: options.hubName,
+      retryInitialMs: 100,
+      retryMaxMs: 5_000,
+      plan: (input) => ledger.plan(input),
+    });
+  }
+
+  start(): Promise<void> {
+    return this.#runner.start();
+  }
+
+  stop(): Promise<void> {
+    return this.#runner.stop();
   }
 }

@@ -11,10 +11,11 @@ import type { StackConnections } from './stack.js';
 
 /**
  * What consumes the position topic: the handler, the passthrough (passthrough.ts: the handler's Kafka layer,
- * decode and notification encoding without the database), whose msgs/s is the floor the Kafka client sets, or
- * central-ledger 19.5.5's own batch position handler (`original`, started by infra/svc).
+ * decode and notification encoding without the database), whose msgs/s is the floor the Kafka client sets, the
+ * database floors (db-floor.ts: the rows written with no reads, `db-floor`, or after the fewest reads,
+ * `db-reads-floor`), or central-ledger 19.5.5's own batch position handler (`original`, started by infra/svc).
  */
-export type PositionTarget = 'handler' | 'passthrough' | 'db-floor' | 'original';
+export type PositionTarget = 'handler' | 'passthrough' | 'db-floor' | 'db-reads-floor' | 'original';
 
 export interface FleetOptions {
   readonly target: PositionTarget;
@@ -55,11 +56,14 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
     for (let i = 0; i < options.instances; i++) {
       const port = await freePort();
       const env = { ...options.env, POSITION_HTTP_PORT: String(port) };
-      if (options.target === 'passthrough' || options.target === 'db-floor') {
-        const floor = options.target === 'passthrough' ? entryPoints.positionPassthrough : entryPoints.positionDbFloor;
+      if (options.target !== 'handler') {
+        const args =
+          options.target === 'passthrough'
+            ? [entryPoints.positionPassthrough]
+            : [entryPoints.positionDbFloor, ...(options.target === 'db-reads-floor' ? ['--reads'] : [])];
         services.push(
           await spawnUntilReadyLine(
-            { name: `${options.target}-${i + 1}`, command: process.execPath, args: [floor], env },
+            { name: `${options.target}-${i + 1}`, command: process.execPath, args, env },
             60_000,
           ),
         );

@@ -63,3 +63,13 @@ export function cpuMicrosPerMessage(phase: PhaseResult): Record<string, number> 
     ]),
   );
 }
+
+/** The handler's phase against a database floor's: msgs/s and MariaDB CPU per message, handler over floor. */
+export function toDbFloor(handler: PhaseResult, floor: PhaseResult | undefined) {
+  const hc = cpuMicrosPerMessage(handler);
+  const fc = floor ? cpuMicrosPerMessage(floor) : {};
+  return {
+    msgs_per_s: Number((handler.msgsPerSecond / Math.max(floor?.msgsPerSecond ?? 0, 1e-9)).toFixed(3)),
+    mariadb_cpu_per_msg: Number(((hc.mariadb ?? 0) / Math.max(fc.mariadb ?? 0, 1e-9)).toFixed(3)),
+  };
+}
