@@ -57,7 +57,8 @@ export class FloorLedger {
   readonly #positions = new Map<string, Position>();
   /** transferId → amount, from its prepare (the no-read floor: a commit message carries none). */
   readonly #amounts = new Map<string, Amount>();
-  readonly #sql: PositionStore;
+  /** The handler's SQL builders, with central-ledger's index hints once load() has found them. */
+  #sql: PositionStore;
   #reference: { accounts: AccountRecord[]; settlementModels: SettlementModelRecord[] } = {
     accounts: [],
     settlementModels: [],
@@ -123,6 +124,8 @@ export class FloorLedger {
     };
     const indexes = (await query(this.pool, { sql: FLOOR_INDEXES_SQL, values: [] })) as { name: string }[];
     this.#hints = floorHints(new Set(indexes.map((i) => i.name)));
+    // The prepares' history read is the handler's statement: without its hint, at 1,000 ids MariaDB scans the table.
+    this.#sql = new PositionStore(this.pool, true, this.#hints);
   }
 
   /**
