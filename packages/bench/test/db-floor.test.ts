@@ -37,6 +37,13 @@ describe('database floor ledger', () => {
         if (!ledger || reads) {
           ledger = new FloorLedger(pool, reads);
           await ledger.load();
+          // Without central-ledger's index named, MariaDB scans transferStateChange for a batch of 1,000 ids.
+          const read = ledger.readsSql({ accountIds: ['1'], prepareIds: ['p'], commitIds: ['c'] }).sql;
+          expect(read.match(/FORCE INDEX \((\w+)\)/g)).toEqual([
+            'FORCE INDEX (transferstatechange_transferid_index)',
+            'FORCE INDEX (transferstatechange_transferid_index)',
+            'FORCE INDEX (getTransferInfoToChangePosition)',
+          ]);
         }
         const floor = ledger;
         const commands = phase.messages.map((m) => {

@@ -189,6 +189,11 @@ export class FloorLedger {
     };
   }
 
+  /** The reads floor's one round trip of reads for a batch (db-floor-reads.ts), with the hints load() found. */
+  readsSql(reads: Parameters<typeof floorReadsSql>[2]) {
+    return floorReadsSql(this.#sql, this.#hints, reads);
+  }
+
   /** The batch store the runner drives: the reference data kept, the reads (or the kept positions), the writes. */
   store(): BatchStore {
     const floor = this;
@@ -203,7 +208,7 @@ export class FloorLedger {
             lockAndRead: async (reads) => {
               if (!floor.reads) return floor.#kept(reads.accountIds);
               const payee = new Set(reads.payeeTransferIds);
-              const read = floorReadsSql(floor.#sql, floor.#hints, {
+              const read = floor.readsSql({
                 accountIds: reads.accountIds,
                 prepareIds: reads.transferIds.filter((id) => !payee.has(id)),
                 commitIds: reads.payeeTransferIds,
