@@ -91,6 +91,28 @@ export function fxCommitMessage(
 }
 
 /**
+ * The payee's abort of a conversion's dependent transfer once it was reserved (the fulfil handler's
+ * processAbortMessage: the fxTransfer's reserved changes, then the transfer's), keyed by the first step's account:
+ * step 1 releases the initiating FSP's reservation (aborting the fxTransfer), step 2 (the follow-up, keyed by the
+ * FXP's target-currency account) the FXP's (aborting the transfer).
+ */
+export function payeeTwoStepAbortMessage(
+  t: SimParties,
+  creditor: string,
+  steps: readonly [SimCyrilChange, SimCyrilChange],
+  now: Date,
+): KeyedMessage {
+  const abort = transferMessage(
+    { id: t.dependentId ?? t.id, payer: t.payer, payee: creditor, amount: t.targetAmount ?? t.amount },
+    'abort',
+    () => steps[0].account,
+    now,
+    TARGET_CURRENCY,
+  );
+  return withCyrilResult(abort, { positionChanges: steps.map(cyrilChange), transferStateChanges: [] });
+}
+
+/**
  * The FXP's fx-abort once the dependent transfer was reserved (cyril.js processFxAbortMessage: the fxTransfer's
  * reserved changes, then the dependent transfer's), keyed by the first step's account (FxFulfilService): step 1
  * releases the initiating FSP's reservation, step 2 (the follow-up, keyed by the FXP's target-currency account)

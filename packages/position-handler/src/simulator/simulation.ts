@@ -140,16 +140,16 @@ function stepsDone(value: Envelope): { done: number; total: number } {
  * A notification's message and its result, as the checks compare them. Which message of a two-step cyrilResult it
  * is of, from the steps its context marks done: an fx-notify goes out when step 1 is done (the commit's first
  * message); the notifications of the last step, all done; a failed message's error notification carries its own
- * context (the follow-up's has step 1 done). `ownerOf` maps a dependent transfer to its conversion.
+ * context (the follow-up's has step 1 done). A dependent transfer's notifications belong to its conversion.
  */
-function readNotification(message: OutboundMessage, ownerOf: (id: string) => string): { key: string; result: string } {
+function readNotification(message: OutboundMessage, workload: Workload): { key: string; result: string } {
   const value = JSON.parse(message.value) as Envelope;
   const { action, state } = value.metadata.event;
   const code = value.content.payload?.errorInformation?.errorCode;
   const { done, total } = stepsDone(value);
   const index = action === 'fx-notify' ? done - 1 : total > 0 && done === total ? total - 1 : done;
   return {
-    key: keyOf(ownerOf(value.id), action === 'fx-notify' ? 'commit' : action, index > 0),
+    key: keyOf(workload.ownerOf(value.id), workload.answeredAction(value.id, action), index > 0),
     result: state.status === 'success' ? 'success' : `error ${code}`,
   };
 }
@@ -308,7 +308,7 @@ export async function simulate(
     // A follow-up goes to the log the runner reads (its followUpTopic is the simulated topic), keyed by the next
     // step's account; the rest are notifications.
     const isFollowUp = (m: OutboundMessage) => m.topic === TOPIC && m.key !== null;
-    const notes = messages.filter((m) => !isFollowUp(m)).map((m) => readNotification(m, ownerOf));
+    const notes = messages.filter((m) => !isFollowUp(m)).map((m) => readNotification(m, workload));
     const continued = messages.filter(isFollowUp).map((m) => ({ ...readFollowUp(m, ownerOf), message: m }));
     for (const { key } of [...notes, ...continued.map((c) => ({ key: c.parent }))]) {
       const entry = source.get(key);

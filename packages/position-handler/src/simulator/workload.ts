@@ -10,6 +10,7 @@ import {
   fxCommitMessage,
   fxMessage,
   fxTwoStepAbortMessage,
+  payeeTwoStepAbortMessage,
   type SimCyrilChange,
   TARGET_CURRENCY,
   transferMessage,
@@ -33,15 +34,22 @@ export interface SimDfsp {
  * What a transfer is: a plain one (the batch handler's prepare, commit, abort, timeout-reserved), one of a bulk
  * (the one-at-a-time handler's bulk-prepare, bulk-commit, bulk-abort, bulk-timeout-reserved), or a payer-side
  * conversion (an fxTransfer: fx-prepare, then fx-abort, fx-timeout-reserved, or fx-reserve and then the timeout,
- * or the dependent transfer's prepare and its two-step commit or the two-step fx-abort).
+ * or the dependent transfer's prepare and its two-step commit, the two-step fx-abort or the payee's two-step abort).
  */
 export type SimKind = 'plain' | 'bulk' | 'fx';
 
 /**
  * How a reserved transfer ends: upstream's message after the reservation's notification was acknowledged. A
- * conversion's 'commit' and 'dependent-then-abort' go through fx-reserve and the dependent transfer's prepare first.
+ * conversion's 'commit', 'dependent-then-abort' (the FXP's fx-abort) and 'dependent-then-payee-abort' (the payee's
+ * abort of the dependent transfer) go through fx-reserve and the dependent transfer's prepare first.
  */
-export type SimEnding = 'commit' | 'abort' | 'timeout' | 'reserve-then-timeout' | 'dependent-then-abort';
+export type SimEnding =
+  | 'commit'
+  | 'abort'
+  | 'timeout'
+  | 'reserve-then-timeout'
+  | 'dependent-then-abort'
+  | 'dependent-then-payee-abort';
 
 /** One transfer's (or conversion's) life: its prepare, then (when reserved) the messages upstream sends after it. */
 export interface SimTransfer {
@@ -57,7 +65,7 @@ export interface SimTransfer {
   readonly breach: boolean;
   readonly ending: SimEnding;
   /**
-   * A conversion that gets a dependent transfer (not refused, ending 'commit' or 'dependent-then-abort'): its id,
+   * A conversion that gets a dependent transfer (not refused, ending 'commit' or 'dependent-then-…'): its id,
    * its creditor (the payee of the transfer, the FXP's counterparty in EUR) and the target amount it reserves on
    * the FXP's EUR account.
    */
@@ -117,6 +125,7 @@ export class Workload {
   readonly accounts: AccountRecord[];
   /** Dependent transfer id → its conversion's commitRequestId. */
   readonly #conversionOf: Map<string, string>;
+  readonly #byId: Map<string, SimTransfer>;
   readonly settlementModels: SettlementModelRecord[] = [
     { currencyId: CURRENCY, ledgerAccountTypeId: 1, settlementAccountTypeId: 2, requireLiquidityCheck: true },
     { currencyId: TARGET_CURRENCY, ledgerAccountTypeId: 1, settlementAccountTypeId: 2, requireLiquidityCheck: true },
@@ -167,13 +176,21 @@ export class Workload {
       const breach = prng.chance(0.1);
       const endings: readonly SimEnding[] =
         kind === 'fx'
-          ? ['abort', 'timeout', 'reserve-then-timeout', 'commit', 'commit', 'dependent-then-abort']
+          ? [
+              'abort',
+              'timeout',
+              'reserve-then-timeout',
+              'commit',
+              'commit',
+              'dependent-then-abort',
+              'dependent-then-payee-abort',
+            ]
           : ['commit', 'commit', 'abort', 'timeout'];
       const amount = breach ? BREACH : BigInt(prng.int(1, 200)) * UNIT + BigInt(prng.pick([0, 5000]));
       const ending = prng.pick(endings);
       const hex = i.toString(16).padStart(12, '0');
       const dependent =
-        kind === 'fx' && !breach && (ending === 'commit' || ending === 'dependent-then-abort')
+        kind === 'fx' && !breach && (ending === 'commit' || ending.startsWith('dependent-'))
           ? // The target amount differs from the source amount, so a step booked with the other's amount shows.
             { id: `00000000-0000-4000-d000-${hex}`, creditor: prng.pick(others), amount: (amount * 9n) / 10n }
           : undefined;
@@ -189,6 +206,7 @@ export class Workload {
         ...(dependent ? { dependent } : {}),
       };
     });
+    this.#byId = new Map(this.transfers.map((t) => [t.id, t]));
     this.#conversionOf = new Map(this.transfers.flatMap((t) => (t.dependent ? [[t.dependent.id, t.id] as const] : [])));
   }
 
@@ -241,16 +259,31 @@ export class Workload {
             followUpExpected: 'success',
           },
         ];
+      if (ending === 'dependent-then-abort')
+        return [
+          first,
+          reserve,
+          dependentPrepare,
+          // Step 1 notifies nobody (only its follow-up goes out); the follow-up the FXP's error, for both.
+          {
+            action: 'fx-abort',
+            upstreamState: TransferState.RECEIVED_ERROR,
+            expected: undefined,
+            followUpExpected: `error ${FX_ABORT_CODE}`,
+          },
+        ];
       return [
         first,
         reserve,
         dependentPrepare,
-        // Step 1 notifies nobody (only its follow-up goes out); the follow-up the FXP's error, for both.
+        // The payee's rejection of the dependent transfer (the fulfil handler writes RECEIVED_ERROR on it): step 1
+        // notifies nobody; the follow-up the payee's error to the payer, for both.
         {
-          action: 'fx-abort',
+          action: 'abort',
           upstreamState: TransferState.RECEIVED_ERROR,
+          onDependent: true,
           expected: undefined,
-          followUpExpected: `error ${FX_ABORT_CODE}`,
+          followUpExpected: `error ${ABORT_CODE}`,
         },
       ];
     }
@@ -320,7 +353,10 @@ export class Workload {
         now,
       );
     } else {
+      // cyril.js _getPositionChanges: the fxTransfer's reserved changes first, then the transfer's; isOriginalId
+      // marks the aborted message's own (the fxTransfer for the FXP's fx-abort, the transfer for the payee's abort).
       const notifyTo = transfer.payer.name;
+      const fxAbort = action === 'fx-abort';
       const steps: [SimCyrilChange, SimCyrilChange] = [
         {
           fx: true,
@@ -328,7 +364,7 @@ export class Workload {
           account: transfer.payer.position,
           amount: formatAmount(-transfer.amount),
           notifyTo,
-          isOriginalId: true,
+          isOriginalId: fxAbort,
         },
         {
           fx: false,
@@ -336,10 +372,12 @@ export class Workload {
           account: transfer.payee.eurPosition,
           amount: formatAmount(-dependent.amount),
           notifyTo,
-          isOriginalId: false,
+          isOriginalId: !fxAbort,
         },
       ];
-      message = fxTwoStepAbortMessage(parties, steps, now);
+      message = fxAbort
+        ? fxTwoStepAbortMessage(parties, steps, now)
+        : payeeTwoStepAbortMessage(parties, dependent.creditor.name, steps, now);
     }
     return { ...message, transferId: transfer.id, action, step, followUp: false };
   }
@@ -347,6 +385,16 @@ export class Workload {
   /** The conversion a dependent transfer's id belongs to; any other id as it is. */
   ownerOf(id: string): string {
     return this.#conversionOf.get(id) ?? id;
+  }
+
+  /**
+   * The action of the message a notification of `action` about `id` answers: an fx-notify answers a conversion's
+   * commit; the payee's two-step abort tells the payer of the fxTransfer with an fx-abort (abort.js).
+   */
+  answeredAction(id: string, action: string): string {
+    if (action === 'fx-notify') return 'commit';
+    const transfer = this.#byId.get(this.ownerOf(id));
+    return action === 'fx-abort' && transfer?.ending === 'dependent-then-payee-abort' ? 'abort' : action;
   }
 
   /**
