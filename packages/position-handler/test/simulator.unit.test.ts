@@ -3,7 +3,9 @@ import { simulate } from '../src/simulator/simulation.js';
 
 /**
  * The deterministic simulation (src/simulator/): each seed is one interleaving of the real PartitionFetcher and
- * PositionRunner on a simulated partitioned log and store, with plain, bulk and FX transfers and the faults that
+ * PositionRunner on a simulated partitioned log and store, with plain, bulk and FX transfers (conversions with their
+ * dependent transfer, the two-step commit, the FXP's two-step fx-abort and the payee's two-step abort, whose follow-ups
+ * go back on the log) and the faults that
  * seed draws (failed and late acknowledgements and commits, lost replies, failed transactions, crashes, graceful
  * stops, rebalances), checked against the pure replay. A failure names its seed; `pnpm sim:position --seed S --trace` replays it, SEED=S here too.
  * Longer runs: `pnpm sim:position --seeds N`.

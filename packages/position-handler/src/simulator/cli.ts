@@ -45,7 +45,7 @@ if (values.help) {
         if (!single) break;
       } else if (single) {
         process.stdout.write(
-          `seed ${seed} passed: ${result.messages} messages, ${result.members} members, ${result.crashes} crashes, ${result.stops} graceful stops, ${result.steps} events, ${result.simulatedMs} simulated ms\n`,
+          `seed ${seed} passed: ${result.messages} messages, ${result.followUps} follow-ups, ${result.members} members, ${result.crashes} crashes, ${result.stops} graceful stops, ${result.steps} events, ${result.simulatedMs} simulated ms\n`,
         );
       }
     }

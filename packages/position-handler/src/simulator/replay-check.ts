@@ -34,19 +34,19 @@ export function checkAgainstReplay(
     list.push({ account, change });
     booked.set(transferId, list);
   }
-  for (const transfer of workload.transfers) {
-    const history = store.histories.get(transfer.id) ?? store.fxHistories.get(transfer.id) ?? [];
+  // Every transfer and fxTransfer of the workload, a conversion's dependent transfer too.
+  for (const [id, changes] of replay.changes) {
+    const kind = workload.transfers.find((t) => t.id === workload.ownerOf(id))?.kind;
+    const what = `${kind} ${id === workload.ownerOf(id) ? 'transfer' : 'dependent transfer'} ${id}`;
+    const history = store.histories.get(id) ?? store.fxHistories.get(id) ?? [];
     const outcomes = history.map((s) => s.transferStateId).filter((s) => RESULT_STATES.has(s));
-    if (new Set(outcomes).size !== outcomes.length) broken(`transfer ${transfer.id}: results ${outcomes.join(', ')}`);
+    if (new Set(outcomes).size !== outcomes.length) broken(`${what}: results ${outcomes.join(', ')}`);
     const last = history.at(-1)?.transferStateId;
-    if (last !== replay.states.get(transfer.id)) {
-      broken(`transfer ${transfer.id} ended ${last}, the replay says ${replay.states.get(transfer.id)}`);
-    }
-    const made = describe(booked.get(transfer.id) ?? []);
-    const expected = describe(replay.changes.get(transfer.id) ?? []);
-    if (made !== expected)
-      broken(`${transfer.kind} transfer ${transfer.id}: position changes ${made}, the replay's ${expected}`);
-    booked.delete(transfer.id);
+    if (last !== replay.states.get(id)) broken(`${what} ended ${last}, the replay says ${replay.states.get(id)}`);
+    const made = describe(booked.get(id) ?? []);
+    const expected = describe(changes);
+    if (made !== expected) broken(`${what}: position changes ${made}, the replay's ${expected}`);
+    booked.delete(id);
   }
   for (const [transferId, changes] of booked) {
     broken(`position changes of no transfer of the workload (${transferId}): ${describe(changes)}`);

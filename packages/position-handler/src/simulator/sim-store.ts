@@ -73,6 +73,7 @@ export class SimStore {
       const prepared = [{ transferStateId: TransferState.RECEIVED_PREPARE, reason: null }];
       if (t.kind === 'fx') {
         this.fxHistories.set(t.id, prepared);
+        if (t.dependent) this.histories.set(t.dependent.id, [...prepared]);
       } else {
         this.histories.set(t.id, prepared);
         this.payeeAmounts.set(t.id, -t.amount);

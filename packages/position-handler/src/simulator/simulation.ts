@@ -67,6 +67,8 @@ export interface SimResult {
   readonly violation: string | undefined;
   readonly steps: number;
   readonly messages: number;
+  /** Follow-ups of two-step cyrilResults the members put on the log (more than one per message when produced again). */
+  readonly followUps: number;
   readonly members: number;
   readonly crashes: number;
   /** Graceful stops that returned. */
@@ -114,24 +116,59 @@ const noMetrics: PositionMetrics = {
 
 const nullLogger: Logger = { error() {}, warn() {}, info() {}, debug() {} };
 
-const keyOf = (transferId: string, action: string) => `${transferId} ${action}`;
+/** A message's identity in the checks: its transfer (a conversion's for all its messages), action, and whether it is the follow-up. */
+const keyOf = (transferId: string, action: string, followUp = false) =>
+  `${transferId} ${action}${followUp ? ' +' : ''}`;
 
-/** A notification's message (its transfer and action) and its result, as the checks compare them. */
-function readNotification(message: OutboundMessage): { key: string; result: string } {
-  const value = JSON.parse(message.value) as {
-    id: string;
-    content: { payload?: { errorInformation?: { errorCode?: string } } };
-    metadata: { event: { action: string; state: { status: string } } };
+interface Envelope {
+  readonly id: string;
+  readonly content: {
+    readonly payload?: { readonly errorInformation?: { readonly errorCode?: string } };
+    readonly context?: { readonly cyrilResult?: { readonly positionChanges?: readonly { isDone?: boolean }[] } };
   };
+  readonly metadata: { readonly event: { readonly action: string; readonly state: { readonly status: string } } };
+}
+
+/** How many of a message's cyrilResult steps are marked done, of how many. */
+function stepsDone(value: Envelope): { done: number; total: number } {
+  const changes = value.content.context?.cyrilResult?.positionChanges;
+  const list = Array.isArray(changes) ? changes : [];
+  return { done: list.filter((c) => c.isDone === true).length, total: list.length };
+}
+
+/**
+ * A notification's message and its result, as the checks compare them. Which message of a two-step cyrilResult it
+ * is of, from the steps its context marks done: an fx-notify goes out when step 1 is done (the commit's first
+ * message); the notifications of the last step, all done; a failed message's error notification carries its own
+ * context (the follow-up's has step 1 done). A dependent transfer's notifications belong to its conversion.
+ */
+function readNotification(message: OutboundMessage, workload: Workload): { key: string; result: string } {
+  const value = JSON.parse(message.value) as Envelope;
   const { action, state } = value.metadata.event;
   const code = value.content.payload?.errorInformation?.errorCode;
-  return { key: keyOf(value.id, action), result: state.status === 'success' ? 'success' : `error ${code}` };
+  const { done, total } = stepsDone(value);
+  const index = action === 'fx-notify' ? done - 1 : total > 0 && done === total ? total - 1 : done;
+  return {
+    key: keyOf(workload.ownerOf(value.id), workload.answeredAction(value.id, action), index > 0),
+    result: state.status === 'success' ? 'success' : `error ${code}`,
+  };
+}
+
+/** A follow-up the handler put on the log: the message it continues (step 1 marked done in its context). */
+function readFollowUp(
+  message: OutboundMessage,
+  ownerOf: (id: string) => string,
+): { parent: string; id: string; action: string } {
+  const value = JSON.parse(message.value) as Envelope;
+  const { action } = value.metadata.event;
+  const id = ownerOf(value.id);
+  return { parent: keyOf(id, action), id, action };
 }
 
 /**
  * One seed: a partitioned log, a group of handler members (the real PartitionFetcher and PositionRunner, each on
  * the simulated log and store), upstream sending each transfer's messages one after the other (plain, bulk and FX
- * ones), and faults (crashes, graceful stops, rebalances, failed calls), all ordered by one PRNG. Checked while it
+ * ones; the members' follow-ups of two-step cyrilResults appended to the log as POSITION.COMMIT gets them), and faults (crashes, graceful stops, rebalances, failed calls), all ordered by one PRNG. Checked while it
  * runs (no offset committed past a notification not acknowledged, never moved back; nothing notified again once
  * its offset is committed; a message's results agree; a stopped member calls nothing again, and its stop returned
  * only after its produces and commits were answered and what it had acknowledged was committed) and at the end
@@ -175,9 +212,10 @@ export async function simulate(
 
   const log: InboundMessage[][] = Array.from({ length: partitions }, () => []);
   const committed: bigint[] = Array.from({ length: partitions }, () => 0n);
+  /** Each message at its offsets (a follow-up produced again has more than one copy on the log). */
   const source = new Map<
     string,
-    { readonly partition: number; readonly offset: number; readonly message: SimMessage }
+    { readonly partition: number; readonly offsets: number[]; readonly message: SimMessage }
   >();
   const atOffset = new Map<string, string>();
   const acknowledged = new Set<string>();
@@ -190,6 +228,7 @@ export async function simulate(
   let crashes = 0;
   let stops = 0;
   let appended = 0;
+  let followUps = 0;
 
   const note = (line: string) => {
     if (options.trace) trace.push(`${String(scheduler.now).padStart(6)}ms #${steps} ${line}`);
@@ -206,18 +245,26 @@ export async function simulate(
     const messages = log[partition] as InboundMessage[];
     const offset = messages.length;
     messages.push({ key: Buffer.from(message.key), value: Buffer.from(message.value), offset: String(offset) });
-    const key = keyOf(message.transferId, message.action);
-    source.set(key, { partition, offset, message });
+    const key = keyOf(message.transferId, message.action, message.followUp);
+    const entry = source.get(key);
+    if (entry) {
+      if (entry.partition !== partition) broken(`${key} appended on partitions ${entry.partition} and ${partition}`);
+      entry.offsets.push(offset);
+    } else source.set(key, { partition, offsets: [offset], message });
     atOffset.set(`${partition}@${offset}`, key);
-    sentStep.set(message.transferId, message.step);
-    appended += 1;
-    note(`append ${message.action} ${message.transferId.slice(-4)} at ${partition}@${offset}`);
+    if (message.followUp) followUps += 1;
+    else {
+      sentStep.set(message.transferId, message.step);
+      appended += 1;
+    }
+    note(`append ${key.slice(-24)} at ${partition}@${offset}`);
   };
 
   /** Upstream sends a transfer's step: records the state it writes first (fulfil, timeout handler), then the message. */
   const send = (transfer: SimTransfer, step: number) => {
-    const { upstreamState } = workload.steps(transfer)[step] as SimStep;
-    if (upstreamState !== undefined) store.record(transfer.id, upstreamState);
+    const { upstreamState, onDependent } = workload.steps(transfer)[step] as SimStep;
+    const on = onDependent ? transfer.dependent?.id : transfer.id;
+    if (upstreamState !== undefined && on !== undefined) store.record(on, upstreamState);
     append(workload.message(transfer, step, now()));
   };
 
@@ -236,10 +283,16 @@ export async function simulate(
     const { message } = entry;
     const transfer = transferOf(message.transferId);
     const lifeSteps = workload.steps(transfer);
-    const { expected } = lifeSteps[message.step] as SimStep;
-    if (result !== expected) broken(`${key}: notified ${result}, the replay says ${expected}`);
+    const step = lifeSteps[message.step] as SimStep;
+    const expected = message.followUp ? step.followUpExpected : step.expected;
+    if (result !== expected) broken(`${key}: notified ${result}, the replay says ${expected ?? 'nothing'}`);
     const next = message.step + 1;
-    if (result === expected && next < lifeSteps.length && (sentStep.get(transfer.id) ?? 0) < next) {
+    if (
+      !message.followUp &&
+      result === expected &&
+      next < lifeSteps.length &&
+      (sentStep.get(transfer.id) ?? 0) < next
+    ) {
       sentStep.set(transfer.id, next);
       scheduler.post(0, () => send(transfer, next));
     }
@@ -251,17 +304,40 @@ export async function simulate(
   const produce = (member: MemberState, messages: readonly OutboundMessage[]): Promise<void> => {
     const owner = member.id;
     if (member.stopped) broken(`member ${owner} produced after its graceful stop returned`);
-    const notes = messages.map(readNotification);
-    for (const { key } of notes) {
+    const ownerOf = (id: string) => workload.ownerOf(id);
+    // A follow-up goes to the log the runner reads (its followUpTopic is the simulated topic), keyed by the next
+    // step's account; the rest are notifications.
+    const isFollowUp = (m: OutboundMessage) => m.topic === TOPIC && m.key !== null;
+    const notes = messages.filter((m) => !isFollowUp(m)).map((m) => readNotification(m, workload));
+    const continued = messages.filter(isFollowUp).map((m) => ({ ...readFollowUp(m, ownerOf), message: m }));
+    for (const { key } of [...notes, ...continued.map((c) => ({ key: c.parent }))]) {
       const entry = source.get(key);
-      if (!entry) broken(`notification of a message never sent: ${key}`);
-      else if (BigInt(entry.offset) < (committed[entry.partition] as bigint)) {
+      const last = entry?.offsets.at(-1);
+      if (!entry || last === undefined) broken(`notification of a message never sent: ${key}`);
+      else if (BigInt(last) < (committed[entry.partition] as bigint)) {
         broken(
-          `${key} (${entry.partition}@${entry.offset}) notified again after its offset was committed (${committed[entry.partition]})`,
+          `${key} (${entry.partition}@${entry.offsets.join(',')}) notified again after its offset was committed (${committed[entry.partition]})`,
         );
       }
     }
-    note(`member ${owner} produces ${notes.map((n) => n.key.slice(-12)).join(', ')}`);
+    /** The follow-ups go on the log once the broker took them (also when its acknowledgement is then lost). */
+    const appendFollowUps = () => {
+      for (const { parent, id, action, message } of continued) {
+        const entry = source.get(parent);
+        if (!entry) continue;
+        append({
+          key: message.key as string,
+          value: message.value,
+          transferId: id,
+          action: action as SimMessage['action'],
+          step: entry.message.step,
+          followUp: true,
+        });
+      }
+    };
+    note(
+      `member ${owner} produces ${[...notes.map((n) => n.key.slice(-16)), ...continued.map((c) => `follow-up of ${c.parent.slice(-16)}`)].join(', ')}`,
+    );
     member.pending += 1;
     const answered = new Promise<void>((resolve, reject) =>
       scheduler.post(owner, () => {
@@ -272,11 +348,16 @@ export async function simulate(
           return;
         }
         const lost = prng.chance(f.produceAckLost);
+        appendFollowUps();
         scheduler.post(owner, () => {
           if (lost) {
             note(`member ${owner} produce acknowledgement lost`);
             reject(new SimulatedFailure('produce acknowledgement lost'));
             return;
+          }
+          for (const { parent } of continued) {
+            acknowledged.add(parent);
+            if (member.stopping) acknowledgedInStop.add(`${owner} ${parent}`);
           }
           for (const { key, result } of notes) {
             acknowledged.add(key);
@@ -461,6 +542,8 @@ export async function simulate(
         retryInitialMs: 20,
         retryMaxMs: 200,
         progress: new PartitionProgress(60_000, () => scheduler.now),
+        // cyrilResult follow-ups go back on the log the members read, as POSITION.COMMIT does.
+        followUpTopic: TOPIC,
         sleep: (ms) => scheduler.sleep(id, ms),
       },
       now,
@@ -500,9 +583,10 @@ export async function simulate(
         if (faultless && faults() === NO_FAULTS && generation === startedIn) {
           for (const [key, entry] of source) {
             if (!acknowledgedInStop.has(`${member.id} ${key}`)) continue;
-            if (BigInt(entry.offset) >= (committed[entry.partition] as bigint)) {
+            const first = entry.offsets[0] as number;
+            if (BigInt(first) >= (committed[entry.partition] as bigint)) {
               broken(
-                `member ${member.id}'s stop returned with ${key} (${entry.partition}@${entry.offset}) acknowledged but not committed (${committed[entry.partition]})`,
+                `member ${member.id}'s stop returned with ${key} (${entry.partition}@${first}) acknowledged but not committed (${committed[entry.partition]})`,
               );
             }
           }
@@ -535,7 +619,7 @@ export async function simulate(
       }
       note(`store: ${store.describe()}`);
       broken(
-        `no progress: ${appended}/${totalMessages} messages sent, committed ${committed.join(',')} of ${log.map((m) => m.length).join(',')}`,
+        `no progress: ${appended}/${totalMessages} messages sent (and ${followUps} follow-ups), committed ${committed.join(',')} of ${log.map((m) => m.length).join(',')}`,
       );
       break;
     }
@@ -560,6 +644,7 @@ export async function simulate(
     violation,
     steps,
     messages: appended,
+    followUps,
     members: members.length,
     crashes,
     stops,
