@@ -338,7 +338,6 @@ export async function simulate(
     note(
       `member ${owner} produces ${[...notes.map((n) => n.key.slice(-16)), ...continued.map((c) => `follow-up of ${c.parent.slice(-16)}`)].join(', ')}`,
     );
-    member.pending += 1;
     const answered = new Promise<void>((resolve, reject) =>
       scheduler.post(owner, () => {
         const f = faults();
@@ -380,15 +379,7 @@ export async function simulate(
         });
       }),
     );
-    answered.then(
-      () => {
-        member.pending -= 1;
-      },
-      () => {
-        member.pending -= 1;
-      },
-    );
-    return answered;
+    return untilAnswered(member, answered);
   };
 
   const applyCommit = (owner: number, partition: number, next: bigint) => {
@@ -461,7 +452,6 @@ export async function simulate(
         // The group's generation goes with the request: one sent before a rebalance is refused after it, as
         // Kafka's coordinator refuses a stale generation.
         const sentIn = generation;
-        member.pending += 1;
         const answered = new Promise<void>((resolve, reject) =>
           scheduler.post(owner, () => {
             const f = faults();
@@ -480,15 +470,7 @@ export async function simulate(
             scheduler.post(owner, () => (lost ? reject(new SimulatedFailure('offset commit reply lost')) : resolve()));
           }),
         );
-        answered.then(
-          () => {
-            member.pending -= 1;
-          },
-          () => {
-            member.pending -= 1;
-          },
-        );
-        return answered;
+        return untilAnswered(member, answered);
       },
     };
   };
@@ -651,4 +633,14 @@ export async function simulate(
     simulatedMs: scheduler.now,
     trace: trace.slice(-(options.traceLines ?? 60)),
   };
+}
+
+/** Counts a produce or commit as unanswered until its answer comes, whichever it is (a stop must wait for them). */
+function untilAnswered(member: { pending: number }, answered: Promise<void>): Promise<void> {
+  member.pending += 1;
+  const answer = () => {
+    member.pending -= 1;
+  };
+  answered.then(answer, answer);
+  return answered;
 }
