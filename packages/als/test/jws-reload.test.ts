@@ -103,8 +103,13 @@ describe('JWS verification keys reloaded without a restart', () => {
       timeout: 5_000,
       interval: 50,
     });
-    expect(errorLog.mock.calls.some((c) => String((c[0] as { path?: string }).path).endsWith('payeefsp3.pem'))).toBe(
-      true,
+    // One reload reads the files in turn: payeefsp2's key can serve before payeefsp3's file has been read.
+    await vi.waitFor(
+      () =>
+        expect(
+          errorLog.mock.calls.some((c) => String((c[0] as { path?: string }).path).endsWith('payeefsp3.pem')),
+        ).toBe(true),
+      { timeout: 5_000, interval: 50 },
     );
     expect((await signedPut('payeefsp3', added.privateKey)).error?.errorDescription).toContain(
       "JWS public key for 'payeefsp3' not available",
