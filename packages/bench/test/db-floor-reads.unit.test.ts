@@ -1,22 +1,21 @@
 import { PositionStore } from '@mojafast/position-handler';
 import { describe, expect, it } from 'vitest';
-import { floorFactsOf, floorHints, floorReadsSql } from '../src/position/db-floor-reads.js';
+import { floorFactsOf, floorReadsSql } from '../src/position/db-floor-reads.js';
 
 // What the reads floor asks and how it reads the answers; db-floor.test.ts runs it on the real database.
 describe('database floor reads', () => {
-  const sql = new PositionStore(undefined as never, true);
-  const hints = floorHints(new Set(['transferStateChange.transferstatechange_transferid_index']));
-
-  it('names only the indexes the schema has', () => {
-    expect(hints).toEqual({ history: 'FORCE INDEX (transferstatechange_transferid_index)', payee: '' });
+  // The hints as PositionStore.open finds them on a schema with the history index only.
+  const sql = new PositionStore(undefined as never, true, {
+    history: 'FORCE INDEX (transferstatechange_transferid_index)',
+    payee: '',
   });
 
   it('reads positions, prepares’ states and commits’ payee amounts in one statement list, in that order', () => {
-    const both = floorReadsSql(sql, hints, { accountIds: ['3', '1'], prepareIds: ['p'], commitIds: ['c1', 'c2'] });
+    const both = floorReadsSql(sql, { accountIds: ['3', '1'], prepareIds: ['p'], commitIds: ['c1', 'c2'] });
     expect(both.kinds).toEqual(['start', 'position', 'history', 'commit']);
     expect(both.sql.split(';\n')).toHaveLength(4);
     expect(both.values).toEqual(['1', '3', 'p', 'c1', 'c2', 2, 1]);
-    const commits = floorReadsSql(sql, hints, { accountIds: ['1'], prepareIds: [], commitIds: ['c'] });
+    const commits = floorReadsSql(sql, { accountIds: ['1'], prepareIds: [], commitIds: ['c'] });
     expect(commits.kinds).toEqual(['start', 'position', 'commit']);
   });
 

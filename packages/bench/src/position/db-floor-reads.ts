@@ -6,24 +6,6 @@ type Sql = { sql: string; values: unknown[] };
 const PAYEE_DFSP = 2;
 const PRINCIPLE_VALUE = 1;
 
-/** Index hints naming central-ledger's indexes, or empty where the schema has not got them. */
-export interface FloorHints {
-  readonly history: string;
-  readonly payee: string;
-}
-
-/** The SQL that finds which of central-ledger's two read indexes the database has (a hint naming a missing one fails). */
-export const FLOOR_INDEXES_SQL = `SELECT DISTINCT CONCAT(TABLE_NAME, '.', INDEX_NAME) AS name FROM information_schema.STATISTICS
-  WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME IN ('transferStateChange', 'transferParticipant')`;
-
-export function floorHints(indexes: ReadonlySet<string>): FloorHints {
-  const hint = (table: string, index: string) => (indexes.has(`${table}.${index}`) ? `FORCE INDEX (${index})` : '');
-  return {
-    history: hint('transferStateChange', 'transferstatechange_transferid_index'),
-    payee: hint('transferParticipant', 'getTransferInfoToChangePosition'),
-  };
-}
-
 /** What one batch's read answers: the locked positions, each transfer's latest state, each commit's payee amount. */
 export interface FloorFacts {
   readonly positions: Map<string, { participantPositionId: string; value: Amount; reservedValue: Amount }>;
@@ -45,7 +27,6 @@ export interface FloorFacts {
  */
 export function floorReadsSql(
   sql: PositionStore,
-  hints: FloorHints,
   reads: { accountIds: readonly string[]; prepareIds: readonly string[]; commitIds: readonly string[] },
 ): Sql & { readonly kinds: readonly ReadKind[] } {
   const locks = sql.lockAndReadSql({
@@ -61,9 +42,9 @@ export function floorReadsSql(
     kinds.push('commit');
     statements.push({
       sql: `SELECT p.transferId AS k, p.amount AS a,
-                   (SELECT s.transferStateId FROM transferStateChange s ${hints.history} WHERE s.transferId = p.transferId
+                   (SELECT s.transferStateId FROM transferStateChange s ${sql.hints.history} WHERE s.transferId = p.transferId
                      ORDER BY s.transferStateChangeId DESC LIMIT 1) AS b
-              FROM transferParticipant p ${hints.payee}
+              FROM transferParticipant p ${sql.hints.payee}
              WHERE p.transferId IN (${reads.commitIds.map(() => '?').join(',')})
                AND p.transferParticipantRoleTypeId = ? AND p.ledgerEntryTypeId = ?`,
       values: [...reads.commitIds, PAYEE_DFSP, PRINCIPLE_VALUE],

@@ -16,7 +16,7 @@ import {
 } from '@mojafast/position-handler';
 import type { Pool, PoolConnection } from 'mysql2';
 import { Registry } from 'prom-client';
-import { FLOOR_INDEXES_SQL, type FloorHints, floorFactsOf, floorHints, floorReadsSql } from './db-floor-reads.js';
+import { floorFactsOf, floorReadsSql } from './db-floor-reads.js';
 
 /** One account's position, as the floor last wrote it (no reads) or as the batch read it (reads). */
 interface Position {
@@ -33,8 +33,7 @@ function query(connection: Pool | PoolConnection, statement: Sql): Promise<unkno
   );
 }
 
-type AccountRecord = Awaited<ReturnType<BatchTransaction['referenceData']>>['accounts'][number];
-type SettlementModelRecord = Awaited<ReturnType<BatchTransaction['referenceData']>>['settlementModels'][number];
+type ReferenceRecords = Awaited<ReturnType<BatchTransaction['referenceData']>>;
 
 /**
  * The database floors of bench:position --floor: the writes of exactly the rows central-ledger's schema needs
@@ -57,13 +56,9 @@ export class FloorLedger {
   readonly #positions = new Map<string, Position>();
   /** transferId → amount, from its prepare (the no-read floor: a commit message carries none). */
   readonly #amounts = new Map<string, Amount>();
-  /** The handler's SQL builders, with central-ledger's index hints once load() has found them. */
+  /** The handler's store: its SQL builders, with central-ledger's index hints once load() has opened it. */
   #sql: PositionStore;
-  #reference: { accounts: AccountRecord[]; settlementModels: SettlementModelRecord[] } = {
-    accounts: [],
-    settlementModels: [],
-  };
-  #hints: FloorHints = { history: '', payee: '' };
+  #reference: ReferenceRecords = { accounts: [], settlementModels: [] };
   applied = 0;
 
   constructor(
@@ -75,11 +70,10 @@ export class FloorLedger {
 
   /** Reads every position and account once; refuses a server whose multi-row INSERT ids may not be consecutive. */
   async load(): Promise<void> {
-    const [mode] = (await query(this.pool, {
-      sql: 'SELECT @@innodb_autoinc_lock_mode AS mode, @@auto_increment_increment AS increment',
-      values: [],
-    })) as { mode: number; increment: number }[];
-    if (!mode || Number(mode.mode) === 2 || Number(mode.increment) !== 1)
+    // The handler's own opening: its AUTO_INCREMENT check and central-ledger's index hints (the prepares' history
+    // read is the handler's statement: without its hint, at 1,000 ids MariaDB scans the table).
+    this.#sql = await PositionStore.open(this.pool);
+    if (!this.#sql.consecutiveIds)
       throw new Error('the database floor needs consecutive AUTO_INCREMENT ids (innodb_autoinc_lock_mode < 2)');
     const rows = (await query(this.pool, {
       sql: 'SELECT participantCurrencyId AS k, participantPositionId AS id, value, reservedValue FROM participantPosition',
@@ -91,41 +85,10 @@ export class FloorLedger {
         value: parseAmount(r.value),
         reservedValue: parseAmount(r.reservedValue),
       });
-    const accounts = (await query(
-      this.pool,
-      this.#sql.accountsSql(rows.length > 0 ? rows.map((r) => String(r.k)) : ['0']),
-    )) as {
-      participantCurrencyId: unknown;
-      participantId: unknown;
-      currencyId: string;
-      ledgerAccountTypeId: unknown;
-      netDebitCap: string | null;
-    }[];
-    const models = (await query(this.pool, this.#sql.settlementModelsSql())) as {
-      currencyId: string | null;
-      ledgerAccountTypeId: unknown;
-      settlementAccountTypeId: unknown;
-      requireLiquidityCheck: unknown;
-    }[];
-    this.#reference = {
-      accounts: accounts.map((a) => ({
-        participantCurrencyId: String(a.participantCurrencyId),
-        participantId: String(a.participantId),
-        currencyId: a.currencyId,
-        ledgerAccountTypeId: Number(a.ledgerAccountTypeId),
-        netDebitCap: a.netDebitCap === null ? undefined : parseAmount(a.netDebitCap),
-      })),
-      settlementModels: models.map((m) => ({
-        currencyId: m.currencyId,
-        ledgerAccountTypeId: Number(m.ledgerAccountTypeId),
-        settlementAccountTypeId: Number(m.settlementAccountTypeId),
-        requireLiquidityCheck: Boolean(Number(m.requireLiquidityCheck)),
-      })),
-    };
-    const indexes = (await query(this.pool, { sql: FLOOR_INDEXES_SQL, values: [] })) as { name: string }[];
-    this.#hints = floorHints(new Set(indexes.map((i) => i.name)));
-    // The prepares' history read is the handler's statement: without its hint, at 1,000 ids MariaDB scans the table.
-    this.#sql = new PositionStore(this.pool, true, this.#hints);
+    // The handler's own reference-data read (outside any transaction: it takes no lock).
+    this.#reference = await this.#sql.transaction((tx) =>
+      tx.referenceData(rows.length > 0 ? rows.map((r) => String(r.k)) : ['0'], true),
+    );
   }
 
   /**
@@ -190,8 +153,8 @@ export class FloorLedger {
   }
 
   /** The reads floor's one round trip of reads for a batch (db-floor-reads.ts), with the hints load() found. */
-  readsSql(reads: Parameters<typeof floorReadsSql>[2]) {
-    return floorReadsSql(this.#sql, this.#hints, reads);
+  readsSql(reads: Parameters<typeof floorReadsSql>[1]) {
+    return floorReadsSql(this.#sql, reads);
   }
 
   /** The batch store the runner drives: the reference data kept, the reads (or the kept positions), the writes. */

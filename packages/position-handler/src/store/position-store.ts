@@ -100,9 +100,9 @@ export class PositionStore {
   constructor(
     private readonly pool: Pool,
     /** true when multi-row INSERT ids are consecutive (innodb_autoinc_lock_mode < 2, increment 1). */
-    private readonly consecutiveIds: boolean,
+    readonly consecutiveIds: boolean,
     /** Index hints for the batch reads; empty where the index is missing (a schema migrated differently). */
-    private readonly hints: { readonly history: string; readonly payee: string } = { history: '', payee: '' },
+    readonly hints: { readonly history: string; readonly payee: string } = { history: '', payee: '' },
     private readonly reference: ReferenceData = new ReferenceData(0),
   ) {}
 
