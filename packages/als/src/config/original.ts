@@ -4,6 +4,7 @@ import {
   leaves,
   metricLabelsText,
   type OriginalSource,
+  pathKey,
   readOriginalSource,
   type Tree,
   valueAt,
@@ -171,7 +172,7 @@ export function readConfig(
     ])
       read(r);
     for (const [path] of leaves(r.tree)) {
-      if (r.used.has(path.join('\u0000'))) continue;
+      if (r.used.has(pathKey(path))) continue;
       if (handlerKeys.includes(path[0] as string)) handlerOnly.push(keyName(source, path));
       else notHonoured.push(keyName(source, path));
     }
@@ -208,7 +209,7 @@ function createReader(source: OriginalSource, tree: Tree): Reader {
   const fromFile: Record<string, string> = {};
   const used = new Set<string>();
   const seen = (path: readonly string[]) => {
-    used.add(path.join('\u0000'));
+    used.add(pathKey(path));
   };
   return {
     source,

@@ -4,6 +4,7 @@ import {
   leaves,
   metricLabelsText,
   type OriginalSource,
+  pathKey,
   type Tree,
   valueAt,
 } from '@mojafast/service-kit';
@@ -220,7 +221,7 @@ function createMapper(source: OriginalSource, tree: Tree): Mapper {
   const values: MappedValue[] = [];
   const used = new Set<string>();
   const seen = (path: readonly string[]) => {
-    used.add(path.join('\u0000'));
+    used.add(pathKey(path));
   };
   return {
     source,
@@ -570,7 +571,7 @@ function notHonoured(m: Mapper, section: readonly string[]): string[] {
   ];
   const named: string[] = [];
   for (const [path] of leaves(m.tree)) {
-    if (m.used.has(path.join('\u0000'))) continue;
+    if (m.used.has(pathKey(path))) continue;
     const read = positionKeys.some((prefix) => startsWith(path, prefix));
     if (unreadKeys.some((prefix) => startsWith(path, prefix))) continue;
     const other = otherServiceKeys.some((prefix) => startsWith(path, prefix));
