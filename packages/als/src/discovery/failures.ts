@@ -136,7 +136,7 @@ export async function sendErrorCallback(
     // lookup's error pays no extra call. When central-ledger cannot be asked, its endpoints may still be known.
     if (
       resource === 'parties' &&
-      (await ports.directory.participant(target.recipient).catch(assumeKnown)) === undefined
+      (await Promise.resolve(ports.directory.participant(target.recipient)).catch(assumeKnown)) === undefined
     ) {
       throw new UpstreamError(target.recipient, 'not a participant');
     }

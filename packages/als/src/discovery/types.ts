@@ -80,23 +80,31 @@ export type DiscoveryEvent =
 export interface ProxyPorts {
   readonly cache: ProxyCache;
   /** The active proxies' names (central-ledger GET /participants?isProxy=true); throws UpstreamError. */
-  proxyNames(): Promise<readonly string[]>;
+  proxyNames(): Cached<readonly string[]>;
   /** How long a lookup across the scheme may take (the original's PROXY_CACHE_EXPIRES_IN_SEC). */
   readonly expiresInSec: number;
 }
 
 /**
+ * A value the caches may hold: as it is when they do, a promise when it must be read upstream. Awaited by
+ * the flows either way; a lookup reads the directory six times, and a promise chain per read was a
+ * measurable share of its CPU.
+ */
+export type Cached<T> = T | Promise<T>;
+
+/**
  * central-ledger as the flows see it: who is in the scheme and where their endpoints are. Its
  * implementation times every call at the upstream edge (the original's egress_validateParticipant and
- * egress_getParticipantEndpoint), so the flows measure nothing of it.
+ * egress_getParticipantEndpoint), so the flows measure nothing of it. A failure is always a rejected
+ * promise, never a throw.
  */
 export interface Directory {
-  /** Undefined when central-ledger does not know the name; throws UpstreamError when it cannot be asked. */
-  participant(name: string): Promise<Participant | undefined>;
-  /** The URL template of a participant's endpoint of `type`, undefined when it has none; throws UpstreamError. */
-  endpoint(name: string, type: string): Promise<string | undefined>;
+  /** Undefined when central-ledger does not know the name; rejects with UpstreamError when it cannot be asked. */
+  participant(name: string): Cached<Participant | undefined>;
+  /** The URL template of a participant's endpoint of `type`, undefined when it has none; rejects with UpstreamError. */
+  endpoint(name: string, type: string): Cached<string | undefined>;
   /** Every endpoint of a participant (type → URL template), not timed: only whether they can be read matters. */
-  endpoints(name: string): Promise<ReadonlyMap<string, string>>;
+  endpoints(name: string): Cached<ReadonlyMap<string, string>>;
 }
 
 /** The oracles: which one serves a party ID type, and its API (lookups, writes, batches). */

@@ -95,7 +95,7 @@ export function buildApiApp(parts: ApiAppParts): FastifyInstance {
     schemas: parts.schemas,
     serialisers,
     metrics: parts.metrics,
-    track: parts.inflight.track,
+    hold: parts.inflight.hold,
     checkDeleteOwner: config.deleteParticipantValidation,
     extraPartyIdTypes: new Set(config.extendedPartyIdTypes ? extendedPartyIdTypes : []),
     ...(parts.clearEndpointCache ? { clearEndpointCache: parts.clearEndpointCache } : {}),

@@ -10,6 +10,7 @@ import type { BodySchemaName, FspiopSchemas, IsoBodySchemaName } from '../fspiop
 import type { Serialisers } from '../fspiop/serialisers.js';
 import type { Metrics } from '../observe/metrics.js';
 import { type Admission, callbackKey } from './admission.js';
+import { FlowEnd } from './flow-end.js';
 import { checkPath, headersOf, type PartyIdTypes, type PartyRequest, parseBody, partyOf } from './fspiop-checks.js';
 import { proxyHeaderOf } from './proxy-ingress.js';
 
@@ -19,8 +20,8 @@ export interface FspiopRouteDeps {
   readonly schemas: FspiopSchemas;
   readonly serialisers: Serialisers;
   readonly metrics: Metrics;
-  /** Keeps background work visible to shutdown, which drains it. */
-  readonly track: (work: Promise<unknown>) => void;
+  /** Keeps background work visible to shutdown, which drains it, until the returned release is called. */
+  readonly hold: (work: Promise<unknown>) => () => void;
   /** DELETE_PARTICIPANT_VALIDATION_ENABLED: a DELETE /participants must come from the entry's owner. */
   readonly checkDeleteOwner?: boolean;
   /** Party ID types served beyond the API definition's (FEATURE_ENABLE_EXTENDED_PARTY_ID_TYPE). */
@@ -36,7 +37,7 @@ export interface FspiopRouteDeps {
 /** The background work of an accepted request (wrapped: an async handler would otherwise await it). */
 export interface Accepted {
   /** How the request's flow ended, once it has its one callback. */
-  readonly done: Promise<FlowOutcome>;
+  readonly end: FlowEnd;
   /**
    * GET /parties: the key (callbackKey) of the payee's callback that ends the lookup, unless the ALS
    * answered with an error callback.
@@ -56,6 +57,8 @@ export interface AcceptedTarget {
   /** The proxy a request from another scheme came through: its answers go there. */
   readonly via?: string | undefined;
 }
+
+const noRelease = () => {};
 
 /** The trace id of a request's traceparent, for the log line of a request that lost its callback. */
 function traceIdOf(headers: FastifyRequest['headers']): string | undefined {
@@ -101,53 +104,53 @@ export class FspiopRouteContext {
       }
       const { callbackKey } = accepted;
       if (callbackKey === undefined) {
-        accepted.done.then(leave, leave);
+        accepted.end.onEnd(leave);
         return;
       }
       const expected = admission.expectCallback(callbackKey);
-      const cancel = () => expected.cancel();
       // The ALS's own error callback ended the lookup: no payee callback will come to free the slot.
-      accepted.done.then((outcome) => {
-        if (outcome.kind === 'error_callback') expected.cancel();
-      }, cancel);
+      accepted.end.onEnd((outcome) => {
+        if (outcome === null || outcome.kind === 'error_callback') expected.cancel();
+      });
     };
   }
 
   /**
-   * Every accepted request ends in a callback (docs/failures.md "Limits and failures"): a flow that threw (a
-   * serialiser, an answer of a shape nothing expected, a bug) or resolved to no outcome is logged at warn with
-   * its trace id, counted (`callback_missing`), and its requester gets the error callback the original's
-   * catch-all sends, 2001. Resolves to how the request ended: the flow's outcome, or that error callback's.
+   * The flow of an accepted request, once its answer is sent: tracked, timed, and ending in one callback
+   * (docs/failures.md "Limits and failures"). A flow that threw (a serialiser, an answer of a shape nothing
+   * expected, a bug) or resolved to no outcome is logged at warn with its trace id, counted
+   * (`callback_missing`), and its requester gets the error callback the original's catch-all sends, 2001.
+   * Its end (the flow's outcome, or that error callback's) is learnt from one reaction on `running` and
+   * passed on synchronously: the domain timer, shutdown's tracking and the FlowEnd's listener.
    */
-  ensureCallback(
-    running: Promise<FlowOutcome>,
-    route: string,
-    request: FastifyRequest,
-    errorCallback: ErrorCallback,
-  ): Promise<FlowOutcome> {
+  run(route: string, request: FastifyRequest, running: Promise<FlowOutcome>, errorCallback: ErrorCallback): FlowEnd {
+    const { metrics, hold } = this.deps;
+    const started = performance.now();
+    const end = new FlowEnd();
+    let release: () => void = noRelease;
+    const finish = (outcome: FlowOutcome) => {
+      metrics.domain(route, started, failed(outcome));
+      release();
+      end.settle(outcome);
+    };
+    // Only the error callback of a flow that had none can reject: it ends the flow all the same.
+    const broken = () => {
+      metrics.domain(route, started, true);
+      release();
+      end.settle(null);
+    };
     const missing = (cause: unknown) => {
       this.log.warn(
         { traceId: traceIdOf(request.headers), route, url: request.url, err: cause },
         'accepted request ended without a callback; sending the error callback',
       );
       this.deps.ports.observe.event('callback_missing');
-      return errorCallback(new AlsError('UNEXPECTED_FAILURE'));
+      return errorCallback(new AlsError('UNEXPECTED_FAILURE')).then(finish, broken);
     };
     // A flow's type promises an outcome; one that resolves to none anyway (plain JavaScript, a cast) is made good.
-    return running.then((outcome) => (outcome === undefined ? missing(undefined) : outcome), missing);
-  }
-
-  /** The flow of an accepted request, once its answer is sent: tracked, timed, and ending in one callback. */
-  run(
-    route: string,
-    request: FastifyRequest,
-    running: Promise<FlowOutcome>,
-    errorCallback: ErrorCallback,
-  ): Promise<FlowOutcome> {
-    const done = this.ensureCallback(running, route, request, errorCallback);
-    this.deps.metrics.domain(route, done, failed);
-    this.deps.track(done);
-    return done;
+    const done = running.then((outcome) => (outcome === undefined ? missing(undefined) : finish(outcome)), missing);
+    release = hold(done);
+    return end;
   }
 
   /** Answers `status`, then runs `work` (or, `deferred`, the error callback of a failure found before it). */
@@ -168,7 +171,7 @@ export class FspiopRouteContext {
     const to = errorTarget(target.resource, { ...answered, headers: target.request.headers }, { via: target.via });
     const errorCallback: ErrorCallback = (error) => sendErrorCallback(this.deps.ports, to, error);
     const running = deferred ? errorCallback(deferred) : work();
-    return { done: this.run(route, target.request, running, errorCallback) };
+    return { end: this.run(route, target.request, running, errorCallback) };
   }
 
   /**

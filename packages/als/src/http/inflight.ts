@@ -3,9 +3,12 @@
  * pools it uses are closed, and tests wait for it before proving that nothing more is sent.
  */
 export interface Inflight {
-  /** Keeps `work` visible until it settles. */
-  track(work: Promise<unknown>): void;
-  /** Resolves once no tracked work is running (work started meanwhile is waited for too). */
+  /**
+   * Keeps `work` visible until the returned release is called: its owner (the route context) learns of the
+   * end anyway, so no reaction of its own is put on `work`.
+   */
+  hold(work: Promise<unknown>): () => void;
+  /** Resolves once no held work is running (work started meanwhile is waited for too). */
   idle(): Promise<void>;
   /** Waits for what runs now, at most `timeoutMs`: a flow stuck on an upstream must not hold shutdown. */
   drain(timeoutMs: number): Promise<void>;
@@ -14,10 +17,9 @@ export interface Inflight {
 export function createInflight(): Inflight {
   const running = new Set<Promise<unknown>>();
   return {
-    track(work) {
+    hold(work) {
       running.add(work);
-      const forget = () => running.delete(work);
-      work.then(forget, forget);
+      return () => running.delete(work);
     },
     async idle() {
       while (running.size > 0) await Promise.allSettled([...running]);

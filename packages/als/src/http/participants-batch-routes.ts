@@ -40,13 +40,13 @@ export const participantsBatchRoutes: FastifyPluginAsync<{ context: FspiopRouteC
       version: facts.version,
       headers: request.headers,
     };
-    const done = context.run(
+    const end = context.run(
       'participants_batch',
       request,
       handleBatch(ports, codecs, batch, context.types.of(facts.bodyVersion)),
       (error) => sendBatchError(ports, batch, error),
     );
-    return { done };
+    return { end };
   };
 
   const notImplemented = (isError: boolean) => async (request: FastifyRequest<{ Params: { requestId: string } }>) => {

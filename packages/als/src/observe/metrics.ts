@@ -38,10 +38,11 @@ export interface Metrics {
    */
   ingress(route: string, status: number, subId?: boolean): void;
   /**
-   * One flow of `route` started now; the original's domain histogram is observed when `running` settles,
-   * with success false when it rejects or `failed` says so of what it resolved to.
+   * One flow of `route` ended now, begun at `startedAt` (a performance.now()): the original's domain
+   * histogram, success false when `failed`. The caller learns of the end anyway (fspiop-accept.ts run), so
+   * no reaction of its own is put on the flow's promise.
    */
-  domain<T>(route: string, running: Promise<T>, failed: (result: T) => boolean): void;
+  domain(route: string, startedAt: number, failed: boolean): void;
   /** The original's egress histograms, fed at the upstream edge (upstream/egress-timing.ts): `startedAt` is a performance.now(). */
   egress(step: EgressStep, endpointType: string, participant: string, ok: boolean, startedAt: number): void;
   retry(): void;

@@ -69,8 +69,8 @@ const DOMAIN: Readonly<Record<string, string>> = {
 export interface OriginalMetrics {
   /** The ingress histogram of an accepted request: `seconds` from the handler's start to the answer. */
   ingress(route: string, subId: boolean, seconds: number): void;
-  /** The domain histogram of one flow, observed when `running` settles; `failed` reads what it resolved to. */
-  domain<T>(route: string, running: Promise<T>, failed: (result: T) => boolean): void;
+  /** The domain histogram of one flow that ended now: `startedAt` a performance.now() at its start. */
+  domain(route: string, startedAt: number, failed: boolean): void;
   /**
    * The original's egress histogram `egress_<step>` (src/models/participantEndpoint/facade.js): labels
    * success, endpointType, participantName; validateParticipant's only success.
@@ -156,14 +156,9 @@ export function createOriginalMetrics(
     ingress(route, subId, seconds) {
       ingress.get(route)?.[subId ? 1 : 0].observe(seconds);
     },
-    domain(route, running, failed) {
+    domain(route, startedAt, failed) {
       const flow = domain.get(route);
-      if (!flow) return;
-      const started = performance.now();
-      running.then(
-        (result) => (failed(result) ? flow.failed : flow.ok).observe((performance.now() - started) / 1000),
-        () => flow.failed.observe((performance.now() - started) / 1000),
-      );
+      if (flow) (failed ? flow.failed : flow.ok).observe((performance.now() - startedAt) / 1000);
     },
     egress(step, endpointType, participant, ok, seconds) {
       const children = step === 'validateParticipant' ? validate : egressChildren(step, endpointType, participant);

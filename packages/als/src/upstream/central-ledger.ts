@@ -1,4 +1,4 @@
-import { type Participant, UpstreamError } from '../discovery/types.js';
+import { type Cached, type Participant, UpstreamError } from '../discovery/types.js';
 import { type Cache, type CacheResult, createCache } from './cache.js';
 import type { HttpClient } from './http-client.js';
 
@@ -12,19 +12,21 @@ export interface CentralLedgerOptions {
 }
 
 export interface CentralLedger {
-  participant(name: string): Promise<Participant | undefined>;
-  endpoints(name: string): Promise<ReadonlyMap<string, string>>;
+  /** Held answers as they are (Cached), not in a promise. */
+  participant(name: string): Cached<Participant | undefined>;
+  endpoints(name: string): Cached<ReadonlyMap<string, string>>;
   /**
    * The active proxies' names: GET /participants?isProxy=true, kept like a participant (the original's
    * central-services-shared proxies cache, getAllProxiesNames(switchUrl, onlyActive = true)).
    */
-  proxyNames(): Promise<readonly string[]>;
+  proxyNames(): Cached<readonly string[]>;
   /** DELETE /endpointcache of the original admin API. */
   clear(): void;
 }
 
 const unknown = Object.freeze({ unknown: true as const });
 type ParticipantAnswer = Participant | typeof unknown;
+const known = (answer: ParticipantAnswer): Participant | undefined => ('unknown' in answer ? undefined : answer);
 
 interface ParticipantBody {
   name?: string;
@@ -102,9 +104,9 @@ export function createCentralLedger(http: HttpClient, options: CentralLedgerOpti
 
   return {
     proxyNames: () => proxies.get('all'),
-    async participant(name) {
-      const answer = await participants.get(name);
-      return 'unknown' in answer ? undefined : answer;
+    participant(name) {
+      const answer = participants.get(name);
+      return answer instanceof Promise ? answer.then(known) : known(answer);
     },
     endpoints: (name) => endpoints.get(name),
     clear() {

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import type { Directory, Egress, OutboundRequest, Participant } from '../discovery/types.js';
+import type { Cached, Directory, Egress, OutboundRequest, Participant } from '../discovery/types.js';
 import type { EgressStep } from '../observe/original-metrics.js';
 
 /** Where the timings go: the original's egress histograms (observe/metrics.ts egress). */
@@ -13,8 +13,8 @@ export type EgressTimer = (
 
 /** What the directory is built on: central-ledger's client (upstream/central-ledger.ts). */
 export interface ParticipantSource {
-  participant(name: string): Promise<Participant | undefined>;
-  endpoints(name: string): Promise<ReadonlyMap<string, string>>;
+  participant(name: string): Cached<Participant | undefined>;
+  endpoints(name: string): Cached<ReadonlyMap<string, string>>;
 }
 
 /**
@@ -25,14 +25,23 @@ export interface ParticipantSource {
  * without reaching undici, and the original's timers include its cached reads too.
  */
 export function timedDirectory(source: ParticipantSource, timer: EgressTimer): Directory {
+  // A held answer is timed and passed on as it is: no promise when the caches answered (Cached).
+  const checked = (found: Participant | undefined, started: number) => {
+    timer('validateParticipant', '', '', found !== undefined, started);
+    return found;
+  };
+  const resolved = (all: ReadonlyMap<string, string>, name: string, type: string, started: number) => {
+    const template = all.get(type);
+    timer('getParticipantEndpoint', type, name, template !== undefined, started);
+    return template;
+  };
   return {
     participant(name) {
       const started = performance.now();
-      return source.participant(name).then(
-        (found) => {
-          timer('validateParticipant', '', '', found !== undefined, started);
-          return found;
-        },
+      const found = source.participant(name);
+      if (!(found instanceof Promise)) return checked(found, started);
+      return found.then(
+        (answer) => checked(answer, started),
         (error: unknown) => {
           timer('validateParticipant', '', '', false, started);
           throw error;
@@ -41,12 +50,10 @@ export function timedDirectory(source: ParticipantSource, timer: EgressTimer): D
     },
     endpoint(name, type) {
       const started = performance.now();
-      return source.endpoints(name).then(
-        (all) => {
-          const template = all.get(type);
-          timer('getParticipantEndpoint', type, name, template !== undefined, started);
-          return template;
-        },
+      const all = source.endpoints(name);
+      if (!(all instanceof Promise)) return resolved(all, name, type, started);
+      return all.then(
+        (answer) => resolved(answer, name, type, started),
         (error: unknown) => {
           timer('getParticipantEndpoint', type, name, false, started);
           throw error;

@@ -111,7 +111,7 @@ export function timeLoop(operations: number, body: (i: number) => void): number 
 }
 
 /** Wall nanoseconds per call of an asynchronous `body`, awaited one at a time. */
-export async function timeAsyncLoop(operations: number, body: (i: number) => Promise<unknown>): Promise<number> {
+export async function timeAsyncLoop(operations: number, body: (i: number) => unknown): Promise<number> {
   const start = process.hrtime.bigint();
   for (let i = 0; i < operations; i++) await body(i);
   return Number(process.hrtime.bigint() - start) / operations;
