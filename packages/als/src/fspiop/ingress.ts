@@ -49,10 +49,15 @@ function patternsOf(api: ApiType) {
     /**
      * What an Accept header says, by header text: null when it does not match the pattern, else the first
      * supported version (undefined: it names none the original supports, a 406). FSPs send a handful of
-     * distinct values; the bound only keeps a client sending ever new ones from growing the map.
+     * distinct values; the bound only keeps a client sending ever new ones from growing the map. One map
+     * per resource, keyed by the header as received: a key joining the two was a string built and hashed
+     * per request.
      */
-    acceptSeen: new Map<string, string | null | undefined>(),
-    contentTypeSeen: new Map<string, string | null>(),
+    acceptSeen: {
+      parties: new Map<string, string | null | undefined>(),
+      participants: new Map<string, string | null | undefined>(),
+    },
+    contentTypeSeen: { parties: new Map<string, string | null>(), participants: new Map<string, string | null>() },
   };
 }
 
@@ -61,8 +66,8 @@ const patterns: Record<ApiType, Patterns> = { fspiop: patternsOf('fspiop'), iso2
 const seenMax = 256;
 
 function acceptVersionOf(p: Patterns, resource: Resource, header: string): string | null | undefined {
-  const key = `${resource} ${header}`;
-  if (p.acceptSeen.has(key)) return p.acceptSeen.get(key);
+  const seen = p.acceptSeen[resource];
+  if (seen.has(header)) return seen.get(header);
   let result: string | null | undefined = null;
   if (p[resource].accept.test(header)) {
     result = undefined;
@@ -74,18 +79,18 @@ function acceptVersionOf(p: Patterns, resource: Resource, header: string): strin
       }
     }
   }
-  if (p.acceptSeen.size >= seenMax) p.acceptSeen.clear();
-  p.acceptSeen.set(key, result);
+  if (seen.size >= seenMax) seen.clear();
+  seen.set(header, result);
   return result;
 }
 
 function contentTypeVersionOf(p: Patterns, resource: Resource, header: string): string | null {
-  const key = `${resource} ${header}`;
-  const known = p.contentTypeSeen.get(key);
+  const seen = p.contentTypeSeen[resource];
+  const known = seen.get(header);
   if (known !== undefined) return known;
   const version = p[resource].contentType.exec(header)?.[1] ?? null;
-  if (p.contentTypeSeen.size >= seenMax) p.contentTypeSeen.clear();
-  p.contentTypeSeen.set(key, version);
+  if (seen.size >= seenMax) seen.clear();
+  seen.set(header, version);
   return version;
 }
 

@@ -167,9 +167,12 @@ export class FspiopRouteContext {
     metrics.observeStage('validation', started);
     metrics.ingress(route, status, target.party.subId !== undefined);
     reply.code(status).send();
-    const answered = { party: target.party, source: target.facts.source, version: target.facts.version };
-    const to = errorTarget(target.resource, { ...answered, headers: target.request.headers }, { via: target.via });
-    const errorCallback: ErrorCallback = (error) => sendErrorCallback(this.deps.ports, to, error);
+    // Built only when there is an error to send: most accepted requests never need it.
+    const errorCallback: ErrorCallback = (error) => {
+      const { party, request, via } = target;
+      const answered = { party, source: target.facts.source, version: target.facts.version, headers: request.headers };
+      return sendErrorCallback(this.deps.ports, errorTarget(target.resource, answered, { via }), error);
+    };
     const running = deferred ? errorCallback(deferred) : work();
     return { end: this.run(route, target.request, running, errorCallback) };
   }

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { lookUpParty } from '../discovery/parties.js';
-import { type DiscoveryPorts, UpstreamError } from '../discovery/types.js';
+import { type DiscoveryPorts, type Participant, UpstreamError } from '../discovery/types.js';
 import { AlsError } from '../fspiop/errors.js';
 import { checkSourceHeader, type IngressFacts } from '../fspiop/ingress.js';
 import { callbackKey } from './admission.js';
@@ -15,9 +15,22 @@ import { proxiedRequester, proxyHeaderOf } from './proxy-ingress.js';
  * synchronous: 500 2001, what the original answers to any central-ledger failure here. Never a 202 that
  * nobody hears the end of.
  */
-async function checkSource(ports: DiscoveryPorts, facts: IngressFacts): Promise<AlsError | undefined> {
+function checkSource(ports: DiscoveryPorts, facts: IngressFacts): AlsError | undefined | Promise<AlsError | undefined> {
+  const held = ports.directory.participant(facts.source);
+  // A source the cache holds (nearly every lookup): answered without a promise.
+  if (held instanceof Promise) return checkSourceUpstream(ports, facts, held);
+  if (held === undefined) throw new AlsError('UNKNOWN_SOURCE', { source: facts.source });
+  return undefined;
+}
+
+/** checkSource when central-ledger must be asked (a source the cache does not hold). */
+async function checkSourceUpstream(
+  ports: DiscoveryPorts,
+  facts: IngressFacts,
+  reading: Promise<Participant | undefined>,
+): Promise<AlsError | undefined> {
   try {
-    const participant = await ports.directory.participant(facts.source);
+    const participant = await reading;
     // Known is enough, active or not: the original's validateSourceFspHeader only fetches the participant.
     if (participant === undefined) throw new AlsError('UNKNOWN_SOURCE', { source: facts.source });
     return undefined;
@@ -48,7 +61,11 @@ export const partiesRoutes: FastifyPluginAsync<{ context: FspiopRouteContext }> 
     // Inter-scheme discovery only (off: one property read): a source of another scheme via its proxy.
     const proxy = ports.interScheme && proxyHeaderOf(request.headers);
     const via = proxy === undefined ? undefined : await proxiedRequester(ports, facts.source, proxy);
-    const deferred = via === undefined ? await checkSource(ports, facts) : undefined;
+    let deferred: AlsError | undefined;
+    if (via === undefined) {
+      const checked = checkSource(ports, facts);
+      deferred = checked instanceof Promise ? await checked : checked;
+    }
     const party = partyOf(request.params);
     const accepted = context.accept(
       reply,

@@ -1,6 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { readBody } from '@mojafast/als';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { Agent, type Dispatcher } from 'undici';
+import { toOracle, toPayee, toPayer } from './relay-headers.js';
 
 /**
  * The floor of `bench:als --floor`: the exchanges of one lookup on the ALS's HTTP stack (Fastify in, undici's
@@ -8,7 +10,10 @@ import { Agent, type Dispatcher } from 'undici';
  * out (its answer's first fspId read), the payee FSP's GET out with the request's headers, PUT /parties in (200)
  * and out to the payer FSP with the body as it came (the same bytes). The FSPs' endpoint templates are read from
  * central-ledger's admin API once per FSP and kept, as the ALS's endpoint cache keeps them at its defaults. What
- * the ALS spends beyond this is its own: validation, routing rules, headers it writes, caches, metrics.
+ * the ALS spends beyond this is its own: validation, routing rules, caches, metrics.
+ *
+ * Each exchange carries the headers the ALS sends on it at its defaults (relay-headers.ts), so both move
+ * the same bytes; bodies are read by the ALS's own reader (readBody), as the same stack would.
  */
 export interface RelayOptions {
   readonly port: number;
@@ -40,6 +45,9 @@ class Collect implements Dispatcher.DispatchHandler {
   }
 }
 
+/** The ALS's default body limit (ALS_BODY_LIMIT_BYTES). */
+const bodyLimit = 65_536;
+
 export async function startRelay(options: RelayOptions): Promise<FastifyInstance> {
   const agent = new Agent({ connections: 64, keepAliveTimeout: 60_000 });
   const send = (url: string, method: 'GET' | 'PUT', headers: IncomingHttpHeaders, body?: Buffer) =>
@@ -68,32 +76,27 @@ export async function startRelay(options: RelayOptions): Promise<FastifyInstance
   };
   const fill = (template: string, type: string, id: string) =>
     template.replace('{{partyIdType}}', type).replace('{{partyIdentifier}}', id);
-  const forwarded = (headers: IncomingHttpHeaders): IncomingHttpHeaders => {
-    const { host: _host, connection: _connection, 'content-length': _length, ...rest } = headers;
-    return rest;
-  };
 
   const app = Fastify({
     childLoggerFactory: (parent) => parent,
+    bodyLimit,
     keepAliveTimeout: 65_000,
     exposeHeadRoutes: false,
     http: { optimizeEmptyRequests: true },
   });
-  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+  // The ALS's parsers (fspiop-plugin.ts registerFspiopBasics): its reader, found by the same RegExp.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser(/^application\/vnd\.interoperability\./, { bodyLimit }, readBody(bodyLimit));
+  app.addContentTypeParser('*', { bodyLimit }, readBody(bodyLimit));
   app.get<{ Params: { type: string; id: string } }>('/parties/:type/:id', (request, reply) => {
     const { type, id } = request.params;
     reply.code(202).send();
     void (async () => {
-      const oracle = await send(`${options.oracleUrl}/participants/${type}/${id}`, 'GET', {
-        accept: 'application/vnd.interoperability.participants+json;version=1.1',
-        'content-type': 'application/vnd.interoperability.participants+json;version=1.1',
-        date: request.headers.date ?? '',
-        'fspiop-source': 'switch',
-      });
+      const oracle = await send(`${options.oracleUrl}/participants/${type}/${id}`, 'GET', toOracle(request.headers));
       const fsp = (JSON.parse(oracle.body.toString()) as { partyList: { fspId: string }[] }).partyList[0]?.fspId;
       if (!fsp) throw new Error(`the oracle knows no FSP for ${type}/${id}`);
       const url = fill(await endpointOf(fsp, 'FSPIOP_CALLBACK_URL_PARTIES_GET'), type, id);
-      await send(url, 'GET', { ...forwarded(request.headers), 'fspiop-destination': fsp });
+      await send(url, 'GET', toPayee(request.headers, fsp));
     })().catch((error: unknown) => process.stderr.write(`relay: ${String(error)}\n`));
   });
   app.put<{ Params: { type: string; id: string }; Body: Buffer }>('/parties/:type/:id', (request, reply) => {
@@ -103,7 +106,7 @@ export async function startRelay(options: RelayOptions): Promise<FastifyInstance
     void (async () => {
       if (typeof payer !== 'string') throw new Error('a callback without FSPIOP-Destination');
       const url = fill(await endpointOf(payer, 'FSPIOP_CALLBACK_URL_PARTIES_PUT'), type, id);
-      await send(url, 'PUT', forwarded(request.headers), request.body);
+      await send(url, 'PUT', toPayer(request.headers), request.body);
     })().catch((error: unknown) => process.stderr.write(`relay: ${String(error)}\n`));
   });
   app.addHook('onClose', () => agent.close());
