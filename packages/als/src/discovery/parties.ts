@@ -1,5 +1,6 @@
 import { AlsError } from '../fspiop/errors.js';
 import { partyIdProblem } from '../fspiop/party-id.js';
+import { whenRead } from './cached.js';
 import { callbackEndpoint, fillTemplate } from './endpoints.js';
 import { asAlsError, type CallbackError, errorTarget, sendErrorCallback } from './failures.js';
 import { forwardLookup, sendCallback } from './forward.js';
@@ -25,7 +26,7 @@ export type { PartyCallback, PartyLookup } from './types.js';
  * FSPs are asked, nobody else; what cannot be found here is not found.
  */
 export const thisScheme: Scheme = {
-  admitLookup: async () => undefined,
+  admitLookup: () => undefined,
   checkLocalDestination: async () => undefined,
   proxyOf: async () => undefined,
   async toOracleFsp(ports, request, _requester, fsp) {
@@ -34,15 +35,16 @@ export const thisScheme: Scheme = {
   notFound: (_ports, _request, error, fail) => fail(error),
   // Every FSP failed: the payer hears about the first reason, once.
   noneReached: (_ports, _request, outcomes, fail) => fail(outcomes.find((o) => o !== 'skipped') as CallbackError),
-  async admitCallback(ports, callback) {
+  admitCallback(ports, callback) {
     // As the original: a success callback's source must be known (else nobody can be told, counted); an
     // error callback's source is not checked (PutPartiesErrorService, putParticipantsErrorByTypeAndID).
-    if (callback.isError || (await ports.directory.participant(callback.source)) !== undefined) return 'forward';
-    return drop(ports, 'unknown_source');
+    if (callback.isError) return 'forward';
+    return whenRead(ports.directory.participant(callback.source), (found) =>
+      found !== undefined ? 'forward' : drop(ports, 'unknown_source'),
+    );
   },
-  async sendTo(ports, fsp) {
-    return (await ports.directory.participant(fsp)) === undefined ? undefined : fsp;
-  },
+  sendTo: (ports, fsp) =>
+    whenRead(ports.directory.participant(fsp), (found) => (found === undefined ? undefined : fsp)),
   tellsRequesterOfSwitchFailure: true,
 };
 
@@ -65,7 +67,9 @@ export async function lookUpParty(ports: DiscoveryPorts, request: PartyLookup): 
   if (problem !== undefined) return fail(new AlsError('INVALID_PARTY_ID', { reason: problem }));
 
   try {
-    const refused = await scheme.admitLookup(ports, request, requester);
+    // Cached answers are taken as they are, without a turn of the microtask queue (types.ts Cached).
+    const admitting = scheme.admitLookup(ports, request, requester);
+    const refused = admitting instanceof Promise ? await admitting : admitting;
     if (refused !== undefined) return await fail(refused);
 
     const destination = request.destination;
@@ -165,12 +169,16 @@ export async function forwardCallback(ports: DiscoveryPorts, callback: PartyCall
   let template: string | undefined;
   const started = performance.now();
   try {
-    const admitted = await scheme.admitCallback(ports, callback, answerTo);
+    // Cached answers are taken as they are, without a turn of the microtask queue (types.ts Cached).
+    const admitting = scheme.admitCallback(ports, callback, answerTo);
+    const admitted = admitting instanceof Promise ? await admitting : admitting;
     if (admitted !== 'forward') return 'kind' in admitted ? admitted : await fail(admitted);
     if (destination === undefined) return await fail(new AlsError(unknownDestination, { destination: '(none)' }));
-    sendTo = await scheme.sendTo(ports, destination);
+    const routing = scheme.sendTo(ports, destination);
+    sendTo = routing instanceof Promise ? await routing : routing;
     if (sendTo === undefined) return await fail(new AlsError(unknownDestination, { destination }));
-    template = await ports.directory.endpoint(sendTo, endpointType);
+    const reading = ports.directory.endpoint(sendTo, endpointType);
+    template = reading instanceof Promise ? await reading : reading;
     if (!template) return await fail(new AlsError('NO_ENDPOINT', { destination: sendTo, endpoint: endpointType }));
   } catch (error) {
     return switchFailed(ports, scheme, callback, error, fail);

@@ -244,7 +244,7 @@ export type ErrorRecipient = string | (() => Promise<string>);
 
 export interface Scheme {
   /** Before the lookup: refused, or undefined to go on (a source of another scheme: its proxy remembered). */
-  admitLookup(ports: DiscoveryPorts, request: PartyLookup, requester: string): Promise<CallbackError | undefined>;
+  admitLookup(ports: DiscoveryPorts, request: PartyLookup, requester: string): Cached<CallbackError | undefined>;
   /** FSPIOP-Destination names an FSP of this scheme: refused, or undefined to send it the lookup. */
   checkLocalDestination(
     ports: DiscoveryPorts,
@@ -279,9 +279,9 @@ export interface Scheme {
     ports: DiscoveryPorts,
     callback: PartyCallback,
     answerTo: (name: ErrorRecipient) => void,
-  ): Promise<'forward' | Dropped | CallbackError>;
+  ): Cached<'forward' | Dropped | CallbackError>;
   /** Where a message for an FSP goes: itself when central-ledger knows it, else the proxy it sits behind. */
-  sendTo(ports: DiscoveryPorts, fsp: string): Promise<string | undefined>;
+  sendTo(ports: DiscoveryPorts, fsp: string): Cached<string | undefined>;
   /**
    * central-ledger failed while a /parties callback was resolved: true when the lookup's requester (the
    * callback's destination) is told too, not only the callback's source.

@@ -2,7 +2,7 @@ import { LRUCache } from 'lru-cache';
 import { encodeSegment } from '../discovery/endpoints.js';
 import { type OutboundHeaders, type PartyEntry, type PartyRef, UpstreamError } from '../discovery/types.js';
 import { type Cache, type CacheResult, createCache } from './cache.js';
-import { errorInformationOf, type HttpClient } from './http-client.js';
+import { errorInformationOf, type HttpClient, type UpstreamResponse } from './http-client.js';
 
 export interface OracleClientOptions {
   readonly answerTtlMs: number;
@@ -66,8 +66,19 @@ export function createOracleClient(http: HttpClient, options: OracleClientOption
   // Bounded like the answers: lookups of ever-new IDs must not grow it.
   const keysOfParty = new LRUCache<string, Set<string>>({ max: options.maxEntries });
 
-  const fetchAnswer = async (url: string, headers: OutboundHeaders): Promise<readonly PartyEntry[]> => {
-    const { status, body } = await http.request({ url, method: 'GET', headers }, 'oracle');
+  const fetchAnswer = async (
+    url: string,
+    headers: OutboundHeaders,
+    settled?: () => void,
+  ): Promise<readonly PartyEntry[]> => {
+    let answer: UpstreamResponse;
+    try {
+      answer = await http.request({ url, method: 'GET', headers }, 'oracle');
+    } finally {
+      // Told here, before the answer is read: a reaction of its own on the load was a promise per lookup.
+      settled?.();
+    }
+    const { status, body } = answer;
     // Any status but 2xx is a failure the flow maps as the original (a 404 is not "no party").
     if (status < 200 || status >= 300) throw answered('GET', status, body);
     // A 2xx that is not JSON or has no partyList array is an empty list, as the original reads it
@@ -103,12 +114,10 @@ export function createOracleClient(http: HttpClient, options: OracleClientOption
     options.record?.('oracle_answer', 'miss');
     const running = loading.get(url);
     if (running !== undefined) return running;
-    const load = fetchAnswer(url, headers);
-    loading.set(url, load);
-    const done = () => {
+    const load: Promise<readonly PartyEntry[]> = fetchAnswer(url, headers, () => {
       if (loading.get(url) === load) loading.delete(url);
-    };
-    load.then(done, done);
+    });
+    loading.set(url, load);
     return load;
   };
 
