@@ -86,22 +86,17 @@ export class FspiopRouteContext {
    * before any header is parsed or upstream asked, so an overload costs the refused client microseconds
    * and the accepted ones nothing.
    */
-  admitted<R extends FastifyRequest>(route: string, handler: (request: R, reply: FastifyReply) => Promise<Accepted>) {
+  admitted<R extends FastifyRequest>(
+    route: string,
+    handler: (request: R, reply: FastifyReply) => Accepted | Promise<Accepted>,
+  ) {
     const { admission, retryAfterSeconds, metrics } = this.deps;
     const leave = () => admission.leave();
-    return async (request: R, reply: FastifyReply) => {
-      if (!admission.tryEnter()) {
-        metrics.ingress(route, 503);
-        reply.header('retry-after', String(retryAfterSeconds));
-        throw new AlsError('OVERLOADED', { limit: admission.limit, seconds: retryAfterSeconds });
-      }
-      let accepted: Accepted;
-      try {
-        accepted = await handler(request, reply);
-      } catch (error) {
-        admission.leave();
-        throw error;
-      }
+    const refused = (error: unknown) => {
+      admission.leave();
+      throw error;
+    };
+    const admit = (accepted: Accepted) => {
       const { callbackKey } = accepted;
       if (callbackKey === undefined) {
         accepted.end.onEnd(leave);
@@ -112,6 +107,24 @@ export class FspiopRouteContext {
       accepted.end.onEnd((outcome) => {
         if (outcome === null || outcome.kind === 'error_callback') expected.cancel();
       });
+    };
+    // Not async: a handler that answered without waiting (a cached source) costs no promise here, nor a
+    // reaction in Fastify, which handles a thrown error as a rejected one.
+    return (request: R, reply: FastifyReply): Promise<void> | undefined => {
+      if (!admission.tryEnter()) {
+        metrics.ingress(route, 503);
+        reply.header('retry-after', String(retryAfterSeconds));
+        throw new AlsError('OVERLOADED', { limit: admission.limit, seconds: retryAfterSeconds });
+      }
+      let accepted: Accepted | Promise<Accepted>;
+      try {
+        accepted = handler(request, reply);
+      } catch (error) {
+        return refused(error);
+      }
+      if (accepted instanceof Promise) return accepted.then(admit, refused);
+      admit(accepted);
+      return undefined;
     };
   }
 
@@ -195,7 +208,8 @@ export class FspiopRouteContext {
           ? 'PartiesTypeIDPutResponse'
           : 'ParticipantsTypeIDPutResponse';
     const route = `${resource}_put${isError ? '_error' : ''}`;
-    return async (request: PartyRequest, reply: FastifyReply) => {
+    // Not async: nothing here waits, and Fastify handles a thrown error as a rejected one.
+    return (request: PartyRequest, reply: FastifyReply): void => {
       const started = performance.now();
       const facts = headersOf(request, 'PUT', resource, ports.hubVersion, ports.apiType);
       // The original's validator checks the body before the path and headers (openapi-backend runs the

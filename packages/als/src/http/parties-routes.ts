@@ -4,7 +4,7 @@ import { type DiscoveryPorts, type Participant, UpstreamError } from '../discove
 import { AlsError } from '../fspiop/errors.js';
 import { checkSourceHeader, type IngressFacts } from '../fspiop/ingress.js';
 import { callbackKey } from './admission.js';
-import type { FspiopRouteContext } from './fspiop-accept.js';
+import type { Accepted, FspiopRouteContext } from './fspiop-accept.js';
 import { checkCurrency, checkPath, headersOf, type PartyRequest, partyOf } from './fspiop-checks.js';
 import { proxiedRequester, proxyHeaderOf } from './proxy-ingress.js';
 
@@ -52,20 +52,17 @@ async function checkSourceUpstream(
 export const partiesRoutes: FastifyPluginAsync<{ context: FspiopRouteContext }> = async (app, { context }) => {
   const { ports, schemas } = context.deps;
 
-  const getParties = async (request: PartyRequest, reply: FastifyReply) => {
-    const started = performance.now();
-    const facts = headersOf(request, 'GET', 'parties', ports.hubVersion, ports.apiType);
-    checkPath(request, facts.version, context.types);
-    const currency = checkCurrency(request.query.currency, schemas.currencies);
-    checkSourceHeader(request.headers);
-    // Inter-scheme discovery only (off: one property read): a source of another scheme via its proxy.
-    const proxy = ports.interScheme && proxyHeaderOf(request.headers);
-    const via = proxy === undefined ? undefined : await proxiedRequester(ports, facts.source, proxy);
-    let deferred: AlsError | undefined;
-    if (via === undefined) {
-      const checked = checkSource(ports, facts);
-      deferred = checked instanceof Promise ? await checked : checked;
-    }
+  /** The lookup accepted (202) once its source is settled: `deferred`, a failure its error callback answers. */
+  const acceptLookup = (
+    request: PartyRequest,
+    reply: FastifyReply,
+    started: number,
+    facts: IngressFacts,
+    currency: string | undefined,
+    proxy: string | undefined,
+    via: string | undefined,
+    deferred: AlsError | undefined,
+  ): Accepted => {
     const party = partyOf(request.params);
     const accepted = context.accept(
       reply,
@@ -86,7 +83,28 @@ export const partiesRoutes: FastifyPluginAsync<{ context: FspiopRouteContext }> 
           headers: request.headers,
         }),
     );
-    return { ...accepted, callbackKey: callbackKey(party.type, party.id, party.subId, facts.source) };
+    return { end: accepted.end, callbackKey: callbackKey(party.type, party.id, party.subId, facts.source) };
+  };
+
+  // Not async: a source the cache holds is checked, and the lookup accepted, without a promise.
+  const getParties = (request: PartyRequest, reply: FastifyReply): Accepted | Promise<Accepted> => {
+    const started = performance.now();
+    const facts = headersOf(request, 'GET', 'parties', ports.hubVersion, ports.apiType);
+    checkPath(request, facts.version, context.types);
+    const currency = checkCurrency(request.query.currency, schemas.currencies);
+    checkSourceHeader(request.headers);
+    // Inter-scheme discovery only (off: one property read): a source of another scheme via its proxy.
+    const proxy = ports.interScheme && proxyHeaderOf(request.headers);
+    const fromSource = (via: string | undefined) => {
+      if (via !== undefined) return acceptLookup(request, reply, started, facts, currency, proxy, via, undefined);
+      const checked = checkSource(ports, facts);
+      if (checked instanceof Promise)
+        return checked.then((deferred) =>
+          acceptLookup(request, reply, started, facts, currency, proxy, undefined, deferred),
+        );
+      return acceptLookup(request, reply, started, facts, currency, proxy, undefined, checked);
+    };
+    return proxy === undefined ? fromSource(undefined) : proxiedRequester(ports, facts.source, proxy).then(fromSource);
   };
 
   for (const suffix of ['', '/:subId']) {
