@@ -33,6 +33,7 @@ export function floorReadsSql(
     accountIds: reads.accountIds,
     transferIds: reads.prepareIds,
     payeeTransferIds: [],
+    latestStateIds: [],
     fxTransferIds: [],
     fxReservedIds: [],
   });
