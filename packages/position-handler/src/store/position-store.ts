@@ -78,8 +78,9 @@ const ROLLBACK = { sql: 'ROLLBACK', values: [] } satisfies Sql;
 
 /**
  * central-ledger's tables: one transaction per batch with a constant number of statements whatever the batch
- * size, sent in two round trips (three when a commit's transfer has no payee row: lockAndRead). The store only locks, reads and writes; the runner drives the unit of work
- * (runner/unit-of-work.ts) and the ledger decides what to lock and what to write:
+ * size, sent in two round trips (three when a commit's transfer has no payee row: lockAndRead). The store only
+ * locks, reads and writes; the runner drives the unit of work (runner/unit-of-work.ts) and the ledger decides
+ * what to lock, how much of a history to read (readsFor) and what to write:
  *   1. START TRANSACTION; the reads that lock the positions and read the transfers' state histories (and, for
  *      non-prepares, the payee amounts; for commits, their payee amounts with their latest states alone;
  *      lockAndReadSql);
