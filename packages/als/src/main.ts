@@ -341,8 +341,9 @@ function openUpstream(
     record,
   });
   const oracleRegistry = createOracleRegistry(store, {
-    // An in-memory registry is read directly; only a database is worth caching.
+    // An in-memory registry is read directly; only a database is worth caching or sharing reads of.
     ttlMs: config.dbName === '' ? 0 : config.oracleRegistryCacheTtlMs,
+    sharedReads: config.dbName !== '',
     maxStaleMs: config.cacheMaxStaleMs,
     record,
   });

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { chooseOracle, type OracleRecord } from '../discovery/oracles.js';
 import { type CacheResult, createCache } from './cache.js';
+import { createFreshReads } from './fresh-reads.js';
 
 /** The body of POST /oracles and one element of an oracles file (the original admin API's shape). */
 export interface OracleInput {
@@ -166,10 +167,19 @@ export function readOraclesFile(path: string): OracleInput[] {
   return parsed as OracleInput[];
 }
 
-/** Rows read per type through a cache (a database round trip per lookup would dominate a lookup). */
+/**
+ * Rows read per type: through a cache when a TTL is set (a database round trip per lookup would dominate a
+ * lookup), else as reads shared only by lookups that arrived before each started (fresh-reads.ts), and an
+ * in-memory store (`sharedReads` false) directly: there is nothing to share.
+ */
 export function createOracleRegistry(
   store: OracleStore,
-  options: { ttlMs: number; maxStaleMs: number; record?: (cache: string, result: CacheResult) => void },
+  options: {
+    ttlMs: number;
+    maxStaleMs: number;
+    sharedReads?: boolean;
+    record?: (cache: string, result: CacheResult) => void;
+  },
 ): OracleRegistry {
   const rowsByType = createCache<OracleRecord[]>({
     name: 'oracle_registry',
@@ -179,8 +189,13 @@ export function createOracleRegistry(
     record: options.record,
     load: (type) => store.list(type),
   });
-  // TTL 0 (the in-memory registry): read the store directly, nothing to share or refresh.
-  const rows = options.ttlMs > 0 ? (type: string) => rowsByType.get(type) : (type: string) => store.list(type);
+  const fresh = createFreshReads((type) => store.list(type));
+  const rows =
+    options.ttlMs > 0
+      ? (type: string) => rowsByType.get(type)
+      : options.sharedReads === true
+        ? (type: string) => fresh.get(type)
+        : (type: string) => store.list(type);
   return {
     store,
     async oracleFor(type, currency) {

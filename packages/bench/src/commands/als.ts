@@ -68,7 +68,8 @@ export const alsUsage = `mojafast-bench als [options]
   --original           account-lookup-service v17.16.1 (built by als-parity/scripts/als-original.sh) and ours in
                        drop-in mode, the same configuration file and variables, --rounds times alternating, at
                        --original-config default (its repository default.json), chart (the chart's rendered
-                       default.json, caches on) or both (default); prints lookups/s, p99, ALS CPU per lookup, RSS
+                       default.json, caches on) or both (default), with the relay of --floor beside them (the most
+                       an ALS on this HTTP stack could reach); prints lookups/s, p99, ALS CPU per lookup, RSS
   --drop-in CONFIG     ours alone in drop-in mode at --original's configuration CONFIG (default or chart), on a
                        database of its own, as --original runs it (needs --ids new); with --baseline, this bench
                        drives both sides and the baseline's ALS is started from DIR

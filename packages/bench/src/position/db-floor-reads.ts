@@ -19,8 +19,9 @@ export interface FloorFacts {
  *   position change records the position after it, so it must be read under a lock;
  * - a commit's payee amount (no commit message carries it) and its transfer's latest state (a redelivered commit
  *   must not move the position twice), one statement: central-ledger's payee index, then the last entry of
- *   the transferId index (its rows ordered by the primary key) for the latest state alone, where the handler
- *   reads the whole history;
+ *   the transferId index (its rows ordered by the primary key) for the latest state alone (the handler's
+ *   statement for a transfer judged by its latest state, written out here so that the floor stays put when the
+ *   handler's reads change);
  * - a prepare's state: the transfer's state changes by transferId (the handler's statement; a new prepare's
  *   transfer has one, RECEIVED_PREPARE, so its whole history is its latest state).
  * Read under READ COMMITTED after the locks, as the handler reads; nothing here is judged (no rules).
@@ -33,6 +34,7 @@ export function floorReadsSql(
     accountIds: reads.accountIds,
     transferIds: reads.prepareIds,
     payeeTransferIds: [],
+    latestStateIds: [],
     fxTransferIds: [],
     fxReservedIds: [],
   });

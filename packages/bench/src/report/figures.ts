@@ -122,6 +122,8 @@ interface AlsVersusConfig {
   readonly summaries: readonly AlsSideSummary[];
   readonly throughput_ratio: number;
   readonly cpu_per_lookup_ratio: number;
+  /** The relay floor's: absent from files written before it ran beside the two ALSs. */
+  readonly relay_cpu_per_lookup_ratio?: number;
 }
 
 interface SwitchRunResult {
@@ -633,6 +635,12 @@ function renderAlsVersus(files: readonly LoadedResult[]): string {
           alsSidesTable(c.summaries),
           '',
           `ours: ${c.throughput_ratio.toFixed(1)}× the lookups/s, ${c.cpu_per_lookup_ratio.toFixed(1)}× less CPU per lookup (goal ≥ 30×)`,
+          ...(c.relay_cpu_per_lookup_ratio === undefined
+            ? []
+            : [
+                '',
+                `relay floor: ${c.relay_cpu_per_lookup_ratio.toFixed(1)}× less CPU per lookup than the original (the most an ALS on this HTTP stack could reach; it reads no registry)`,
+              ]),
         ]),
       ].join('\n');
     })

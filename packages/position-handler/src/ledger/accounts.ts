@@ -1,5 +1,5 @@
 import type { Amount } from './amount.js';
-import { type AccountFacts, type LedgerCommand, NO_POSITION_ACCOUNT } from './types.js';
+import { type AccountFacts, type LedgerCommand, NO_POSITION_ACCOUNT, type PositionAction } from './types.js';
 
 /** One participantCurrency row with its active NET_DEBIT_CAP, as reference data (read, then cached). */
 export interface AccountRecord {
@@ -45,11 +45,31 @@ export interface BatchReads {
   readonly transferIds: readonly string[];
   /** Transfers whose payee amount a message needs (commit, reserve, the aborts and timeout without steps). */
   readonly payeeTransferIds: readonly string[];
+  /**
+   * The transfers of transferIds that every message of the batch judges by their latest state alone
+   * (LATEST_STATE_ONLY): for them the history's last entry is as good as the whole history, and cheaper to read.
+   */
+  readonly latestStateIds: readonly string[];
   /** The fxTransfers of fx- messages and of cyrilResult fxTransfer steps. */
   readonly fxTransferIds: readonly string[];
   /** fxTransfers whose reservation fx-timeout-reserved releases. */
   readonly fxReservedIds: readonly string[];
 }
+
+/**
+ * The actions that, without cyrilResult steps, judge their transfer by its latest state's id alone (and whether it
+ * has a history at all): never an earlier state (a prepare looks for RESERVED anywhere, a reject at the state
+ * before the latest) nor a reason (bulk-abort and reject keep the latest state's). ./actions/ says which reads what.
+ */
+const LATEST_STATE_ONLY: ReadonlySet<PositionAction> = new Set<PositionAction>([
+  'commit',
+  'reserve',
+  'bulk-commit',
+  'abort',
+  'abort-validation',
+  'timeout-reserved',
+  'bulk-timeout-reserved',
+]);
 
 export function readsFor(commands: readonly LedgerCommand[]): BatchReads {
   const accountIds = new Set<string>();
@@ -58,6 +78,8 @@ export function readsFor(commands: readonly LedgerCommand[]): BatchReads {
   const payeeTransferIds = new Set<string>();
   const fxTransferIds = new Set<string>();
   const fxReservedIds = new Set<string>();
+  // Transfers some message of the batch judges by more than their latest state (or names in a cyrilResult step).
+  const wholeHistory = new Set<string>();
   for (const c of commands) {
     if (c.accountId !== NO_POSITION_ACCOUNT) accountIds.add(c.accountId);
     const fx = c.action.startsWith('fx-');
@@ -67,12 +89,17 @@ export function readsFor(commands: readonly LedgerCommand[]): BatchReads {
     else if (c.action === 'fx-timeout-reserved') fxReservedIds.add(c.transferId);
     else if (!fx && !c.cyril) payeeTransferIds.add(c.transferId);
     if (c.cyril) (c.cyril.step.fx ? fxTransferIds : transferIds).add(c.cyril.step.id);
+    if (c.cyril || !LATEST_STATE_ONLY.has(c.action)) {
+      wholeHistory.add(c.transferId);
+      if (c.cyril) wholeHistory.add(c.cyril.step.id);
+    }
   }
   return {
     accountIds: [...accountIds].sort((a, b) => Number(a) - Number(b)),
     prepareAccountIds,
     transferIds: [...transferIds],
     payeeTransferIds: [...payeeTransferIds],
+    latestStateIds: [...transferIds].filter((id) => !wholeHistory.has(id)),
     fxTransferIds: [...fxTransferIds],
     fxReservedIds: [...fxReservedIds],
   };

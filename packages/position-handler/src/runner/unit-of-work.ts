@@ -22,7 +22,10 @@ import { checkPlan } from './plan-invariants.js';
 /** What one batch's transaction reads under its locks. */
 export interface LockedFacts {
   readonly positions: ReadonlyMap<string, PositionRecord>;
-  /** Every transferStateChange of each transfer, oldest first. */
+  /**
+   * Every transferStateChange of each transfer, oldest first; for the transfers of LockReads.latestStateIds it
+   * may be the latest one alone, its reason not read (null): the messages judging them read neither.
+   */
   readonly histories: ReadonlyMap<string, readonly StateRecord[]>;
   /** transferParticipant.amount of the PAYEE_DFSP PRINCIPLE_VALUE row. */
   readonly payeeAmounts: ReadonlyMap<string, Amount>;
@@ -37,6 +40,7 @@ export interface LockReads {
   readonly accountIds: readonly string[];
   readonly transferIds: readonly string[];
   readonly payeeTransferIds: readonly string[];
+  readonly latestStateIds: readonly string[];
   readonly fxTransferIds: readonly string[];
   readonly fxReservedIds: readonly string[];
 }

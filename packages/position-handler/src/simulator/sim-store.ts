@@ -228,9 +228,14 @@ export class SimStore {
       }
     }
     const histories = new Map<string, StateRecord[]>();
+    // As the store reads them: the latest state alone (no reason) where the batch judges no more, so a rule
+    // reading more of such a history shows up as a changed outcome.
+    const latestOnly = new Set(reads.latestStateIds);
     for (const id of reads.transferIds) {
       const history = this.histories.get(id);
-      if (history) histories.set(id, [...history]);
+      const latest = history?.at(-1);
+      if (latest && latestOnly.has(id)) histories.set(id, [{ transferStateId: latest.transferStateId, reason: null }]);
+      else if (history) histories.set(id, [...history]);
     }
     const payeeAmounts = new Map<string, Amount>();
     for (const id of reads.payeeTransferIds) {

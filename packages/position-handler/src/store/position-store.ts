@@ -78,13 +78,15 @@ const ROLLBACK = { sql: 'ROLLBACK', values: [] } satisfies Sql;
 
 /**
  * central-ledger's tables: one transaction per batch with a constant number of statements whatever the batch
- * size, sent in two round trips. The store only locks, reads and writes; the runner drives the unit of work
- * (runner/unit-of-work.ts) and the ledger decides what to lock and what to write:
+ * size, sent in two round trips (three when a commit's transfer has no payee row: lockAndRead). The store only
+ * locks, reads and writes; the runner drives the unit of work (runner/unit-of-work.ts) and the ledger decides
+ * what to lock, how much of a history to read (readsFor) and what to write:
  *   1. START TRANSACTION; the reads that lock the positions and read the transfers' state histories (and, for
- *      non-prepares, the payee amounts; lockAndReadSql);
+ *      non-prepares, the payee amounts; for commits, their payee amounts with their latest states alone;
+ *      lockAndReadSql);
  *   2. (after the pure plan) INSERT the state changes; INSERT the position changes; UPDATE the positions; check
  *      the UPDATE's row count (rowCountIs); COMMIT.
- * 9 statements for a batch of commits (8 for prepares, which read no payee amounts). The position changes name
+ * 8 statements for a batch of commits or of prepares. The position changes name
  * their state change as LAST_INSERT_ID() + its index: the state changes' ids, one multi-row INSERT ... VALUES, are consecutive from the first one (InnoDB, unless
  * innodb_autoinc_lock_mode = 2, MySQL 8's default: there the ids are read back, one more round trip).
  * The accounts with their limits and the settlement models come from ReferenceData and are read (2 more
@@ -182,11 +184,20 @@ export class PositionStore {
     return { accounts: rows.map(accountRecordOf), settlementModels: models.map(settlementModelOf) };
   }
 
-  /** START TRANSACTION and the locking reads, in one round trip. */
+  /**
+   * START TRANSACTION and the locking reads, in one round trip; one more only for a transfer to be judged by its
+   * latest state that has no payee row (its state then comes from its history, as for any other transfer).
+   */
   private async lockAndRead(connection: Connection, reads: LockReads): Promise<LockedFacts> {
     const read = this.lockAndReadSql(reads);
     const results = (await query(connection, joined(START, read))) as [unknown, ...FactRow[][]];
-    return factsOf(read.kinds, results.slice(1) as FactRow[][]);
+    const facts = factsOf(read.kinds, results.slice(1) as FactRow[][]);
+    const unread = read.latestIds.filter((id) => !facts.payeeAmounts.has(id));
+    if (unread.length > 0) {
+      const rows = (await query(connection, this.historiesSql(unread))) as FactRow[];
+      for (const [id, history] of historiesOf(rows)) facts.histories.set(id, history);
+    }
+    return facts;
   }
 
   /**
@@ -331,6 +342,12 @@ export class PositionStore {
    * Positions are locked in participantCurrencyId order (the index range the scan walks), so two batches
    * that share accounts always take their locks in the same order and cannot deadlock.
    *
+   * A transfer judged by its latest state alone (`latestIds`: reads.latestStateIds that need a payee amount, a
+   * commit's above all) is read with its payee amount in one SELECT: the payee row, then the last entry of the
+   * transferId index (its rows ordered by the primary key), one state change fetched instead of the whole
+   * history (three for a commit). Only the payee rows found carry a state: lockAndRead reads the history of the
+   * others.
+   *
    * Histories: no ORDER BY in SQL (with "ORDER BY transferStateChangeId" the optimizer may walk the primary
    * key of the whole table instead of the transferId index); the few rows per transfer are sorted here.
    * FORCE INDEX: past eq_range_index_dive_limit (200) values the optimizer estimates from index statistics
@@ -338,8 +355,13 @@ export class PositionStore {
    * against 35 ms on the index); the batch's ids are always a tiny part of a table that only grows. The
    * payee amounts use central-ledger's (transferId, role, ledgerEntryType) index the same way. See open().
    */
-  lockAndReadSql(reads: LockReads): Sql & { readonly kinds: readonly FactKind[] } {
+  lockAndReadSql(reads: LockReads): Sql & { readonly kinds: readonly FactKind[]; readonly latestIds: string[] } {
     const { accountIds, transferIds, payeeTransferIds: payeeIds } = reads;
+    const latestStateIds = new Set(reads.latestStateIds);
+    const latestIds = payeeIds.filter((id) => latestStateIds.has(id));
+    const latest = new Set(latestIds);
+    const historyIds = transferIds.filter((id) => !latest.has(id));
+    const payeeOnlyIds = payeeIds.filter((id) => !latest.has(id));
     // Always the positions' SELECT, so the statement list is valid even for a batch with nothing to read.
     const statements: Sql[] = [
       {
@@ -350,21 +372,28 @@ export class PositionStore {
       },
     ];
     const kinds: FactKind[] = ['position'];
-    if (transferIds.length > 0) {
-      statements.push({
-        sql: `SELECT transferId AS k, transferStateChangeId AS id, transferStateId AS a, reason AS b
-                FROM transferStateChange ${this.hints.history} WHERE transferId IN (${list(transferIds.length)})`,
-        values: [...transferIds],
-      });
+    if (historyIds.length > 0) {
+      statements.push(this.historiesSql(historyIds));
       kinds.push('history');
     }
-    if (payeeIds.length > 0) {
+    if (payeeOnlyIds.length > 0) {
       statements.push({
         sql: `SELECT transferId AS k, amount AS a FROM transferParticipant ${this.hints.payee}
-               WHERE transferId IN (${list(payeeIds.length)}) AND transferParticipantRoleTypeId = ? AND ledgerEntryTypeId = ?`,
-        values: [...payeeIds, TransferParticipantRoleType.PAYEE_DFSP, LedgerEntryType.PRINCIPLE_VALUE],
+               WHERE transferId IN (${list(payeeOnlyIds.length)}) AND transferParticipantRoleTypeId = ? AND ledgerEntryTypeId = ?`,
+        values: [...payeeOnlyIds, TransferParticipantRoleType.PAYEE_DFSP, LedgerEntryType.PRINCIPLE_VALUE],
       });
       kinds.push('payee');
+    }
+    if (latestIds.length > 0) {
+      statements.push({
+        sql: `SELECT p.transferId AS k, p.amount AS a,
+                     (SELECT s.transferStateId FROM transferStateChange s ${this.hints.history} WHERE s.transferId = p.transferId
+                       ORDER BY s.transferStateChangeId DESC LIMIT 1) AS b
+                FROM transferParticipant p ${this.hints.payee}
+               WHERE p.transferId IN (${list(latestIds.length)}) AND p.transferParticipantRoleTypeId = ? AND p.ledgerEntryTypeId = ?`,
+        values: [...latestIds, TransferParticipantRoleType.PAYEE_DFSP, LedgerEntryType.PRINCIPLE_VALUE],
+      });
+      kinds.push('latest');
     }
     if (reads.fxTransferIds.length > 0) {
       statements.push({
@@ -384,7 +413,16 @@ export class PositionStore {
       });
       kinds.push('fxreserved');
     }
-    return { ...joined(...statements), kinds };
+    return { ...joined(...statements), kinds, latestIds };
+  }
+
+  /** The transfers' whole state histories, unordered (see lockAndReadSql). */
+  historiesSql(transferIds: readonly string[]): Sql {
+    return {
+      sql: `SELECT transferId AS k, transferStateChangeId AS id, transferStateId AS a, reason AS b
+              FROM transferStateChange ${this.hints.history} WHERE transferId IN (${list(transferIds.length)})`,
+      values: [...transferIds],
+    };
   }
 
   stateChangesSql(changes: readonly StateChangePlan[]): Sql {
@@ -447,9 +485,9 @@ export class PositionStore {
 }
 
 /** What each result set of lockAndReadSql holds, in the order of its statements. */
-type FactKind = 'position' | 'history' | 'payee' | 'fxhistory' | 'fxreserved';
+type FactKind = 'position' | 'history' | 'payee' | 'latest' | 'fxhistory' | 'fxreserved';
 
-/** A row of any of lockAndReadSql's result sets (payee rows have no id or b). */
+/** A row of any of lockAndReadSql's result sets (payee rows have no id or b, latest ones no id). */
 interface FactRow {
   k: string | number;
   id?: string | number | null;
@@ -461,11 +499,18 @@ function rowsOfQuery<T>(result: unknown): T[] {
   return result as T[];
 }
 
-/** The result sets of lockAndReadSql by kind: positions by account, histories oldest first, payee amounts, FX facts. */
-function factsOf(kinds: readonly FactKind[], results: readonly FactRow[][]): LockedFacts {
+/**
+ * The result sets of lockAndReadSql by kind: positions by account, histories oldest first (a latest state alone
+ * for the `latest` rows), payee amounts, FX facts.
+ */
+function factsOf(
+  kinds: readonly FactKind[],
+  results: readonly FactRow[][],
+): LockedFacts & { readonly histories: Map<string, StateRecord[]> } {
   const positions = new Map<string, PositionRecord>();
   const payeeAmounts = new Map<string, Amount>();
   const fxReservedChanges = new Map<string, Map<string, Amount>>();
+  let latestRows: FactRow[] = [];
   let stateRows: FactRow[] = [];
   let fxStateRows: FactRow[] = [];
   kinds.forEach((kind, i) => {
@@ -481,6 +526,8 @@ function factsOf(kinds: readonly FactKind[], results: readonly FactRow[][]): Loc
       }
     } else if (kind === 'history') {
       stateRows = rows;
+    } else if (kind === 'latest') {
+      latestRows = rows;
     } else if (kind === 'fxhistory') {
       fxStateRows = rows;
     } else if (kind === 'fxreserved') {
@@ -493,18 +540,29 @@ function factsOf(kinds: readonly FactKind[], results: readonly FactRow[][]): Loc
         byAccount.set(String(row.id), parseAmount(String(row.a)));
       }
     } else {
-      for (const row of rows) {
-        if (!payeeAmounts.has(String(row.k))) payeeAmounts.set(String(row.k), parseAmount(String(row.a)));
-      }
+      payeeAmountsOf(rows, payeeAmounts);
     }
   });
+  const histories = historiesOf(stateRows);
+  payeeAmountsOf(latestRows, payeeAmounts);
+  for (const row of latestRows) {
+    // No state: the transfer has no state change, an empty history (the planner's TRANSFER_NOT_FOUND).
+    if (row.b !== null && row.b !== undefined) histories.set(String(row.k), [{ transferStateId: row.b, reason: null }]);
+  }
   return {
     positions,
-    histories: historiesOf(stateRows),
+    histories,
     payeeAmounts,
     fxHistories: historiesOf(fxStateRows),
     fxReservedChanges,
   };
+}
+
+/** The first payee row of each transfer (central-ledger's index does not make it unique). */
+function payeeAmountsOf(rows: readonly FactRow[], payeeAmounts: Map<string, Amount>): void {
+  for (const row of rows) {
+    if (!payeeAmounts.has(String(row.k))) payeeAmounts.set(String(row.k), parseAmount(String(row.a)));
+  }
 }
 
 function historiesOf(stateRows: FactRow[]): Map<string, StateRecord[]> {
