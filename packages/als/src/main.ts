@@ -379,7 +379,7 @@ function discoveryPorts(
     },
     egress: timedEgress(
       failures.watchSend(
-        extras.wrapSend((request) => http.send(request, 'fsp')),
+        extras.wrapSend((request, settled) => http.send(request, 'fsp', settled)),
         config.hubName,
       ),
       metrics.egress,

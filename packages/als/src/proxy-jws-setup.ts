@@ -1,7 +1,7 @@
 import type { Resources } from '@mojafast/service-kit';
 import { type Config, ConfigError, parseHostPorts, schema } from './config/index.js';
 import { answerExpiredLookup } from './discovery/inter-scheme.js';
-import type { DiscoveryPorts, OutboundRequest, ProxyPorts } from './discovery/types.js';
+import type { DiscoveryPorts, ProxyPorts, SettlingSend } from './discovery/types.js';
 import type { TimeoutHandler } from './handlers/timeout.js';
 import type { IncomingJwsCheck } from './http/jws-hook.js';
 import type { KeyWatchLogger } from './jws/keys.js';
@@ -23,7 +23,7 @@ export interface ProxyJws {
   readonly proxy: ProxyPorts | undefined;
   readonly proxyCache: RedisProxyCache | undefined;
   /** Signs what the Hub originates when ALS_JWS_SIGN=on; else `send` itself. */
-  wrapSend(send: (request: OutboundRequest) => Promise<void>): (request: OutboundRequest) => Promise<void>;
+  wrapSend(send: SettlingSend): SettlingSend;
   /**
    * When ALS_JWS_VALIDATE=on: which requests must carry a valid signature (the original's onPostAuth:
    * not GET, only /parties and /participants, PUT /parties only with JWS_VALIDATE_PUT_PARTIES), and the
@@ -122,16 +122,26 @@ export async function setUpProxyAndJws(
     wrapSend(send) {
       if (!signer) return send;
       const hub = config.hubName;
-      return async (request) => {
+      return async (request, settled) => {
         // The original signs a message whose FSPIOP-Source is the hub (FSPIOP_SOURCE_TO_SIGN) and that has
         // a body (participantEndpoint/facade.js defineJwsSigner; the signer refuses an empty body).
-        if (request.headers['fspiop-source'] !== hub || request.body === undefined) return send(request);
-        const signed = await signer.sign(request.headers, request.method, request.body.toString());
-        return send({
-          ...request,
-          headers: { ...request.headers, 'fspiop-signature': signed.signature },
-          body: signed.body,
-        });
+        if (request.headers['fspiop-source'] !== hub || request.body === undefined) return send(request, settled);
+        let signed: Awaited<ReturnType<typeof signer.sign>>;
+        try {
+          signed = await signer.sign(request.headers, request.method, request.body.toString());
+        } catch (error) {
+          // Nothing was sent: the send's timer ends failed, as it did around the whole signed send.
+          settled?.(false);
+          throw error;
+        }
+        return send(
+          {
+            ...request,
+            headers: { ...request.headers, 'fspiop-signature': signed.signature },
+            body: signed.body,
+          },
+          settled,
+        );
       };
     },
     jws:

@@ -66,7 +66,9 @@ describe('timedEgress', () => {
 
   it('times a send to a participant, sent or failed (thrown at once or later)', async () => {
     const { calls, timer } = recorder();
-    const egress = timedEgress(async (r) => {
+    // The send tells its end as the HTTP client does (SettlingSend): before its promise settles.
+    const egress = timedEgress(async (r, settled) => {
+      settled?.(r.participant !== 'down');
       if (r.participant === 'down') throw new UpstreamError('fsp', 'answered 500', 500);
     }, timer);
     await egress.send(request('payeefsp'));

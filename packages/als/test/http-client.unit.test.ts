@@ -152,4 +152,26 @@ describe('upstream HTTP client', () => {
     expect((failure as UpstreamError).status).toBe(503);
     expect(retries).toBe(0);
   });
+
+  it('tells a send’s listener its result once, before its promise settles: 2xx, a reset twice, a bad URL', async () => {
+    const upstream = await startUpstream();
+    const http = client();
+    const told: boolean[] = [];
+    // What the listener had heard when the promise settled, per send.
+    const heardAtSettle = async (url: string) => {
+      const count = () => told.length;
+      const settled = await http
+        .send({ url, method: 'GET', headers: {} }, 'fsp', (ok) => told.push(ok))
+        .then(
+          () => ['resolved', count()],
+          () => ['rejected', count()],
+        );
+      return settled;
+    };
+    expect(await heardAtSettle(`${upstream.url}/ok`)).toEqual(['resolved', 1]);
+    upstream.plan.push('reset', 'reset');
+    expect(await heardAtSettle(`${upstream.url}/down`)).toEqual(['rejected', 2]);
+    expect(await heardAtSettle('ftp://nowhere')).toEqual(['rejected', 3]);
+    expect(told).toEqual([true, false, false]);
+  });
 });

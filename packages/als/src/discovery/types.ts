@@ -143,6 +143,14 @@ export interface Egress {
   send(request: OutboundRequest): Promise<void>;
 }
 
+/**
+ * A send below the egress port (the HTTP client, and what wraps it: signing, the failure reporter). When
+ * given, `settled` is told the result (true: answered 2xx) once, as the exchange completes, just before the
+ * promise settles: the egress timer learns the end without a reaction and a promise of its own per send.
+ * A send that throws instead of returning a promise need not call it.
+ */
+export type SettlingSend = (request: OutboundRequest, settled?: (ok: boolean) => void) => Promise<void>;
+
 /** The bodies the Hub writes itself (compiled serialisers). */
 export interface Codec {
   /**

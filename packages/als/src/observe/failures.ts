@@ -1,6 +1,6 @@
 import { FastCounter } from '@mojafast/service-kit';
 import type { Registry } from 'prom-client';
-import type { OutboundRequest } from '../discovery/types.js';
+import type { SettlingSend } from '../discovery/types.js';
 
 /** What the failure reporter logs through (pino's signature); declared here so observe imports no logger. */
 export interface FailureLogger {
@@ -36,10 +36,7 @@ export interface FailureReporter {
    */
   upstreamFailed(upstream: string, origin: string, error: Error): void;
   /** Wraps the egress send: an error callback (PUT …/error) is counted and logged, sent or failed. */
-  watchSend(
-    send: (request: OutboundRequest) => Promise<void>,
-    hubName: string,
-  ): (request: OutboundRequest) => Promise<void>;
+  watchSend(send: SettlingSend, hubName: string): SettlingSend;
 }
 
 export const FAILURE_LOG_INTERVAL_MS = 10_000;
@@ -132,10 +129,10 @@ export function createFailureReporter(
       log.warn({ upstream, origin, code, err: error, suppressedSinceLastLog: suppressed }, 'upstream failed');
     },
     watchSend(send, hubName) {
-      return (request) => {
+      return (request, settled) => {
         // Only error callbacks are looked at: every other message passes with one string comparison.
-        if (request.method !== 'PUT' || !request.url.endsWith('/error')) return send(request);
-        const sent = send(request);
+        if (request.method !== 'PUT' || !request.url.endsWith('/error')) return send(request, settled);
+        const sent = send(request, settled);
         const report = (result: 'sent' | 'failed', error?: unknown) => {
           const body = request.body === undefined ? '' : request.body.toString();
           const errorCode = errorCodePattern.exec(body)?.[1] ?? 'other';

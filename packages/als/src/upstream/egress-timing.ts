@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import type { Cached, Directory, Egress, OutboundRequest, Participant } from '../discovery/types.js';
+import type { Cached, Directory, Egress, Participant, SettlingSend } from '../discovery/types.js';
 import type { EgressStep } from '../observe/original-metrics.js';
 
 /** Where the timings go: the original's egress histograms (observe/metrics.ts egress). */
@@ -67,28 +67,23 @@ export function timedDirectory(source: ParticipantSource, timer: EgressTimer): D
 /**
  * The egress port with the original's egress_sendRequestToParticipant timer around each request that names
  * its participant and endpoint type (every request of the flows), success when the peer answered 2xx. It
- * wraps the whole send (signing, failure reporting), as the original's timer wraps its sendRequest.
+ * wraps the whole send (signing, failure reporting), as the original's timer wraps its sendRequest. The
+ * end is told by the send itself as its exchange completes (SettlingSend): a `.then` here was a promise
+ * and a reaction per send.
  */
-export function timedEgress(send: (request: OutboundRequest) => Promise<void>, timer: EgressTimer): Egress {
+export function timedEgress(send: SettlingSend, timer: EgressTimer): Egress {
   return {
     send(request) {
       const { participant, endpointType } = request;
       if (participant === undefined || endpointType === undefined) return send(request);
       const started = performance.now();
-      let sending: Promise<void>;
+      const settled = (ok: boolean) => timer('sendRequestToParticipant', endpointType, participant, ok, started);
       try {
-        sending = send(request);
+        return send(request, settled);
       } catch (error) {
-        timer('sendRequestToParticipant', endpointType, participant, false, started);
+        settled(false);
         return Promise.reject(error);
       }
-      return sending.then(
-        () => timer('sendRequestToParticipant', endpointType, participant, true, started),
-        (error: unknown) => {
-          timer('sendRequestToParticipant', endpointType, participant, false, started);
-          throw error;
-        },
-      );
     },
   };
 }

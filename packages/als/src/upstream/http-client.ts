@@ -33,8 +33,11 @@ export interface UpstreamResponse {
 export interface HttpClient {
   /** Any status is returned; a transport failure throws UpstreamError. */
   request(request: OutboundRequest, upstream: string): Promise<UpstreamResponse>;
-  /** Like request, but a status >= 300 throws UpstreamError too; the body is discarded. */
-  send(request: OutboundRequest, upstream: string): Promise<void>;
+  /**
+   * Like request, but a status >= 300 throws UpstreamError too; the body is discarded. `settled` is told
+   * the result as the exchange completes, before the promise settles (SettlingSend).
+   */
+  send(request: OutboundRequest, upstream: string, settled?: (ok: boolean) => void): Promise<void>;
   /** Sockets and requests of each origin's pool right now (undici's PoolStats), for the metrics. */
   poolStats(): Record<string, UpstreamPoolStats>;
   close(): Promise<void>;
@@ -135,7 +138,22 @@ class CollectResponse implements Dispatcher.DispatchHandler {
     private readonly onTransportFailure: HttpClientOptions['onTransportFailure'],
     private readonly resolve: (response: UpstreamResponse) => void,
     private readonly reject: (error: UpstreamError) => void,
+    /** A send's completion listener (SettlingSend), told once. */
+    private settled: ((ok: boolean) => void) | undefined = undefined,
   ) {}
+
+  /** Tells the completion listener, once, before the promise settles. */
+  settle(ok: boolean): void {
+    const settled = this.settled;
+    if (settled === undefined) return;
+    this.settled = undefined;
+    settled(ok);
+  }
+
+  fail(error: UpstreamError): void {
+    this.settle(false);
+    this.reject(error);
+  }
 
   /**
    * undici tells its handler interfaces apart by this method: a handler without it is driven through the
@@ -158,13 +176,15 @@ class CollectResponse implements Dispatcher.DispatchHandler {
   onResponseEnd(): void {
     const status = this.#status;
     if (!this.keepBody) {
-      if (status < 300) this.resolve({ status, body: noBody });
-      else {
+      if (status < 300) {
+        this.settle(true);
+        this.resolve({ status, body: noBody });
+      } else {
         // An FSP's error body is passed on to whom the request came from, as the original's request
         // library does (it builds the error from the answer's errorInformation); a body past the limit is
         // not read as one.
         const body = this.#refusal <= refusalBodyLimit ? Buffer.concat(this.#chunks) : noBody;
-        this.reject(new UpstreamError(this.upstream, `answered ${status}`, status, errorInformationOf(body)));
+        this.fail(new UpstreamError(this.upstream, `answered ${status}`, status, errorInformationOf(body)));
       }
       return;
     }
@@ -177,7 +197,7 @@ class CollectResponse implements Dispatcher.DispatchHandler {
     // itself is kept as the cause for the failure log.
     const code = (error as { code?: string }).code;
     this.onTransportFailure?.(this.upstream, this.origin, error);
-    this.reject(new UpstreamError(this.upstream, code ?? error.message, undefined, undefined, { cause: error }));
+    this.fail(new UpstreamError(this.upstream, code ?? error.message, undefined, undefined, { cause: error }));
   }
 }
 
@@ -231,37 +251,41 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   const onFailure = options.onTransportFailure;
 
   /** Starts one exchange; `handler` settles its promise. Not async: no promise of its own per call. */
-  const start = (request: OutboundRequest, handler: CollectResponse, reject: (error: UpstreamError) => void) => {
+  const start = (request: OutboundRequest, handler: CollectResponse) => {
     const { url } = request;
     // Full URL parsing per request is measurable; an endpoint that is not http(s) is all this must catch.
     if (!url.startsWith('http://') && !url.startsWith('https://')) {
-      reject(new UpstreamError(handler.upstream, `invalid URL ${url}`));
+      handler.fail(new UpstreamError(handler.upstream, `invalid URL ${url}`));
       return;
     }
     const slash = url.indexOf('/', url.indexOf('//') + 2);
     const origin = slash === -1 ? url : url.slice(0, slash);
     handler.origin = origin;
-    dispatchOnce(
-      {
-        origin,
-        path: slash === -1 ? '/' : url.slice(slash),
-        method: request.method,
-        headers: request.headers,
-        body: request.body,
-        reset,
-      },
-      handler,
-    );
+    try {
+      dispatchOnce(
+        {
+          origin,
+          path: slash === -1 ? '/' : url.slice(slash),
+          method: request.method,
+          headers: request.headers,
+          body: request.body,
+          reset,
+        },
+        handler,
+      );
+    } catch (error) {
+      // Rejects the promise as it did (the executor's throw); the listener hears of it first.
+      handler.settle(false);
+      throw error;
+    }
   };
 
   return {
     request: (request, upstream) =>
+      new Promise((resolve, reject) => start(request, new CollectResponse(upstream, true, onFailure, resolve, reject))),
+    send: (request, upstream, settled) =>
       new Promise((resolve, reject) =>
-        start(request, new CollectResponse(upstream, true, onFailure, resolve, reject), reject),
-      ),
-    send: (request, upstream) =>
-      new Promise((resolve, reject) =>
-        start(request, new CollectResponse(upstream, false, onFailure, () => resolve(), reject), reject),
+        start(request, new CollectResponse(upstream, false, onFailure, () => resolve(), reject, settled)),
       ),
     poolStats() {
       const pools: Record<string, UpstreamPoolStats> = {};
