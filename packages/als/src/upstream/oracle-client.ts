@@ -52,6 +52,18 @@ function answered(what: string, status: number, body: Buffer): UpstreamError {
 
 const noParties: readonly PartyEntry[] = Object.freeze([]);
 
+/**
+ * The entries that name an FSP. The parsed list itself when all do (the usual answer): no second array per
+ * lookup; nothing else holds it.
+ */
+function withFspIds(list: unknown[]): readonly PartyEntry[] {
+  for (let i = 0; i < list.length; i++) {
+    if (typeof (list[i] as PartyEntry | undefined)?.fspId !== 'string')
+      return (list as PartyEntry[]).filter((e) => typeof e?.fspId === 'string');
+  }
+  return list as PartyEntry[];
+}
+
 const partyKey = (party: PartyRef) => `${party.type}\u0000${party.id}\u0000${party.subId ?? ''}`;
 
 /**
@@ -90,7 +102,7 @@ export function createOracleClient(http: HttpClient, options: OracleClientOption
       return noParties;
     }
     if (!Array.isArray(parsed?.partyList)) return noParties;
-    return (parsed.partyList as PartyEntry[]).filter((e) => typeof e?.fspId === 'string');
+    return withFspIds(parsed.partyList);
   };
 
   const answers: Cache<readonly PartyEntry[]> = createCache({
