@@ -132,7 +132,10 @@ export function fakeWorld(names: readonly string[] = ['payerfsp', 'payeefsp']): 
       partyList: (body) => JSON.stringify(body),
     },
     observe: {
-      stage: (stage) => world.stages.push(stage),
+      stage: (stage) => {
+        world.stages.push(stage);
+        return performance.now();
+      },
       endToEnd: (ms) => world.endToEnd.push(ms),
       event: (event) => world.events.push(event),
     },

@@ -21,6 +21,7 @@ export async function forwardLookup(
   const { party } = request;
   const endpointType = party.subId === undefined ? Endpoint.PARTIES_GET : Endpoint.PARTIES_SUB_ID_GET;
   let url: string;
+  let sendStarted: number;
   const started = performance.now();
   try {
     // Known is enough, active or not: the original's validateParticipant only fetches the participant.
@@ -38,9 +39,9 @@ export async function forwardLookup(
   } catch (error) {
     return asAlsError(error, 'SWITCH_FAILED');
   } finally {
-    ports.observe.stage('endpoint', started);
+    // The forward starts as the endpoint stage ends: one clock read.
+    sendStarted = ports.observe.stage('endpoint', started);
   }
-  const sendStarted = performance.now();
   try {
     const headers = forwardHeaders(
       request.headers,
@@ -68,7 +69,7 @@ export async function forwardLookup(
  * PUTs a payee's callback, its bytes as received, to `url` (its endpoint of `endpointType`) of `sendTo` (the
  * FSP itself, or the proxy it sits behind), with FSPIOP-Destination `destination`. A failed send is answered
  * to the callback's source by `fail` (the original's error for a failed send, sendError); resolves to how
- * the callback ended.
+ * the callback ended. `sendStarted`: when its forward stage began, the end of the stage just before.
  */
 export async function sendCallback(
   ports: DiscoveryPorts,
@@ -78,8 +79,8 @@ export async function sendCallback(
   sendTo: string,
   destination: string,
   fail: Fail,
+  sendStarted = performance.now(),
 ): Promise<FlowOutcome> {
-  const sendStarted = performance.now();
   try {
     const headers = forwardHeaders(
       callback.headers,

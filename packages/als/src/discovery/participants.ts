@@ -280,9 +280,7 @@ export async function handleBatch(
     ports.observe.stage('oracle', started);
     return sendBatchError(ports, request, batchFailure(error));
   }
-  ports.observe.stage('oracle', started);
-
-  const sendStarted = performance.now();
+  const sendStarted = ports.observe.stage('oracle', started);
   try {
     await putToBatchRequester(
       ports,

@@ -167,6 +167,7 @@ export async function forwardCallback(ports: DiscoveryPorts, callback: PartyCall
   const endpointType = callbackEndpoint(callback.resource, party.subId !== undefined, callback.isError);
   let sendTo: string | undefined;
   let template: string | undefined;
+  let sendStarted: number;
   const started = performance.now();
   try {
     // Cached answers are taken as they are, without a turn of the microtask queue (types.ts Cached).
@@ -183,14 +184,15 @@ export async function forwardCallback(ports: DiscoveryPorts, callback: PartyCall
   } catch (error) {
     return switchFailed(ports, scheme, callback, error, fail);
   } finally {
-    ports.observe.stage('endpoint', started);
+    // The forward starts as the endpoint stage ends: one clock read.
+    sendStarted = ports.observe.stage('endpoint', started);
   }
   const url = fillTemplate(template, {
     partyIdType: party.type,
     partyIdentifier: party.id,
     partySubIdOrType: party.subId,
   });
-  return sendCallback(ports, callback, url, endpointType, sendTo, destination, fail);
+  return sendCallback(ports, callback, url, endpointType, sendTo, destination, fail, sendStarted);
 }
 
 /**

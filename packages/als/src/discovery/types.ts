@@ -170,8 +170,11 @@ export interface Codec {
 
 /** What the flows report themselves: the stages of a request, end-to-end time and outcomes. */
 export interface FlowObserver {
-  /** A stage that started at `startedAt` (performance.now()) ended. */
-  stage(stage: Stage, startedAt: number): void;
+  /**
+   * A stage that started at `startedAt` (performance.now()) ended. Returns the end it read: the start of a
+   * stage that follows at once, one clock read for both.
+   */
+  stage(stage: Stage, startedAt: number): number;
   /** A callback whose lookup the harness stamped at `startedAtMs` (epoch ms) arrived. */
   endToEnd(startedAtMs: number): void;
   event(event: DiscoveryEvent): void;

@@ -9,42 +9,54 @@
  * than that is I/O, not work, and must not hold the capacity. The check on the hot path is one
  * comparison; the waits are kept in one FIFO swept every `sweepMs`, no timer per lookup.
  */
+
+/** The party and the requester (the callback's FSPIOP-Destination) a GET /parties waits to hear about. */
+export interface AwaitedCallback {
+  readonly party: { readonly type: string; readonly id: string; readonly subId?: string | undefined };
+  readonly requester: string;
+}
+
 export interface Admission {
   /** Takes a slot; false when all are taken (answer 503 2003 without doing anything else). */
   tryEnter(): boolean;
   leave(): void;
   /**
-   * The taken slot now waits for the payee's callback identified by `key` (see callbackKey), at most
-   * callbackWaitMs from now. Called when the lookup is accepted, before its forward: a payee can call back
-   * before the ALS has read the answer to its forward. `cancel` frees the slot now (the lookup ended in
-   * the ALS's own error callback, no payee callback will come).
+   * The taken slot now waits for the payee's callback about `awaited`, at most callbackWaitMs from now.
+   * Called when the lookup is accepted, before its forward: a payee can call back before the ALS has read
+   * the answer to its forward. `cancel` frees the slot now (the lookup ended in the ALS's own error
+   * callback, no payee callback will come).
    */
-  expectCallback(key: string): { cancel(): void };
-  /** A PUT /parties callback for `key` arrived: frees the oldest slot waiting for it. */
-  callbackArrived(key: string): void;
+  expectCallback(awaited: AwaitedCallback): { cancel(): void };
+  /**
+   * A PUT /parties callback about party `type`/`id`/`subId` for `requester` arrived: frees the oldest slot
+   * waiting for it.
+   */
+  callbackArrived(type: string, id: string, subId: string | undefined, requester: string): void;
   readonly inFlight: number;
   readonly limit: number;
   close(): void;
 }
 
-/** The party and the requester (the callback's FSPIOP-Destination) a GET /parties waits to hear about. */
-export function callbackKey(type: string, id: string, subId: string | undefined, requester: string): string {
-  return `${requester} ${type} ${id} ${subId ?? ''}`;
-}
-
 /**
- * One slot waiting for a payee's callback. Waits for the same key (the same party asked again by the same
- * requester before the first answer came) are chained oldest first through `next`.
+ * One slot waiting for a payee's callback. Waits for the same party ID (whatever its type, sub-ID and
+ * requester) are chained oldest first through `next`: the ID alone keys the map, so no key string is built
+ * (and hashed) per lookup and per callback; the rest is compared on the few waits of one ID.
  */
 class Waiting {
   done = false;
   next: Waiting | undefined = undefined;
 
   constructor(
-    readonly key: string,
+    readonly awaited: AwaitedCallback,
     readonly deadline: number,
     private readonly finish: (waiting: Waiting) => void,
   ) {}
+
+  /** Whether this waits for the callback about `type`/`subId` (its ID is its chain's) for `requester`. */
+  awaits(type: string, subId: string | undefined, requester: string): boolean {
+    const { party } = this.awaited;
+    return this.awaited.requester === requester && party.type === type && (party.subId ?? '') === (subId ?? '');
+  }
 
   cancel(): void {
     this.finish(this);
@@ -55,8 +67,9 @@ const sweepMs = 100;
 
 export function createAdmission(limit: number, callbackWaitMs: number): Admission {
   let inFlight = 0;
-  // key → its oldest wait not yet known to be over (done ones are skipped and dropped as they are met).
-  const byKey = new Map<string, Waiting>();
+  // party ID → its oldest wait not yet dropped. A chain only loses waits at its head (done ones, as they
+  // lead it) and gains them at its tail, so it is always the newest of its ID's waits, in queue order.
+  const byId = new Map<string, Waiting>();
   let queue: Waiting[] = [];
   let head = 0;
 
@@ -66,11 +79,15 @@ export function createAdmission(limit: number, callbackWaitMs: number): Admissio
     inFlight--;
   };
 
-  /** Drops `waiting` from its key's chain when it leads it (a done wait further back is skipped later). */
+  /**
+   * Drops `waiting` from its ID's chain when it leads it. The sweep meets waits in queue order, so a wait it
+   * drops leads its chain unless a callback already dropped it.
+   */
   const unlink = (waiting: Waiting) => {
-    if (byKey.get(waiting.key) !== waiting) return;
-    if (waiting.next === undefined) byKey.delete(waiting.key);
-    else byKey.set(waiting.key, waiting.next);
+    const { id } = waiting.awaited.party;
+    if (byId.get(id) !== waiting) return;
+    if (waiting.next === undefined) byId.delete(id);
+    else byId.set(id, waiting.next);
   };
 
   const sweep = setInterval(() => {
@@ -100,27 +117,29 @@ export function createAdmission(limit: number, callbackWaitMs: number): Admissio
     leave() {
       inFlight--;
     },
-    expectCallback(key) {
-      const waiting = new Waiting(key, performance.now() + callbackWaitMs, finish);
+    expectCallback(awaited) {
+      const waiting = new Waiting(awaited, performance.now() + callbackWaitMs, finish);
       queue.push(waiting);
-      let last = byKey.get(key);
-      if (last === undefined) byKey.set(key, waiting);
+      const { id } = awaited.party;
+      let last = byId.get(id);
+      if (last === undefined) byId.set(id, waiting);
       else {
         while (last.next !== undefined) last = last.next;
         last.next = waiting;
       }
       return waiting;
     },
-    callbackArrived(key) {
-      let waiting = byKey.get(key);
-      while (waiting?.done) waiting = waiting.next;
-      if (waiting === undefined) {
-        byKey.delete(key);
-        return;
-      }
+    callbackArrived(type, id, subId, requester) {
+      const head = byId.get(id);
+      let waiting = head;
+      while (waiting !== undefined && (waiting.done || !waiting.awaits(type, subId, requester))) waiting = waiting.next;
+      if (waiting === undefined) return;
       finish(waiting);
-      if (waiting.next === undefined) byKey.delete(key);
-      else byKey.set(key, waiting.next);
+      // The done waits leading the chain are dropped now; one further back is dropped once it leads.
+      let first = head;
+      while (first?.done) first = first.next;
+      if (first === undefined) byId.delete(id);
+      else if (first !== head) byId.set(id, first);
     },
     get inFlight() {
       return inFlight;

@@ -9,7 +9,7 @@ import { checkSourceHeader, type IngressFacts } from '../fspiop/ingress.js';
 import type { BodySchemaName, FspiopSchemas, IsoBodySchemaName } from '../fspiop/schemas.js';
 import type { Serialisers } from '../fspiop/serialisers.js';
 import type { Metrics } from '../observe/metrics.js';
-import { type Admission, callbackKey } from './admission.js';
+import type { Admission, AwaitedCallback } from './admission.js';
 import { FlowEnd } from './flow-end.js';
 import { checkPath, headersOf, type PartyIdTypes, type PartyRequest, parseBody, partyOf } from './fspiop-checks.js';
 import { proxyHeaderOf } from './proxy-ingress.js';
@@ -39,10 +39,10 @@ export interface Accepted {
   /** How the request's flow ended, once it has its one callback. */
   readonly end: FlowEnd;
   /**
-   * GET /parties: the key (callbackKey) of the payee's callback that ends the lookup, unless the ALS
-   * answered with an error callback.
+   * GET /parties: the payee's callback that ends the lookup, unless the ALS answered with an error
+   * callback.
    */
-  readonly callbackKey?: string;
+  readonly callback?: AwaitedCallback;
 }
 
 /** The ALS's own error callback answering an accepted request, and how it ended. */
@@ -97,12 +97,12 @@ export class FspiopRouteContext {
       throw error;
     };
     const admit = (accepted: Accepted) => {
-      const { callbackKey } = accepted;
-      if (callbackKey === undefined) {
+      const { callback } = accepted;
+      if (callback === undefined) {
         accepted.end.onEnd(leave);
         return;
       }
-      const expected = admission.expectCallback(callbackKey);
+      const expected = admission.expectCallback(callback);
       // The ALS's own error callback ended the lookup: no payee callback will come to free the slot.
       accepted.end.onEnd((outcome) => {
         if (outcome === null || outcome.kind === 'error_callback') expected.cancel();
@@ -134,11 +134,17 @@ export class FspiopRouteContext {
    * expected, a bug) or resolved to no outcome is logged at warn with its trace id, counted
    * (`callback_missing`), and its requester gets the error callback the original's catch-all sends, 2001.
    * Its end (the flow's outcome, or that error callback's) is learnt from one reaction on `running` and
-   * passed on synchronously: the domain timer, shutdown's tracking and the FlowEnd's listener.
+   * passed on synchronously: the domain timer, shutdown's tracking and the FlowEnd's listener. `started`:
+   * when the flow began, the end of the request's validation (one clock read for both).
    */
-  run(route: string, request: FastifyRequest, running: Promise<FlowOutcome>, errorCallback: ErrorCallback): FlowEnd {
+  run(
+    route: string,
+    request: FastifyRequest,
+    running: Promise<FlowOutcome>,
+    errorCallback: ErrorCallback,
+    started: number,
+  ): FlowEnd {
     const { metrics, hold } = this.deps;
-    const started = performance.now();
     const end = new FlowEnd();
     let release: () => void = noRelease;
     const finish = (outcome: FlowOutcome) => {
@@ -177,7 +183,7 @@ export class FspiopRouteContext {
     work: () => Promise<FlowOutcome>,
   ): Accepted {
     const { metrics } = this.deps;
-    metrics.observeStage('validation', started);
+    const validated = metrics.observeStage('validation', started);
     metrics.ingress(route, status, target.party.subId !== undefined);
     reply.code(status).send();
     // Built only when there is an error to send: most accepted requests never need it.
@@ -187,7 +193,7 @@ export class FspiopRouteContext {
       return sendErrorCallback(this.deps.ports, errorTarget(target.resource, answered, { via }), error);
     };
     const running = deferred ? errorCallback(deferred) : work();
-    return { end: this.run(route, target.request, running, errorCallback) };
+    return { end: this.run(route, target.request, running, errorCallback, validated) };
   }
 
   /**
@@ -218,10 +224,8 @@ export class FspiopRouteContext {
       checkPath(request, facts.bodyVersion, this.types);
       checkSourceHeader(request.headers);
       if (resource === 'parties' && facts.destination !== undefined)
-        admission.callbackArrived(
-          callbackKey(request.params.type, request.params.id, request.params.subId, facts.destination),
-        );
-      metrics.observeStage('validation', started);
+        admission.callbackArrived(request.params.type, request.params.id, request.params.subId, facts.destination);
+      const validated = metrics.observeStage('validation', started);
       metrics.ingress(route, 200, request.params.subId !== undefined);
       reply.code(200).send();
       // The original's putParties domain timer ends with success false when the callback could not be
@@ -247,6 +251,7 @@ export class FspiopRouteContext {
             errorTarget(resource, { party, source: facts.source, version: facts.version, headers: request.headers }),
             error,
           ),
+        validated,
       );
     };
   }

@@ -28,7 +28,7 @@ export const participantsBatchRoutes: FastifyPluginAsync<{ context: FspiopRouteC
     if (request.url.includes('?')) checkQuery(request.query as Record<string, unknown>, false);
     checkSourceHeader(request.headers);
     // The original answers 200 and checks the requester and each entry's type in the flow (src/api/participants.js).
-    metrics.observeStage('validation', started);
+    const validated = metrics.observeStage('validation', started);
     metrics.ingress('participants_batch', 200);
     reply.code(200).send();
     const batch = {
@@ -45,6 +45,7 @@ export const participantsBatchRoutes: FastifyPluginAsync<{ context: FspiopRouteC
       request,
       handleBatch(ports, codecs, batch, context.types.of(facts.bodyVersion)),
       (error) => sendBatchError(ports, batch, error),
+      validated,
     );
     return { end };
   };

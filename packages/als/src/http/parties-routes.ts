@@ -3,7 +3,6 @@ import { lookUpParty } from '../discovery/parties.js';
 import { type DiscoveryPorts, type Participant, UpstreamError } from '../discovery/types.js';
 import { AlsError } from '../fspiop/errors.js';
 import { checkSourceHeader, type IngressFacts } from '../fspiop/ingress.js';
-import { callbackKey } from './admission.js';
 import type { Accepted, FspiopRouteContext } from './fspiop-accept.js';
 import { checkCurrency, checkPath, headersOf, type PartyRequest, partyOf } from './fspiop-checks.js';
 import { proxiedRequester, proxyHeaderOf } from './proxy-ingress.js';
@@ -83,7 +82,7 @@ export const partiesRoutes: FastifyPluginAsync<{ context: FspiopRouteContext }> 
           headers: request.headers,
         }),
     );
-    return { end: accepted.end, callbackKey: callbackKey(party.type, party.id, party.subId, facts.source) };
+    return { end: accepted.end, callback: { party, requester: facts.source } };
   };
 
   // Not async: a source the cache holds is checked, and the lookup accepted, without a promise.

@@ -28,7 +28,8 @@ const stageBuckets = [0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.
 const endToEndBuckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 export interface Metrics {
-  observeStage(stage: Stage, startedAt: number): void;
+  /** Returns the end it read (FlowObserver.stage). */
+  observeStage(stage: Stage, startedAt: number): number;
   endToEnd(startedAtMs: number): void;
   cache(cache: string, result: CacheOutcome): void;
   event(event: DiscoveryEvent): void;
@@ -124,9 +125,11 @@ export function createMetrics(
 
   return {
     observeStage(name, startedAt) {
-      const seconds = (performance.now() - startedAt) / 1000;
+      const now = performance.now();
+      const seconds = (now - startedAt) / 1000;
       if (name === 'validation') validationSeconds = seconds;
       stages[name].observe(seconds);
+      return now;
     },
     endToEnd(startedAtMs) {
       const seconds = (Date.now() - startedAtMs) / 1000;
