@@ -44,8 +44,8 @@ export interface Metrics {
    * no reaction of its own is put on the flow's promise.
    */
   domain(route: string, startedAt: number, failed: boolean): void;
-  /** The original's egress histograms, fed at the upstream edge (upstream/egress-timing.ts): `startedAt` is a performance.now(). */
-  egress(step: EgressStep, endpointType: string, participant: string, ok: boolean, startedAt: number): void;
+  /** The original's egress histograms, fed at the upstream edge (upstream/egress-timing.ts) with each call's `seconds`. */
+  egress(step: EgressStep, endpointType: string, participant: string, ok: boolean, seconds: number): void;
   retry(): void;
   /** Reports the lookups in flight and their bound on every scrape (nothing on the hot path). */
   watchAdmission(read: () => { inFlight: number; limit: number }): void;
@@ -146,9 +146,7 @@ export function createMetrics(
       if (status < 300) originals.ingress(route, subId, validationSeconds);
     },
     domain: originals.domain,
-    egress(step, endpointType, participant, ok, startedAt) {
-      originals.egress(step, endpointType, participant, ok, (performance.now() - startedAt) / 1000);
-    },
+    egress: originals.egress,
     retry() {
       retries.inc();
     },
