@@ -69,6 +69,12 @@ export async function startRelay(options: RelayOptions): Promise<FastifyInstance
           new Map((JSON.parse(body.toString()) as { type: string; value: string }[]).map((e) => [e.type, e.value])),
       );
       endpoints.set(fsp, known);
+      // A failed read is not kept: once kept, every later lookup to that FSP failed with it for the whole run
+      // (a run of bench:als --floor lost all its lookups so).
+      const read = known;
+      read.catch(() => {
+        if (endpoints.get(fsp) === read) endpoints.delete(fsp);
+      });
     }
     const template = (await known).get(type);
     if (!template) throw new Error(`${fsp} has no ${type} endpoint`);

@@ -123,5 +123,11 @@ export const relayFloor: AlsUnderTest = async (sims, port) => {
     command: process.execPath,
     args: [entryPoints.alsRelay, '--port', String(port), '--switch', sims.admin, '--oracle', sims.oracle],
   });
+  // The relay reports a lookup it could not relay on stderr: the first few reach the bench's own, so a run
+  // that loses lookups says why.
+  let told = 0;
+  relay.child.stderr?.on('data', (chunk: Buffer) => {
+    if (told++ < 5) process.stderr.write(chunk);
+  });
   return { pids: new Map([['als', relay.child.pid ?? 0]]), stop: () => relay.stop() };
 };
