@@ -189,13 +189,12 @@ export function createOracleRegistry(
     record: options.record,
     load: (type) => store.list(type),
   });
-  const fresh = createFreshReads((type) => store.list(type));
-  const rows =
-    options.ttlMs > 0
-      ? (type: string) => rowsByType.get(type)
-      : options.sharedReads === true
-        ? (type: string) => fresh.get(type)
-        : (type: string) => store.list(type);
+  const rows = (() => {
+    if (options.ttlMs > 0) return (type: string) => rowsByType.get(type);
+    if (options.sharedReads !== true) return (type: string) => store.list(type);
+    const fresh = createFreshReads((type) => store.list(type));
+    return (type: string) => fresh.get(type);
+  })();
   return {
     store,
     async oracleFor(type, currency) {

@@ -31,8 +31,9 @@ const bySide = (summaries: readonly SideSummary[], side: string) =>
   summaries.find((s) => s.side === side) as SideSummary;
 
 /**
- * The relay floor runs beside the two ALSs: what the five exchanges of a lookup cost on this HTTP stack with no
- * logic bounds the ratio any ALS built on it can reach against the original, measured on the same machine state.
+ * The relay floor's side, in --floor and in --original, where it runs beside the two ALSs: what the five
+ * exchanges of a lookup cost on this HTTP stack with no logic bounds the ratio any ALS built on it can reach
+ * against the original, measured on the same machine state.
  */
 const relaySide = 'relay floor';
 
@@ -109,10 +110,10 @@ export async function runOriginalComparison(
  */
 export async function runFloorComparison(base: Scenario, rounds: number, out: string | undefined): Promise<void> {
   const start = loadLine();
-  const runs = await alternate([{ name: 'ALS' }, { name: 'relay floor', als: relayFloor }], base, rounds, progress);
+  const runs = await alternate([{ name: 'ALS' }, { name: relaySide, als: relayFloor }], base, rounds, progress);
   const summaries = summarise(runs);
   const als = bySide(summaries, 'ALS');
-  const relay = bySide(summaries, 'relay floor');
+  const relay = bySide(summaries, relaySide);
   const ratio = als.alsMicrosPerLookup / relay.alsMicrosPerLookup;
   const text = [
     `bench:als --floor: ${base.name}, ids ${base.ids.kind}, ${base.durationSeconds}s per run, ${rounds} rounds alternating; ${start} at the start, ${loadLine()} at the end`,
