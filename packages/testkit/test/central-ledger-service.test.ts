@@ -40,6 +40,30 @@ async function health(port: number): Promise<{ status: number; body: { status?: 
   return { status: response.status, body: (await response.json()) as { status?: string } };
 }
 
+/**
+ * Asks /health until it answers 200 with the datastore and the broker OK. A start waits for each /health to
+ * answer 200, but the broker's check can still turn 502 for a moment while a handler's consumers join their
+ * groups (seen on a loaded machine, at each of the switch's processes).
+ */
+async function untilHealthy(port: number): Promise<void> {
+  await vi.waitFor(
+    async () => {
+      const { status, body } = await health(port);
+      expect({ status, body }).toMatchObject({
+        status: 200,
+        body: {
+          status: 'OK',
+          services: [
+            { name: 'datastore', status: 'OK' },
+            { name: 'broker', status: 'OK' },
+          ],
+        },
+      });
+    },
+    { timeout: 12_000, interval: 250 },
+  );
+}
+
 /** Whether a TCP connection to HOST:PORT is accepted. */
 function accepts(host: string, port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -62,26 +86,7 @@ afterAll(async () => {
 
 describe('infra/svc start central-ledger', () => {
   it('serves its admin API and /health (datastore and broker OK) on the ports it was given, on loopback only', async () => {
-    // The start waited for each /health to answer 200; the broker's check can still turn 502 for a moment while
-    // a handler's consumers join their groups (seen on a loaded machine), so each is asked until it is OK.
-    for (const port of [cl.ports.api, cl.ports.handlers]) {
-      await vi.waitFor(
-        async () => {
-          const { status, body } = await health(port);
-          expect({ status, body }).toMatchObject({
-            status: 200,
-            body: {
-              status: 'OK',
-              services: [
-                { name: 'datastore', status: 'OK' },
-                { name: 'broker', status: 'OK' },
-              ],
-            },
-          });
-        },
-        { timeout: 12_000, interval: 250 },
-      );
-    }
+    for (const port of [cl.ports.api, cl.ports.handlers]) await untilHealthy(port);
     const participants = (await (await fetch(`${cl.adminUrl}/participants`)).json()) as { name: string }[];
     expect(participants.map((p) => p.name)).toEqual(['Hub']);
     const outside = Object.values(networkInterfaces())
@@ -154,13 +159,13 @@ describe('infra/svc start central-ledger', () => {
   it('starts and stops its own batch position handler on the running switch', async () => {
     const group = `${cl.prefix}cl-group-transfer-position-batch`;
     await cl.startOriginalPosition();
-    expect((await health(cl.ports.position)).status).toBe(200);
+    await untilHealthy(cl.ports.position);
     await vi.waitFor(async () => expect(await groupMembers(group)).toBe(1), { timeout: 30_000, interval: 500 });
     await cl.stopOriginalPosition();
     expect(await accepts('127.0.0.1', cl.ports.position)).toBe(false);
     await vi.waitFor(async () => expect(await groupMembers(group)).toBe(0), { timeout: 30_000, interval: 500 });
     // The switch itself runs on.
-    expect((await health(cl.ports.handlers)).status).toBe(200);
+    await untilHealthy(cl.ports.handlers);
   }, 90_000);
 
   it('answers a second start on the running switch from what runs, and names a port in use in one line', async () => {
